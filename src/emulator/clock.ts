@@ -1,0 +1,270 @@
+// The emulator's one clock (ARCHITECTURE practice 7). Every lifecycle duration (ttl,
+// execution timeout, retention, webhook spacing, handler delays, idle timeout) is read and
+// scheduled here, in *emulated* milliseconds. A scaled clock runs `scale` times faster
+// than real time, so 30 minutes of retention pass in 30 s at scale 60.
+// All timers live in one binary heap with a single armed host timer, so holding 180,000
+// retained jobs costs one heap entry each, not one setTimeout each.
+
+export interface TimerHandle {
+  cancel(): void;
+  readonly dueAtMs: number;
+}
+
+export interface Clock {
+  /** Emulated time, ms since the epoch. */
+  now(): number;
+  /** Emulated ms per real ms. */
+  readonly scale: number;
+  /** Run `fn` after `delayMs` of emulated time. */
+  setTimer(delayMs: number, fn: () => void): TimerHandle;
+  /** Resolve after `delayMs` of emulated time; rejects with the signal's reason when aborted. */
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
+  /** Convert an emulated duration into real ms (for host-level timeouts such as long-polls). */
+  toRealMs(emulatedMs: number): number;
+  /** Number of pending timers (for tests and the info route). */
+  pendingTimers(): number;
+  /** Cancel every timer; the clock stays usable. */
+  dispose(): void;
+}
+
+interface Entry {
+  dueAtMs: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+  index: number;
+}
+
+/** A binary min-heap of timers ordered by (dueAtMs, seq), with O(log n) removal. */
+export class TimerHeap {
+  private readonly items: Entry[] = [];
+  private seq = 0;
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): Entry | undefined {
+    return this.items[0];
+  }
+
+  push(dueAtMs: number, fn: () => void): Entry {
+    const e: Entry = { dueAtMs, seq: this.seq++, fn, cancelled: false, index: this.items.length };
+    this.items.push(e);
+    this.up(e.index);
+    return e;
+  }
+
+  pop(): Entry | undefined {
+    const top = this.items[0];
+    if (top === undefined) return undefined;
+    this.removeAt(0);
+    return top;
+  }
+
+  remove(e: Entry): void {
+    if (e.index < 0 || this.items[e.index] !== e) return;
+    this.removeAt(e.index);
+  }
+
+  clear(): void {
+    for (const e of this.items) e.index = -1;
+    this.items.length = 0;
+  }
+
+  private removeAt(i: number): void {
+    const removed = this.items[i] as Entry;
+    const last = this.items.pop() as Entry;
+    removed.index = -1;
+    if (i === this.items.length) return; // the removed entry was the last one
+    this.items[i] = last;
+    last.index = i;
+    this.down(i);
+    this.up(last.index);
+  }
+
+  private less(a: Entry, b: Entry): boolean {
+    return a.dueAtMs < b.dueAtMs || (a.dueAtMs === b.dueAtMs && a.seq < b.seq);
+  }
+
+  private swap(i: number, j: number): void {
+    const a = this.items[i] as Entry;
+    const b = this.items[j] as Entry;
+    this.items[i] = b;
+    this.items[j] = a;
+    a.index = j;
+    b.index = i;
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(this.items[i] as Entry, this.items[p] as Entry)) break;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.items.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.less(this.items[l] as Entry, this.items[m] as Entry)) m = l;
+      if (r < n && this.less(this.items[r] as Entry, this.items[m] as Entry)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('aborted', { cause: reason });
+}
+
+abstract class HeapClock implements Clock {
+  protected readonly heap = new TimerHeap();
+  abstract readonly scale: number;
+  abstract now(): number;
+  protected abstract rearm(): void;
+
+  setTimer(delayMs: number, fn: () => void): TimerHandle {
+    const dueAtMs = this.now() + Math.max(0, delayMs);
+    const entry = this.heap.push(dueAtMs, fn);
+    if (this.heap.peek() === entry) this.rearm();
+    return {
+      dueAtMs,
+      cancel: () => {
+        if (entry.cancelled) return;
+        entry.cancelled = true;
+        const wasTop = this.heap.peek() === entry;
+        this.heap.remove(entry);
+        if (wasTop) this.rearm();
+      },
+    };
+  }
+
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(abortReason(signal));
+        return;
+      }
+      const onAbort = () => {
+        handle.cancel();
+        reject(abortReason(signal as AbortSignal));
+      };
+      const handle = this.setTimer(delayMs, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  toRealMs(emulatedMs: number): number {
+    return emulatedMs / this.scale;
+  }
+
+  pendingTimers(): number {
+    return this.heap.size;
+  }
+
+  /** Fire every timer due at or before `nowMs`, in due order. Timers added while firing run too if due. */
+  protected fireDue(nowMs: number): void {
+    for (;;) {
+      const top = this.heap.peek();
+      if (top === undefined || top.dueAtMs > nowMs) break;
+      this.heap.pop();
+      top.cancelled = true;
+      top.fn();
+    }
+  }
+
+  dispose(): void {
+    this.heap.clear();
+    this.rearm();
+  }
+}
+
+/**
+ * Real-time clock running `scale` times faster than the host clock. Emulated time starts
+ * at the host's wall time and advances `scale` emulated ms per real ms.
+ */
+export class ScaledClock extends HeapClock {
+  readonly scale: number;
+  private readonly originReal: number;
+  private readonly originEmulated: number;
+  private hostTimer: NodeJS.Timeout | undefined;
+  private armedFor = Infinity;
+
+  constructor(scale = 1, startMs: number = Date.now()) {
+    super();
+    if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`time scale must be a positive finite number, got ${scale}`);
+    this.scale = scale;
+    this.originReal = performance.now();
+    this.originEmulated = startMs;
+  }
+
+  now(): number {
+    return this.originEmulated + (performance.now() - this.originReal) * this.scale;
+  }
+
+  protected rearm(): void {
+    const top = this.heap.peek();
+    if (top === undefined) {
+      if (this.hostTimer) clearTimeout(this.hostTimer);
+      this.hostTimer = undefined;
+      this.armedFor = Infinity;
+      return;
+    }
+    if (this.hostTimer && this.armedFor <= top.dueAtMs) return;
+    if (this.hostTimer) clearTimeout(this.hostTimer);
+    this.armedFor = top.dueAtMs;
+    const realDelay = Math.max(0, (top.dueAtMs - this.now()) / this.scale);
+    this.hostTimer = setTimeout(() => this.onHostTimer(), Math.ceil(realDelay));
+    // The emulator's own timers must not keep a process alive once its server is closed.
+    this.hostTimer.unref();
+  }
+
+  private onHostTimer(): void {
+    this.hostTimer = undefined;
+    this.armedFor = Infinity;
+    this.fireDue(this.now());
+    this.rearm();
+  }
+}
+
+/** A clock that moves only when told to: for unit tests of lifecycle rules. */
+export class ManualClock extends HeapClock {
+  readonly scale = 1;
+  private current: number;
+
+  constructor(startMs = 0) {
+    super();
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  /** Move time forward by `ms`, firing every timer that falls due, in order, at its own due time. */
+  advance(ms: number): void {
+    const target = this.current + ms;
+    for (;;) {
+      const top = this.heap.peek();
+      if (top === undefined || top.dueAtMs > target) break;
+      this.current = Math.max(this.current, top.dueAtMs);
+      this.fireDue(this.current);
+    }
+    this.current = target;
+  }
+
+  protected rearm(): void {
+    // Nothing to arm: time moves only through advance().
+  }
+}

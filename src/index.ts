@@ -1,0 +1,6 @@
+// qbench public API: named exports only.
+export { EXIT, EXIT_DESCRIPTIONS } from './exit-codes.js';
+export type { ExitCode } from './exit-codes.js';
+export { QbenchError, ERROR_CODES, redactSecrets, registerSecret, isQbenchError } from './errors.js';
+export type { ErrorCode } from './errors.js';
+export { VERSION } from './version.js';

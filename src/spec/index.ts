@@ -1,0 +1,29 @@
+// The spec as code: limits, schemas, state machines. Imports nothing else of qbench.
+export {
+  SECOND_MS, MINUTE_MS, HOUR_MS, DAY_MS,
+  EXECUTION_TIMEOUT_MS, TTL_MS, RUNSYNC_WAIT_MS,
+  RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, EMULATOR_MB_READING,
+  RETENTION_MS, WEBHOOK, RATE_WINDOW_MS, RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER,
+  effectiveRateLimit, HTTP_STATUS, WORKER_PROTOCOL, API_VERSIONS,
+} from './limits.js';
+export type { Bounds, ByteSize, RateLimitedOperation, RateRule } from './limits.js';
+export {
+  JOB_STATES, TERMINAL_STATES, isTerminal, TRANSITIONS, RETRYABLE_STATES, CANCELLABLE_STATES,
+  nextState, reachableByService,
+} from './job-states.js';
+export type { JobState, Trigger, ClientTrigger, ServiceTrigger, Transition } from './job-states.js';
+export {
+  JsonObject, HttpUrl, Policy, S3Config, JobRequest, QueryInt, WaitQuery, StatusTtlQuery, JobStatus,
+  JobRecord, SYNC_ID_PATTERN, ASYNC_ID_PATTERN, RunAnswer, RunSyncAnswer, CancelAnswer, RetryAnswer,
+  PurgeAnswer, StreamMetrics, TextChunkOutput, StreamChunk, StreamObjectAnswer, StreamAnswer,
+  HealthRecord, ErrorBody,
+} from './schemas/queue.js';
+export {
+  TEMPLATE_CATEGORIES, TEMPLATE_DEFAULTS, PortSpec, TemplateCreate, CREATE_ONLY_TEMPLATE_FIELDS,
+  TemplateUpdate, TemplateRecord, RestErrorBody,
+} from './schemas/template.js';
+export {
+  POD_STATUSES, POD_STATUSES_EXTRA, STOCK_STATUSES, CLOUD_TYPES, POD_TRANSITIONS, PodRecord,
+  GpuTypeRecord, PodDeployInput, PodRentInterruptableInput, PodResumeInput, PodBidResumeInput,
+  PodStopInput, GraphqlRequest, GraphqlAnswer, NO_INSTANCES_MESSAGE,
+} from './schemas/pod.js';

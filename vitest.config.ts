@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Two cores: more forks than that only adds scheduling noise to timing tests.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
