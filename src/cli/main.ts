@@ -3,35 +3,38 @@ import yargs from 'yargs';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
+import type { CliIo } from './command.js';
+import { COMMANDS } from './commands/index.js';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
+export type { CliIo } from './command.js';
+
+export function defaultIo(signal: AbortSignal = new AbortController().signal): CliIo {
+  return {
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    isTty: Boolean(process.stdout.isTTY) && !process.env['CI'],
+    env: process.env,
+    signal,
+  };
 }
 
-const defaultIo: CliIo = {
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
-};
-
 /** Run the CLI with `argv` (without node and script); resolve to the exit code. */
-export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<ExitCode> {
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<ExitCode> {
   let exitCode: ExitCode = EXIT.OK;
-  const setExit = (code: ExitCode) => {
-    exitCode = code;
-  };
-  const parser = yargs([...argv])
+  let parser = yargs([...argv])
     .scriptName('qbench')
     .usage('$0 <command> [options]\n\nLoad-testing, conformance and fuzzing for queue-based inference endpoints.')
     .version(VERSION)
     .strict()
     .demandCommand(1, 'Name a command: see qbench --help.')
     .recommendCommands()
-    .wrap(Math.min(110, process.stdout.columns || 100))
-    .command('start', 'Run the main job on the embedded emulator and write a report', () => {}, () => {
-      io.stdout('qbench start: the emulator and the suites are not built yet; nothing to run.\n');
-      setExit(EXIT.OK);
-    })
+    .wrap(Math.min(110, process.stdout.columns || 100));
+  for (const cmd of COMMANDS) {
+    parser = parser.command(cmd.command, cmd.describe, cmd.builder, async (args) => {
+      exitCode = await cmd.run(args as Record<string, unknown>, io);
+    });
+  }
+  parser = parser
     .fail((msg, err) => {
       if (err) throw err;
       throw new QbenchError('QB_ERR_USAGE', msg);
@@ -48,7 +51,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
   } catch (e) {
     if (e instanceof QbenchError) {
       io.stderr(`qbench: ${e.message}\n`);
-      if (e.code === 'QB_ERR_USAGE') io.stderr('Run qbench --help for the commands and their options.\n');
+      if (e.code === 'QB_ERR_USAGE' || e.code === 'QB_ERR_CONFIG') io.stderr('Run qbench --help for the commands and their options.\n');
       return e.exitCode;
     }
     io.stderr(`qbench: internal error: ${redactSecrets(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`);

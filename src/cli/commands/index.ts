@@ -1,0 +1,7 @@
+// Every CLI command, in the order --help lists them. Add one line per command.
+import type { CommandModule } from '../command.js';
+import { startCommand } from './start.js';
+
+export const COMMANDS: readonly CommandModule[] = [
+  startCommand,
+];
