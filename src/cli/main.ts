@@ -31,7 +31,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .wrap(Math.min(110, process.stdout.columns || 100));
   for (const cmd of COMMANDS) {
     parser = parser.command(cmd.command, cmd.describe, cmd.builder, async (args) => {
-      exitCode = await cmd.run(args as Record<string, unknown>, io);
+      exitCode = await cmd.run(args, io);
     });
   }
   parser = parser
