@@ -1,0 +1,36 @@
+// How the REST template interface and the GraphQL pod interface mount on the one emulator
+// server beside the queue endpoint. The queue emulator (server) owns the HTTP listener and
+// asks each sub-service in turn whether a request is its own.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from './clock.js';
+import type { FaultSet } from './faults.js';
+
+export interface SubService {
+  readonly name: string;
+  /** Handle the request when its path belongs to this service; resolve false to pass it on. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** Extra facts for GET /_qbench/info (e.g. template versions, stock). */
+  info?(): Record<string, unknown>;
+  /** Reset to the initial state (POST /_qbench/reset). */
+  reset?(): void;
+  close?(): Promise<void>;
+}
+
+/** What the queue emulator offers the sub-services. */
+export interface EmulatorServices {
+  readonly clock: Clock;
+  /** The accepted API key (raw or `Bearer ` form on the wire). */
+  readonly apiKey: string;
+  readonly faults: FaultSet;
+  /**
+   * Rolling release (§4.2): replace the workers of every endpoint bound to `templateId` one
+   * at a time with workers of `version`; jobs in progress finish on their old worker and
+   * nothing queued is lost. Resolves when every bound endpoint has rolled.
+   */
+  rollingRelease(templateId: string, version: number): Promise<void>;
+}
+
+export type SubServiceFactory = (services: EmulatorServices) => SubService;
+
+/** The sub-services every emulator mounts, in order. The REST and GraphQL parts add theirs here. */
+export const SUB_SERVICES: SubServiceFactory[] = [];
