@@ -28,6 +28,14 @@ export interface EmulatorServices {
    * nothing queued is lost. Resolves when every bound endpoint has rolled.
    */
   rollingRelease(templateId: string, version: number): Promise<void>;
+  /**
+   * Bind a queue endpoint to a serverless template at its current `version` (the REST part
+   * calls it for `PATCH /v1/endpoints/{endpointId}` with `{templateId}`): from then on the
+   * endpoint's workers carry that template version, and `rollingRelease(templateId, ...)`
+   * rolls it. Returns false when the endpoint id is unknown. Optional: without it the REST
+   * part answers that binding is unsupported.
+   */
+  bindEndpoint?(endpointId: string, templateId: string, version: number): boolean;
 }
 
 export type SubServiceFactory = (services: EmulatorServices) => SubService;
