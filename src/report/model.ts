@@ -1,0 +1,374 @@
+// The versioned result model shared by conformance, load and fuzz (issue 7). One zod schema;
+// reports/schema/qbench-result.schema.json is generated from it and kept in sync by a test.
+// Every renderer (JSON, HTML, JUnit, markdown, console) reads only this model.
+import { z } from 'zod';
+
+/** Bump the major on a breaking change; readers refuse a major they do not know. */
+export const SCHEMA_VERSION = '1.0.0';
+
+const isoTime = z.string().describe('ISO-8601 timestamp');
+const nonNeg = z.number().nonnegative();
+const count = z.number().int().nonnegative();
+
+// ---------------------------------------------------------------- run metadata
+
+export const TargetInfo = z.strictObject({
+  kind: z.enum(['emulator', 'remote']),
+  /** Queue endpoint base, e.g. http://127.0.0.1:8080 (never with a key in it). */
+  queueUrl: z.string(),
+  endpointId: z.string(),
+  restUrl: z.string().optional(),
+  graphqlUrl: z.string().optional(),
+  /** Emulated ms per real ms; 1 on a real target. */
+  timeScale: z.number().positive(),
+  /** Emulator fault switches in force (self-test runs). */
+  faults: z.array(z.string()).optional(),
+});
+export type TargetInfo = z.infer<typeof TargetInfo>;
+
+export const MachineInfo = z.strictObject({
+  hostname: z.string(),
+  platform: z.string(),
+  arch: z.string(),
+  cpus: count,
+  cpuModel: z.string(),
+  memoryBytes: nonNeg,
+  nodeVersion: z.string(),
+});
+export type MachineInfo = z.infer<typeof MachineInfo>;
+
+export const RunMeta = z.strictObject({
+  qbenchVersion: z.string(),
+  /** The command line, secrets redacted. */
+  command: z.array(z.string()),
+  startedAt: isoTime,
+  endedAt: isoTime,
+  durationMs: nonNeg,
+  target: TargetInfo,
+  machine: MachineInfo,
+  /** Free labels (git sha, build id, shard name). */
+  labels: z.record(z.string(), z.string()).optional(),
+});
+export type RunMeta = z.infer<typeof RunMeta>;
+
+// ---------------------------------------------------------------- evidence
+
+/** One HTTP exchange, secrets redacted, bodies truncated to a few KiB. */
+export const HttpExchange = z.strictObject({
+  request: z.strictObject({
+    method: z.string(),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string().optional(),
+    bodyBytes: count,
+  }),
+  response: z
+    .strictObject({
+      status: z.number().int(),
+      headers: z.record(z.string(), z.string()),
+      body: z.string().optional(),
+      bodyBytes: count,
+      durationMs: nonNeg,
+    })
+    .optional(),
+  /** Network-level failure instead of a response. */
+  error: z.string().optional(),
+});
+export type HttpExchange = z.infer<typeof HttpExchange>;
+
+// ---------------------------------------------------------------- conformance
+
+export const Clause = z.strictObject({
+  /** e.g. '§3.1' or 'WIRE-COMPAT'. */
+  section: z.string(),
+  /** Short quote of the rule. */
+  quote: z.string(),
+});
+export type Clause = z.infer<typeof Clause>;
+
+export const Verdict = z.discriminatedUnion('status', [
+  z.strictObject({ status: z.literal('pass'), observed: z.string().optional() }),
+  z.strictObject({
+    status: z.literal('fail'),
+    expected: z.string(),
+    observed: z.string(),
+    exchanges: z.array(HttpExchange),
+    /** One command line that reproduces the failing request. */
+    curl: z.string(),
+  }),
+  z.strictObject({ status: z.literal('skip'), reason: z.string() }),
+  z.strictObject({ status: z.literal('error'), message: z.string(), stack: z.string().optional() }),
+]);
+export type Verdict = z.infer<typeof Verdict>;
+export type VerdictStatus = Verdict['status'];
+
+export const CheckResult = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  clause: Clause,
+  interface: z.enum(['queue', 'rest', 'graphql']),
+  tags: z.array(z.string()),
+  /** 'spec': required by SERVICE-SPEC.md; 'compat': a WIRE-COMPAT finding, never a spec failure. */
+  kind: z.enum(['spec', 'compat']),
+  verdict: Verdict,
+  durationMs: nonNeg,
+  /** What the check measured (e.g. largest accepted body, which "MB" reading). */
+  measured: z.record(z.string(), z.unknown()).optional(),
+  /** Set when an --expect file named this check. */
+  expectation: z
+    .strictObject({
+      expected: z.enum(['pass', 'fail', 'skip', 'error']),
+      reason: z.string(),
+      /** true: the verdict was the expected one; an unexpected pass is matched=false. */
+      matched: z.boolean(),
+    })
+    .optional(),
+});
+export type CheckResult = z.infer<typeof CheckResult>;
+
+export const CoverageRow = z.strictObject({
+  section: z.string(),
+  clause: z.string(),
+  checkIds: z.array(z.string()),
+  /** Why a clause has no check (e.g. not observable by a client). */
+  uncoveredReason: z.string().optional(),
+});
+export type CoverageRow = z.infer<typeof CoverageRow>;
+
+export const ConformanceSection = z.strictObject({
+  profile: z.string(),
+  checks: z.array(CheckResult),
+  coverage: z.array(CoverageRow),
+  summary: z.strictObject({
+    pass: count,
+    fail: count,
+    skip: count,
+    error: count,
+    /** Failures named by the --expect file. */
+    expectedFailures: count,
+    /** Checks the --expect file said would fail that passed. */
+    unexpectedPasses: count,
+  }),
+});
+export type ConformanceSection = z.infer<typeof ConformanceSection>;
+
+// ---------------------------------------------------------------- load
+
+export const OUTCOME_CLASSES = ['2xx', '429', '4xx', '5xx', 'network_error'] as const;
+export const OutcomeClass = z.enum(OUTCOME_CLASSES);
+export type OutcomeClass = z.infer<typeof OutcomeClass>;
+export const OutcomeCounts = z.strictObject({
+  '2xx': count,
+  '429': count,
+  '4xx': count,
+  '5xx': count,
+  network_error: count,
+});
+export type OutcomeCounts = z.infer<typeof OutcomeCounts>;
+
+/** Percentiles in milliseconds. */
+export const Percentiles = z.strictObject({
+  count: count,
+  min: nonNeg,
+  mean: nonNeg,
+  stddev: nonNeg,
+  p50: nonNeg,
+  p90: nonNeg,
+  p95: nonNeg,
+  p99: nonNeg,
+  p999: nonNeg,
+  max: nonNeg,
+});
+export type Percentiles = z.infer<typeof Percentiles>;
+
+/** An HdrHistogram, encoded (hdr-histogram-js encodeIntoCompressedBase64), so results merge losslessly. */
+export const EncodedHistogram = z.strictObject({
+  /** Unit of the recorded integer values. */
+  unit: z.literal('us'),
+  encoded: z.string(),
+  lowestDiscernibleValue: z.number().int().positive(),
+  highestTrackableValue: z.number().int().positive(),
+  numberOfSignificantValueDigits: z.number().int().min(1).max(5),
+});
+export type EncodedHistogram = z.infer<typeof EncodedHistogram>;
+
+export const LatencySummary = z.strictObject({
+  percentiles: Percentiles,
+  histogram: EncodedHistogram,
+});
+export type LatencySummary = z.infer<typeof LatencySummary>;
+
+export const StepResult = z.strictObject({
+  /** Step name, e.g. 'run', 'status', 'runsync', 'stream'. */
+  step: z.string(),
+  counts: OutcomeCounts,
+  /** From each request's intended start (coordinated omission corrected). */
+  latency: LatencySummary,
+  /** From the actual send: service time. */
+  serviceTime: LatencySummary,
+  /** Corrected latency per outcome class (only classes that occurred). */
+  byOutcome: z.partialRecord(OutcomeClass, LatencySummary).optional(),
+  /** With 429 backoff on: attempts per request, and end-to-end time including backoff. */
+  attempts: z
+    .strictObject({
+      histogram: Percentiles,
+      maxAttempts: count,
+      gaveUp: count,
+      endToEnd: LatencySummary,
+    })
+    .optional(),
+  /** HTTP status codes seen, e.g. {"200": 990, "429": 10}. */
+  statusCodes: z.record(z.string(), count),
+});
+export type StepResult = z.infer<typeof StepResult>;
+
+/** One 1-second interval of one step. */
+export const IntervalPoint = z.strictObject({
+  /** Seconds since the scenario started (interval start). */
+  tSec: nonNeg,
+  counts: OutcomeCounts,
+  p50Ms: nonNeg,
+  p90Ms: nonNeg,
+  p99Ms: nonNeg,
+  maxMs: nonNeg,
+  serviceP99Ms: nonNeg,
+  /** Requests started in the interval per second (offered) and completed 2xx per second (goodput). */
+  offeredPerSec: nonNeg,
+  goodputPerSec: nonNeg,
+});
+export type IntervalPoint = z.infer<typeof IntervalPoint>;
+
+export const StepSeries = z.strictObject({ step: z.string(), points: z.array(IntervalPoint) });
+export type StepSeries = z.infer<typeof StepSeries>;
+
+/** The generator's own health: a run it could not drive is INVALID, not the target's latency. */
+export const Validity = z.strictObject({
+  valid: z.boolean(),
+  reasons: z.array(z.string()),
+  targetRatePerSec: nonNeg.optional(),
+  achievedRatePerSec: nonNeg,
+  droppedIterations: count,
+  /** Intended vs actual send time. */
+  sendLateness: LatencySummary,
+  eventLoopDelayMs: Percentiles,
+  generatorCpuPercent: nonNeg,
+  threads: count,
+});
+export type Validity = z.infer<typeof Validity>;
+
+export const ThresholdResult = z.strictObject({
+  metric: z.string(),
+  expression: z.string(),
+  observed: z.number().nullable(),
+  passed: z.boolean(),
+  abortOnFail: z.boolean(),
+});
+export type ThresholdResult = z.infer<typeof ThresholdResult>;
+
+/** A labelled comparison against a documented value (e.g. "accepted per 10 s window" vs 1000). */
+export const Finding = z.strictObject({
+  label: z.string(),
+  clause: z.string().optional(),
+  expected: z.string(),
+  observed: z.string(),
+  passed: z.boolean(),
+});
+export type Finding = z.infer<typeof Finding>;
+
+/** A scenario-specific chart (rate per window vs documented limit, TTFT, tokens/s, KV cache...). */
+export const Chart = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  xLabel: z.string(),
+  yLabel: z.string(),
+  /** 'time': x is seconds since start; 'category': x is an index into `categories`. */
+  xKind: z.enum(['time', 'linear', 'category']),
+  logY: z.boolean().optional(),
+  categories: z.array(z.string()).optional(),
+  series: z.array(z.strictObject({ name: z.string(), points: z.array(z.tuple([z.number(), z.number()])) })),
+  referenceLines: z.array(z.strictObject({ label: z.string(), y: z.number() })).optional(),
+});
+export type Chart = z.infer<typeof Chart>;
+
+export const ScenarioVerdict = z.strictObject({
+  /** info: the scenario only measures; it states no pass/fail rule. */
+  status: z.enum(['pass', 'fail', 'invalid', 'info']),
+  summary: z.string(),
+  findings: z.array(Finding),
+});
+export type ScenarioVerdict = z.infer<typeof ScenarioVerdict>;
+
+export const LoadScenarioResult = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  executor: z.string(),
+  /** The validated scenario as run (JSON). */
+  config: z.record(z.string(), z.unknown()),
+  startedAt: isoTime,
+  durationMs: nonNeg,
+  steps: z.array(StepResult),
+  series: z.array(StepSeries),
+  validity: Validity,
+  thresholds: z.array(ThresholdResult),
+  charts: z.array(Chart),
+  verdict: ScenarioVerdict,
+  /** Shards merged into this result (qbench merge). */
+  shards: count.optional(),
+});
+export type LoadScenarioResult = z.infer<typeof LoadScenarioResult>;
+
+export const LoadSection = z.strictObject({ scenarios: z.array(LoadScenarioResult) });
+export type LoadSection = z.infer<typeof LoadSection>;
+
+// ---------------------------------------------------------------- fuzz
+
+export const FuzzProperty = z.strictObject({
+  name: z.string(),
+  clause: Clause,
+  kind: z.enum(['validation', 'state-machine']),
+  status: z.enum(['pass', 'fail', 'error']),
+  runs: count,
+  durationMs: nonNeg,
+  /** fast-check replay data and the shrunk counterexample, when it failed. */
+  finding: z
+    .strictObject({
+      seed: z.number().int(),
+      path: z.string(),
+      counterexample: z.string(),
+      expected: z.string(),
+      observed: z.string(),
+      curl: z.string().optional(),
+      exchanges: z.array(HttpExchange),
+    })
+    .optional(),
+  error: z.string().optional(),
+});
+export type FuzzProperty = z.infer<typeof FuzzProperty>;
+
+export const FuzzSection = z.strictObject({
+  seed: z.number().int(),
+  numRuns: count,
+  durationMs: nonNeg,
+  properties: z.array(FuzzProperty),
+});
+export type FuzzSection = z.infer<typeof FuzzSection>;
+
+// ---------------------------------------------------------------- the whole result
+
+export const OverallVerdict = z.strictObject({
+  status: z.enum(['pass', 'fail', 'invalid', 'error']),
+  exitCode: z.number().int(),
+  reasons: z.array(z.string()),
+});
+export type OverallVerdict = z.infer<typeof OverallVerdict>;
+
+export const QbenchResult = z.strictObject({
+  schemaVersion: z.string().regex(/^\d+\.\d+\.\d+$/),
+  kind: z.literal('qbench-result'),
+  meta: RunMeta,
+  conformance: ConformanceSection.optional(),
+  load: LoadSection.optional(),
+  fuzz: FuzzSection.optional(),
+  overall: OverallVerdict,
+});
+export type QbenchResult = z.infer<typeof QbenchResult>;
