@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   QB_ERR_TIMEOUT: { exit: EXIT.TARGET_FAILED, message: 'request timed out' },
   QB_ERR_GRAPHQL: { exit: EXIT.TARGET_FAILED, message: 'GraphQL answer carried errors' },
   QB_ERR_UNREACHABLE: { exit: EXIT.TARGET_UNREACHABLE, message: 'target unreachable' },
+  QB_ERR_NETWORK: { exit: EXIT.TARGET_FAILED, message: 'connection failed during the request' },
+  QB_ERR_INVALID_REQUEST: { exit: EXIT.USAGE, message: 'request does not match the spec schema' },
   QB_ERR_INVALID_MEASUREMENT: { exit: EXIT.INVALID_MEASUREMENT, message: 'measurement invalid' },
   QB_ERR_ABORTED: { exit: EXIT.INTERRUPTED, message: 'aborted' },
   QB_ERR_INTERNAL: { exit: EXIT.INTERNAL, message: 'internal error' },

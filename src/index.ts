@@ -4,3 +4,8 @@ export type { ExitCode } from './exit-codes.js';
 export { QbenchError, ERROR_CODES, redactSecrets, registerSecret, isQbenchError } from './errors.js';
 export type { ErrorCode } from './errors.js';
 export { VERSION } from './version.js';
+export {
+  QueueClient, HttpCore, DEFAULT_BACKOFF, withBackoff, ClientError, HttpStatusError, SchemaMismatchError,
+  RateLimitedError, RequestTimeoutError, RequestAbortedError, NetworkError, InvalidRequestError, GraphqlError,
+} from './client/index.js';
+export type { AttemptRecord, BackoffOptions, RequestOptions, QueueClientOptions, StreamEnd } from './client/index.js';

@@ -13,7 +13,8 @@ export {
 } from './job-states.js';
 export type { JobState, Trigger, ClientTrigger, ServiceTrigger, Transition } from './job-states.js';
 export {
-  JsonObject, HttpUrl, Policy, S3Config, JobRequest, QueryInt, WaitQuery, StatusTtlQuery, JobStatus,
+  JsonObject, HttpUrl, Policy, S3Config, JobRequest, QueryInt, WaitQuery, WaitMs, StatusTtlQuery, StatusTtlMs,
+  STATUS_TTL_QUERY_MS, JobStatus,
   JobRecord, SYNC_ID_PATTERN, ASYNC_ID_PATTERN, RunAnswer, RunSyncAnswer, CancelAnswer, RetryAnswer,
   PurgeAnswer, StreamMetrics, TextChunkOutput, StreamChunk, StreamObjectAnswer, StreamAnswer,
   HealthRecord, ErrorBody,

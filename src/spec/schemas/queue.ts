@@ -66,13 +66,18 @@ export const QueryInt = (b: { min: number; max: number }, what: string) =>
 
 /** §4.1 /runsync `wait` query parameter. */
 export const WaitQuery = QueryInt(RUNSYNC_WAIT_MS, 'wait');
+/** §4.1 `wait` as a number, before it is written into a query string (clients). */
+export const WaitMs = boundedInt(RUNSYNC_WAIT_MS, 'wait');
 
 /**
  * §4.1 /status `ttl` query parameter. The spec's own example (6000 = 6 s) lies below the
  * §2.1 policy.ttl minimum of 10 s, so the query accepts any positive integer up to the
  * 7-day maximum; the conformance suite accepts either reading.
  */
-export const StatusTtlQuery = QueryInt({ min: 1, max: TTL_MS.max }, 'ttl');
+export const STATUS_TTL_QUERY_MS = { min: 1, max: TTL_MS.max } as const;
+export const StatusTtlQuery = QueryInt(STATUS_TTL_QUERY_MS, 'ttl');
+/** §4.1 `ttl` as a number, before it is written into a query string (clients). */
+export const StatusTtlMs = boundedInt(STATUS_TTL_QUERY_MS, 'ttl');
 
 export const JobStatus = z.enum(JOB_STATES);
 
@@ -95,14 +100,19 @@ export const ASYNC_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4
 
 /** §4.1 /run answer. */
 export const RunAnswer = z.looseObject({ id: z.string(), status: z.literal('IN_QUEUE') });
+export type RunAnswer = z.infer<typeof RunAnswer>;
 /** §4.1 /runsync answer: a job record; WIRE-COMPAT: IN_QUEUE/IN_PROGRESS when not finished in time. */
 export const RunSyncAnswer = JobRecord;
+export type RunSyncAnswer = z.infer<typeof RunSyncAnswer>;
 /** §4.1 /cancel answer. */
 export const CancelAnswer = z.looseObject({ id: z.string(), status: z.literal('CANCELLED') });
+export type CancelAnswer = z.infer<typeof CancelAnswer>;
 /** §4.1 /retry answer. */
 export const RetryAnswer = z.looseObject({ id: z.string(), status: z.literal('IN_QUEUE') });
+export type RetryAnswer = z.infer<typeof RetryAnswer>;
 /** §4.1 /purge-queue answer: status is the lowercase word completed. */
 export const PurgeAnswer = z.looseObject({ removed: z.number().int().nonnegative(), status: z.literal('completed') });
+export type PurgeAnswer = z.infer<typeof PurgeAnswer>;
 
 /** §2.3 stream chunk metrics. */
 export const StreamMetrics = z.looseObject({
@@ -139,6 +149,7 @@ export const StreamObjectAnswer = z.looseObject({
   status: JobStatus,
   stream: z.array(StreamChunk),
 });
+export type StreamObjectAnswer = z.infer<typeof StreamObjectAnswer>;
 /** §4.1 says "array of stream chunks"; WIRE-COMPAT says an object. A conforming answer is either. */
 export const StreamAnswer = z.union([StreamObjectAnswer, z.array(StreamChunk)]);
 export type StreamAnswer = z.infer<typeof StreamAnswer>;
