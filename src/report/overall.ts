@@ -1,0 +1,77 @@
+// The overall verdict of a run and its process exit code (src/exit-codes.ts), computed from the
+// conformance, load and fuzz sections of the result model. A definite failure of the target
+// outranks an invalid measurement; an interrupted or broken run outranks both.
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import type { CheckResult, OverallVerdict, QbenchResult } from './model.js';
+
+export interface OverallExtras {
+  /** The run was stopped by SIGINT/SIGTERM before it finished. */
+  interrupted?: boolean;
+  /** qbench itself failed somewhere (a suite threw); each entry is one plain-words reason. */
+  internalErrors?: readonly string[];
+  /** The target could not be reached at all. */
+  unreachable?: string;
+}
+
+/** Did this check fail the run? compat findings never do; an --expect file can excuse a failure. */
+export function checkFailsRun(c: CheckResult): boolean {
+  if (c.kind === 'compat') return false;
+  if (c.expectation) return !c.expectation.matched;
+  return c.verdict.status === 'fail' || c.verdict.status === 'error';
+}
+
+function checkReason(c: CheckResult): string {
+  if (c.expectation && !c.expectation.matched) {
+    return `conformance ${c.clause.section} ${c.id}: ${c.verdict.status}, but the expectation file said ${c.expectation.expected} (${c.expectation.reason})`;
+  }
+  if (c.verdict.status === 'fail') return `conformance ${c.clause.section} ${c.id}: expected ${c.verdict.expected}, observed ${c.verdict.observed}`;
+  if (c.verdict.status === 'error') return `conformance ${c.clause.section} ${c.id}: the check errored: ${c.verdict.message}`;
+  return `conformance ${c.clause.section} ${c.id}: ${c.verdict.status}`;
+}
+
+/** Compute the overall verdict from the sections (the `overall` field of the input is ignored). */
+export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall?: unknown }, extras: OverallExtras = {}): OverallVerdict {
+  const failures: string[] = [];
+  const invalid: string[] = [];
+
+  for (const c of result.conformance?.checks ?? []) if (checkFailsRun(c)) failures.push(checkReason(c));
+
+  for (const s of result.load?.scenarios ?? []) {
+    if (!s.validity.valid || s.verdict.status === 'invalid') {
+      // A threshold missed by a generator that could not keep up says nothing about the target.
+      const why = s.validity.reasons.length > 0 ? s.validity.reasons.join('; ') : s.verdict.summary;
+      invalid.push(`load ${s.name}: measurement invalid: ${why}`);
+      continue;
+    }
+    if (s.verdict.status === 'fail') {
+      const parts = [
+        ...s.thresholds.filter((t) => !t.passed).map((t) => `threshold ${t.metric} ${t.expression} (observed ${t.observed ?? 'no data'})`),
+        ...s.verdict.findings.filter((f) => !f.passed).map((f) => `${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}`),
+      ];
+      failures.push(`load ${s.name}: ${parts.length > 0 ? parts.join('; ') : s.verdict.summary}`);
+    } else {
+      const failed = s.thresholds.filter((t) => !t.passed);
+      if (failed.length > 0) failures.push(`load ${s.name}: ${failed.map((t) => `threshold ${t.metric} ${t.expression} (observed ${t.observed ?? 'no data'})`).join('; ')}`);
+    }
+  }
+
+  for (const p of result.fuzz?.properties ?? []) {
+    if (p.status === 'fail') failures.push(`fuzz ${p.clause.section} ${p.name}: ${p.finding ? `expected ${p.finding.expected}, observed ${p.finding.observed} (seed ${p.finding.seed}, path ${p.finding.path})` : 'property failed'}`);
+    else if (p.status === 'error') failures.push(`fuzz ${p.clause.section} ${p.name}: errored: ${p.error ?? 'unknown error'}`);
+  }
+
+  const verdict = (status: OverallVerdict['status'], exitCode: ExitCode, reasons: string[]): OverallVerdict => ({ status, exitCode, reasons });
+  if (extras.interrupted) return verdict('error', EXIT.INTERRUPTED, ['interrupted before the run finished', ...failures, ...invalid]);
+  if (extras.internalErrors && extras.internalErrors.length > 0) {
+    return verdict('error', EXIT.INTERNAL, [...extras.internalErrors.map((e) => `internal error: ${e}`), ...failures, ...invalid]);
+  }
+  if (extras.unreachable) return verdict('error', EXIT.TARGET_UNREACHABLE, [`target unreachable: ${extras.unreachable}`]);
+  if (failures.length > 0) return verdict('fail', EXIT.TARGET_FAILED, [...failures, ...invalid]);
+  if (invalid.length > 0) return verdict('invalid', EXIT.INVALID_MEASUREMENT, invalid);
+  const ran = [
+    result.conformance ? `${result.conformance.checks.length} conformance checks` : '',
+    result.load ? `${result.load.scenarios.length} load scenarios` : '',
+    result.fuzz ? `${result.fuzz.properties.length} fuzz properties` : '',
+  ].filter(Boolean);
+  return verdict('pass', EXIT.OK, [ran.length > 0 ? `passed: ${ran.join(', ')}` : 'nothing was run']);
+}
