@@ -1,0 +1,82 @@
+// The result of `qbench compare` (issue 7): per scenario and step, the change in each latency
+// percentile (with a bootstrap confidence interval from the HDR histograms), in throughput and
+// in error rates, and the verdict against the allowed regression margins. Versioned like the result.
+import { z } from 'zod';
+import { SCHEMA_VERSION } from './model.js';
+
+export const COMPARISON_SCHEMA_VERSION = SCHEMA_VERSION;
+
+/** Metrics a --max-regression margin may name. */
+export const COMPARE_METRICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'throughput', 'error_rate', 'rate_429'] as const;
+export const CompareMetric = z.enum(COMPARE_METRICS);
+export type CompareMetric = z.infer<typeof CompareMetric>;
+
+export const RunRef = z.strictObject({
+  file: z.string(),
+  startedAt: z.string(),
+  qbenchVersion: z.string(),
+  target: z.string(),
+  labels: z.record(z.string(), z.string()).optional(),
+});
+export type RunRef = z.infer<typeof RunRef>;
+
+export const MetricChange = z.strictObject({
+  metric: CompareMetric,
+  /** 'ms' for latency, 'per_sec' for throughput, 'ratio' for error rates (0..1). */
+  unit: z.enum(['ms', 'per_sec', 'ratio']),
+  baseline: z.number().nullable(),
+  candidate: z.number().nullable(),
+  /** Relative change in percent (latency, throughput); for rates the change in percentage points. */
+  changePct: z.number().nullable(),
+  /** Confidence interval of changePct (bootstrap for percentiles, normal approximation for rates). */
+  ci: z.strictObject({ lowPct: z.number(), highPct: z.number(), level: z.number() }).nullable(),
+  /** The interval excludes "no change". */
+  significant: z.boolean(),
+  /** Allowed worsening (percent, or percentage points for rates); null: reported only. */
+  maxRegressionPct: z.number().nullable(),
+  /** Worse than the margin and significant. */
+  regression: z.boolean(),
+  /** Better, and significant. */
+  improvement: z.boolean(),
+});
+export type MetricChange = z.infer<typeof MetricChange>;
+
+export const StepComparison = z.strictObject({
+  step: z.string(),
+  baselineCount: z.number().int().nonnegative(),
+  candidateCount: z.number().int().nonnegative(),
+  metrics: z.array(MetricChange),
+});
+export type StepComparison = z.infer<typeof StepComparison>;
+
+export const ScenarioComparison = z.strictObject({
+  name: z.string(),
+  /** Present in one run only: reported, never a regression. */
+  presence: z.enum(['both', 'baseline-only', 'candidate-only']),
+  steps: z.array(StepComparison),
+  /** Either run's measurement was invalid: its latency says nothing about the target. */
+  invalid: z.array(z.string()),
+});
+export type ScenarioComparison = z.infer<typeof ScenarioComparison>;
+
+export const QbenchComparison = z.strictObject({
+  schemaVersion: z.string().regex(/^\d+\.\d+\.\d+$/),
+  kind: z.literal('qbench-comparison'),
+  createdAt: z.string(),
+  baseline: RunRef,
+  candidate: RunRef,
+  options: z.strictObject({
+    latency: z.enum(['corrected', 'service']),
+    maxRegressionPct: z.partialRecord(CompareMetric, z.number()),
+    confidenceLevel: z.number().gt(0).lt(1),
+    iterations: z.number().int().positive(),
+    seed: z.number().int(),
+  }),
+  scenarios: z.array(ScenarioComparison),
+  verdict: z.strictObject({
+    status: z.enum(['pass', 'fail', 'invalid']),
+    exitCode: z.number().int(),
+    reasons: z.array(z.string()),
+  }),
+});
+export type QbenchComparison = z.infer<typeof QbenchComparison>;
