@@ -5,7 +5,9 @@ export { QbenchError, ERROR_CODES, redactSecrets, registerSecret, isQbenchError 
 export type { ErrorCode } from './errors.js';
 export { VERSION } from './version.js';
 export {
-  QueueClient, HttpCore, DEFAULT_BACKOFF, withBackoff, ClientError, HttpStatusError, SchemaMismatchError,
+  QueueClient, TemplateClient, PodClient, HttpCore, DEFAULT_BACKOFF, withBackoff, ClientError, HttpStatusError, SchemaMismatchError,
   RateLimitedError, RequestTimeoutError, RequestAbortedError, NetworkError, InvalidRequestError, GraphqlError,
 } from './client/index.js';
-export type { AttemptRecord, BackoffOptions, RequestOptions, QueueClientOptions, StreamEnd } from './client/index.js';
+export type {
+  AttemptRecord, BackoffOptions, RequestOptions, QueueClientOptions, StreamEnd, TemplateClientOptions, PodClientOptions,
+} from './client/index.js';

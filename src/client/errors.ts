@@ -31,7 +31,9 @@ export function summarizeCause(e: unknown): CauseSummary {
   return { name: 'Error', message: redactSecrets(String(e)) };
 }
 
-const describeTarget = (t: RequestTarget) => `${t.method} ${redactSecrets(t.url)}`;
+// The URL goes last and space-delimited so that the api_key pattern of redactSecrets cannot eat
+// into the text around it.
+const describeTarget = (t: RequestTarget) => `${t.method} ${redactSecrets(t.url)} `;
 
 /** Base of every client error: the request it belongs to and its attempts so far. */
 export abstract class ClientError extends QbenchError {
@@ -82,7 +84,7 @@ export class HttpStatusError extends ClientError {
 
   constructor(target: RequestTarget, status: number, rawBody: string, parsedBody: unknown) {
     const serviceError = errorText(parsedBody);
-    super('QB_ERR_HTTP', `${describeTarget(target)} answered ${status}${serviceError ? `: ${serviceError}` : ''}`, target, { status });
+    super('QB_ERR_HTTP', `${describeTarget(target)}answered ${status}${serviceError ? `: ${serviceError}` : ''}`, target, { status });
     this.status = status;
     this.rawBody = redactSecrets(rawBody);
     this.serviceError = serviceError === undefined ? undefined : redactSecrets(serviceError);
@@ -110,7 +112,7 @@ export class SchemaMismatchError extends ClientError {
     target: RequestTarget,
     args: { reason: MismatchReason; status: number; contentType: string | undefined; rawBody: string; issues?: readonly z.core.$ZodIssue[]; summary: string; schemaName: string },
   ) {
-    super('QB_ERR_SCHEMA_MISMATCH', `${describeTarget(target)}: answer does not match ${args.schemaName} (${args.reason}): ${args.summary}`, target, {
+    super('QB_ERR_SCHEMA_MISMATCH', `${describeTarget(target)}-> answer does not match ${args.schemaName} (${args.reason}): ${args.summary}`, target, {
       status: args.status,
       reason: args.reason,
       schema: args.schemaName,
@@ -133,7 +135,7 @@ export class RateLimitedError extends ClientError {
   readonly rawBody: string;
 
   constructor(target: RequestTarget, attempts: readonly AttemptRecord[], rawBody: string) {
-    super('QB_ERR_RATE_LIMITED', `${describeTarget(target)} answered 429 on all ${attempts.length} attempts`, target, { attemptCount: attempts.length });
+    super('QB_ERR_RATE_LIMITED', `${describeTarget(target)}answered 429 on all ${attempts.length} attempts`, target, { attemptCount: attempts.length });
     this.attempts = attempts;
     this.rawBody = redactSecrets(rawBody);
   }
@@ -150,7 +152,7 @@ export class RequestTimeoutError extends ClientError {
 
   /** `what` replaces the default "no complete answer" text (polling loops past their limit). */
   constructor(target: RequestTarget, timeoutMs: number, what?: string) {
-    super('QB_ERR_TIMEOUT', `${describeTarget(target)}: ${what ?? `no complete answer within ${timeoutMs} ms`}`, target, { timeoutMs });
+    super('QB_ERR_TIMEOUT', `${describeTarget(target)}-> ${what ?? `no complete answer within ${timeoutMs} ms`}`, target, { timeoutMs });
     this.timeoutMs = timeoutMs;
   }
 }
@@ -160,7 +162,7 @@ export class RequestAbortedError extends ClientError {
   override readonly name = 'RequestAbortedError';
 
   constructor(target: RequestTarget, reason: unknown) {
-    super('QB_ERR_ABORTED', `${describeTarget(target)}: aborted${reason instanceof Error ? ` (${reason.message})` : ''}`, target);
+    super('QB_ERR_ABORTED', `${describeTarget(target)}-> aborted${reason instanceof Error ? ` (${reason.message})` : ''}`, target);
   }
 }
 
@@ -171,7 +173,7 @@ export class NetworkError extends ClientError {
 
   constructor(target: RequestTarget, cause: unknown, unreachable: boolean) {
     const summary = summarizeCause(cause);
-    super(unreachable ? 'QB_ERR_UNREACHABLE' : 'QB_ERR_NETWORK', `${describeTarget(target)}: ${unreachable ? 'unreachable' : 'connection failed'}: ${summary.code ? `${summary.code} ` : ''}${summary.message}`, target, {}, summary);
+    super(unreachable ? 'QB_ERR_UNREACHABLE' : 'QB_ERR_NETWORK', `${describeTarget(target)}-> ${unreachable ? 'unreachable' : 'connection failed'}: ${summary.code ? `${summary.code} ` : ''}${summary.message}`, target, {}, summary);
     this.causeSummary = summary;
   }
 
@@ -186,7 +188,7 @@ export class InvalidRequestError extends ClientError {
   readonly issues: readonly z.core.$ZodIssue[];
 
   constructor(target: RequestTarget, what: string, pretty: string, issues: readonly z.core.$ZodIssue[]) {
-    super('QB_ERR_INVALID_REQUEST', `${describeTarget(target)}: ${what} does not match the spec:\n${pretty}`, target);
+    super('QB_ERR_INVALID_REQUEST', `${describeTarget(target)}-> ${what} does not match the spec:\n${pretty}`, target);
     this.issues = issues;
   }
 
@@ -212,7 +214,7 @@ export class GraphqlError extends ClientError {
 
   constructor(target: RequestTarget, status: number, errors: readonly GraphqlErrorEntry[], data: Record<string, unknown> | null) {
     const first = errors[0]?.message ?? 'no message';
-    super('QB_ERR_GRAPHQL', `${describeTarget(target)}: GraphQL errors (${errors.length}): ${first}`, target, { status, errorCount: errors.length });
+    super('QB_ERR_GRAPHQL', `${describeTarget(target)}-> GraphQL errors (${errors.length}): ${first}`, target, { status, errorCount: errors.length });
     this.status = status;
     this.errors = errors.map((e) => ({ ...e, message: redactSecrets(e.message) }));
     this.data = data;

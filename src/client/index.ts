@@ -16,3 +16,11 @@ export type {
   QueueAuthForm, QueueClientOptions, JobRequestInput, RunSyncOptions, StatusOptions, PollOptions, WaitForJobOptions,
   RunSyncToCompletionOptions, StreamEnd,
 } from './queue-client.js';
+export { TemplateClient } from './template-client.js';
+export type { TemplateClientOptions, TemplateCreateInput, TemplateUpdateInput, TemplateUpdateOptions } from './template-client.js';
+export { PodClient } from './pod-client.js';
+export type { PodClientOptions, GraphqlResult, PodDeployVariables, PodRentVariables, PodResumeVariables, PodBidResumeVariables } from './pod-client.js';
+export {
+  DOCUMENTS, GRAPHQL_INPUT_TYPES, DEPLOY_SELECTION, RESUME_SELECTION, STOP_SELECTION, POD_SELECTION, GPU_TYPE_SELECTION,
+  LOWEST_PRICE_SELECTION,
+} from './graphql-documents.js';

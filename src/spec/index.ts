@@ -20,11 +20,12 @@ export {
   HealthRecord, ErrorBody,
 } from './schemas/queue.js';
 export {
-  TEMPLATE_CATEGORIES, TEMPLATE_DEFAULTS, PortSpec, TemplateCreate, CREATE_ONLY_TEMPLATE_FIELDS,
+  TEMPLATE_CATEGORIES, TEMPLATE_DEFAULTS, isPortEntry, PortSpec, TemplateCreate, CREATE_ONLY_TEMPLATE_FIELDS,
   TemplateUpdate, TemplateRecord, RestErrorBody,
 } from './schemas/template.js';
 export {
   POD_STATUSES, POD_STATUSES_EXTRA, STOCK_STATUSES, CLOUD_TYPES, POD_TRANSITIONS, PodRecord,
   GpuTypeRecord, PodDeployInput, PodRentInterruptableInput, PodResumeInput, PodBidResumeInput,
-  PodStopInput, GraphqlRequest, GraphqlAnswer, NO_INSTANCES_MESSAGE,
+  PodStopInput, PodTerminateInput, PodFilterInput, GpuTypeFilterInput, LowestPriceInput, GraphqlRequest, GraphqlAnswer,
+  NO_INSTANCES_MESSAGE,
 } from './schemas/pod.js';

@@ -1,6 +1,7 @@
 // §2.6 pod, §2.7 GPU type, §3.2 pod states and §4.3 GraphQL operations, plus the extra
 // fields and operations WIRE-COMPAT lists (podTerminate, costPerHr, gpuCount, ...).
 import { z } from 'zod';
+import { isPortEntry } from './template.js';
 
 /** §3.2 desiredStatus values the spec names. */
 export const POD_STATUSES = ['RUNNING', 'EXITED'] as const;
@@ -73,7 +74,10 @@ export const GpuTypeRecord = z.looseObject({
 export type GpuTypeRecord = z.infer<typeof GpuTypeRecord>;
 
 const EnvPair = z.strictObject({ key: z.string(), value: z.string() });
-const PortString = z.string().regex(/^\d{1,5}\/(http|tcp)(,\d{1,5}\/(http|tcp))*$/, { error: 'ports must be <port>/<protocol>[,...]' });
+/** §4.3 ports: one string of `<port>/<protocol>` entries, comma-separated as the public API takes them. */
+const PortString = z.string({ error: 'ports must be a string' }).refine((s) => s.split(',').every(isPortEntry), {
+  error: 'ports must be <port>/<protocol>[,...] with port 1-65535 and protocol http or tcp',
+});
 const positiveInt = (what: string) => z.number({ error: `${what} must be a number` }).int({ error: `${what} must be an integer` }).nonnegative();
 
 /** §4.3 podFindAndDeployOnDemand input. */
@@ -100,6 +104,22 @@ export const PodRentInterruptableInput = PodDeployInput.extend({ bidPerGpu: z.nu
 export const PodResumeInput = z.looseObject({ podId: z.string(), gpuCount: positiveInt('gpuCount').min(1), allowedCudaVersions: z.array(z.string()).optional() });
 export const PodBidResumeInput = z.looseObject({ podId: z.string(), bidPerGpu: z.number().positive(), gpuCount: positiveInt('gpuCount').min(1) });
 export const PodStopInput = z.looseObject({ podId: z.string() });
+export type PodRentInterruptableInput = z.infer<typeof PodRentInterruptableInput>;
+export type PodResumeInput = z.infer<typeof PodResumeInput>;
+export type PodBidResumeInput = z.infer<typeof PodBidResumeInput>;
+export type PodStopInput = z.infer<typeof PodStopInput>;
+/** WIRE-COMPAT podTerminate(input: {podId}). */
+export const PodTerminateInput = z.looseObject({ podId: z.string() });
+export type PodTerminateInput = z.infer<typeof PodTerminateInput>;
+/** §4.3 pod(input: {podId}). */
+export const PodFilterInput = z.looseObject({ podId: z.string() });
+export type PodFilterInput = z.infer<typeof PodFilterInput>;
+/** §4.3 gpuTypes optional input `{id}`. */
+export const GpuTypeFilterInput = z.looseObject({ id: z.string().optional() });
+export type GpuTypeFilterInput = z.infer<typeof GpuTypeFilterInput>;
+/** §2.7 lowestPrice(input: {gpuCount, secureCloud}). */
+export const LowestPriceInput = z.looseObject({ gpuCount: positiveInt('gpuCount').min(1, { error: 'gpuCount must be at least 1' }), secureCloud: z.boolean().optional() });
+export type LowestPriceInput = z.infer<typeof LowestPriceInput>;
 
 /** §4.3 the GraphQL request body. */
 export const GraphqlRequest = z.looseObject({

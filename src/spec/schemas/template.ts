@@ -20,13 +20,18 @@ export const TEMPLATE_DEFAULTS = {
 /** Highest TCP/UDP port number. */
 const MAX_PORT = 65_535;
 
-/** §2.5 ports: `<port_number>/<protocol>`, protocol http or tcp. */
-export const PortSpec = z.string({ error: 'ports entries must be strings' }).refine((s) => {
+/** One `<port_number>/<protocol>` entry: port 1-65535, protocol http or tcp (§2.5, §4.3). */
+export function isPortEntry(s: string): boolean {
   const m = /^(\d{1,5})\/(http|tcp)$/.exec(s);
   if (!m?.[1]) return false;
   const n = Number(m[1]);
   return n >= 1 && n <= MAX_PORT;
-}, { error: 'each ports entry must be <port_number>/<protocol> with port 1-65535 and protocol http or tcp' });
+}
+
+/** §2.5 ports: `<port_number>/<protocol>`, protocol http or tcp. */
+export const PortSpec = z.string({ error: 'ports entries must be strings' }).refine(isPortEntry, {
+  error: 'each ports entry must be <port_number>/<protocol> with port 1-65535 and protocol http or tcp',
+});
 
 const nonNegativeGb = (what: string) =>
   z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number of GB` }).nonnegative({ error: `${what} must not be negative` });
