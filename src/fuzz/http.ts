@@ -1,0 +1,138 @@
+// Sends generated requests byte for byte (malformed JSON and oversized bodies included, which
+// the typed clients refuse to build), through the rate budget, with the shared 429 backoff of
+// src/client, and records each exchange (secrets redacted, bodies truncated) for the report.
+import { Agent, request } from 'undici';
+import { redactSecrets, registerSecret } from '../errors.js';
+import { HTTP_STATUS } from '../spec/index.js';
+import { resolveBackoff, withBackoff, type BackoffOptions } from '../client/backoff.js';
+import type { HttpExchange } from '../report/model.js';
+import { bodyBytes, describeBody, encodeBody, type CaseBody } from './case-body.js';
+import { curlLine, type AuthPlacement } from './curl.js';
+import type { BudgetOperation, RateBudget } from './rate-budget.js';
+
+/** Bodies and answers kept in a report are cut to this many characters. */
+export const EXCHANGE_BODY_CHARS = 4096;
+
+export interface FuzzRequest {
+  readonly operation: BudgetOperation;
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Full URL, without any key. */
+  readonly url: string;
+  readonly auth: AuthPlacement;
+  readonly body?: CaseBody | undefined;
+}
+
+export interface FuzzAnswer {
+  /** null: no answer (connection refused or closed mid-request). */
+  readonly status: number | null;
+  readonly text: string;
+  /** The parsed JSON answer; undefined when the answer is not JSON. */
+  readonly json: unknown;
+  readonly error?: string;
+  readonly exchange: HttpExchange;
+  readonly curl: string;
+}
+
+export interface FuzzHttpOptions {
+  readonly apiKey: string;
+  readonly budget: RateBudget;
+  readonly signal?: AbortSignal | undefined;
+  /** Per-request limit, real ms. */
+  readonly timeoutMs?: number;
+  /** 429 policy (the budget should make it unused). */
+  readonly backoff?: Partial<BackoffOptions>;
+}
+
+const truncate = (s: string) => (s.length > EXCHANGE_BODY_CHARS ? `${s.slice(0, EXCHANGE_BODY_CHARS)}… (${s.length} chars)` : s);
+
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = redactSecrets(Array.isArray(v) ? v.join(', ') : v);
+  return out;
+}
+
+export class FuzzHttp {
+  private readonly agent = new Agent({ keepAliveTimeout: 4_000, connections: 8 });
+  private readonly backoff: BackoffOptions;
+  /** Requests sent, and 429s met despite the budget (reported: they mean the budget is off). */
+  sent = 0;
+  rateLimited = 0;
+
+  constructor(private readonly options: FuzzHttpOptions) {
+    registerSecret(options.apiKey);
+    this.backoff = resolveBackoff(options.backoff ?? {});
+  }
+
+  /** Send one request; `signal` (default: the options' one) aborts it and any wait for budget. */
+  async send(req: FuzzRequest, signal: AbortSignal | undefined = this.options.signal): Promise<FuzzAnswer> {
+    const payload = req.body === undefined ? undefined : encodeBody(req.body);
+    const wireUrl = req.auth === 'query-api-key' ? `${req.url}${req.url.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(this.options.apiKey)}` : req.url;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (req.auth === 'header-bearer') headers['authorization'] = `Bearer ${this.options.apiKey}`;
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const shownRequest: HttpExchange['request'] = {
+      method: req.method,
+      url: redactSecrets(req.url),
+      headers: flatHeaders(headers),
+      ...(req.body !== undefined ? { body: truncate(redactSecrets(describeBody(req.body))) } : {}),
+      bodyBytes: req.body === undefined ? 0 : bodyBytes(req.body),
+    };
+    const curl = redactSecrets(curlLine({ method: req.method, url: req.url, auth: req.auth, body: req.body }));
+    const started = performance.now();
+    try {
+      const result = await withBackoff(
+        async () => {
+          await this.options.budget.take(req.operation, signal);
+          this.sent += 1;
+          const t0 = performance.now();
+          const res = await request(wireUrl, {
+            method: req.method,
+            headers,
+            ...(payload !== undefined ? { body: payload } : {}),
+            dispatcher: this.agent,
+            headersTimeout: this.options.timeoutMs ?? 30_000,
+            bodyTimeout: this.options.timeoutMs ?? 30_000,
+            ...(signal ? { signal } : {}),
+          });
+          const text = await res.body.text();
+          if (res.statusCode === HTTP_STATUS.tooManyRequests) this.rateLimited += 1;
+          const retryAfter = res.headers['retry-after'];
+          return { status: res.statusCode, retryAfter, value: { text, headers: res.headers, durationMs: performance.now() - t0 } };
+        },
+        this.backoff,
+        signal ? { signal } : {},
+      );
+      const { status, value } = result.outcome;
+      let json: unknown;
+      try {
+        json = value.text === '' ? undefined : JSON.parse(value.text);
+      } catch {
+        json = undefined;
+      }
+      return {
+        status,
+        text: value.text,
+        json,
+        curl,
+        exchange: {
+          request: shownRequest,
+          response: {
+            status,
+            headers: flatHeaders(value.headers),
+            body: truncate(redactSecrets(value.text)),
+            bodyBytes: Buffer.byteLength(value.text),
+            durationMs: value.durationMs,
+          },
+        },
+      };
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      const msg = redactSecrets(e instanceof Error ? `${e.name}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}` : String(e));
+      return { status: null, text: '', json: undefined, error: msg, curl, exchange: { request: shownRequest, error: `${msg} after ${Math.round(performance.now() - started)} ms` } };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

@@ -1,0 +1,112 @@
+// Keeps the fuzzer well below the §8 rate table so that it measures validation and state,
+// never 429s: one token bucket per operation, refilled at a fraction of the documented
+// requests per window. Operations the table does not name share a conservative default.
+import { RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS, type RateLimitedOperation } from '../spec/index.js';
+
+/** A token bucket: `ratePerSec` sustained, at most `burst` at once. */
+export class TokenBucket {
+  private tokens: number;
+  private lastMs: number;
+
+  constructor(
+    readonly ratePerSec: number,
+    readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    if (!(ratePerSec > 0) || !(burst >= 1)) throw new RangeError(`token bucket needs ratePerSec > 0 and burst >= 1, got ${ratePerSec}, ${burst}`);
+    this.tokens = burst;
+    this.lastMs = now();
+  }
+
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.lastMs) / SECOND_MS) * this.ratePerSec);
+    this.lastMs = t;
+  }
+
+  /** Take a token now if one is there; otherwise say how many ms until one will be. */
+  tryTake(): { ok: true } | { ok: false; waitMs: number } {
+    this.refill();
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return { ok: true };
+    }
+    return { ok: false, waitMs: Math.ceil(((1 - this.tokens) / this.ratePerSec) * SECOND_MS) };
+  }
+
+  /** Wait for a token (rejects when the signal aborts). */
+  async take(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const r = this.tryTake();
+      if (r.ok) return;
+      await sleepMs(r.waitMs, signal);
+    }
+  }
+}
+
+export function sleepMs(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Budgeted operations: the §8 ones plus those the table leaves out. */
+export type BudgetOperation = RateLimitedOperation | 'retry' | 'health' | 'templates' | 'graphql';
+
+export interface RateBudgetOptions {
+  /** Share of each documented rate the fuzzer may use (0 < f <= 1). */
+  readonly fraction: number;
+  /** Length of the target's rate window in real ms (shorter when the emulator scales its windows). */
+  readonly windowMs: number;
+  /** Requests per window for operations §8 does not name (retry, health, templates, GraphQL). */
+  readonly unlistedRequestsPerWindow: number;
+}
+
+export const DEFAULT_RATE_BUDGET: RateBudgetOptions = {
+  fraction: 0.5,
+  windowMs: RATE_WINDOW_MS,
+  // As strict as the tightest per-request operation of the table that is not purge (/cancel).
+  unlistedRequestsPerWindow: RATE_LIMITS.cancel.requestsPerWindow,
+};
+
+/** One bucket per operation, each refilled at `fraction` of its documented rate. */
+export class RateBudget {
+  private readonly buckets = new Map<BudgetOperation, TokenBucket>();
+
+  constructor(readonly options: RateBudgetOptions = DEFAULT_RATE_BUDGET) {
+    if (!(options.fraction > 0 && options.fraction <= 1)) throw new RangeError(`rate fraction must be in (0, 1], got ${options.fraction}`);
+  }
+
+  /** Requests per second the fuzzer allows itself for `op`. */
+  ratePerSec(op: BudgetOperation): number {
+    const perWindow = Object.hasOwn(RATE_LIMITS, op) ? RATE_LIMITS[op as RateLimitedOperation].requestsPerWindow : this.options.unlistedRequestsPerWindow;
+    return (perWindow * this.options.fraction * SECOND_MS) / this.options.windowMs;
+  }
+
+  bucket(op: BudgetOperation): TokenBucket {
+    let b = this.buckets.get(op);
+    if (!b) {
+      const rate = this.ratePerSec(op);
+      // A burst of one window's share is still under the documented count per window.
+      b = new TokenBucket(rate, Math.max(1, Math.floor((rate * this.options.windowMs) / SECOND_MS / 2)));
+      this.buckets.set(op, b);
+    }
+    return b;
+  }
+
+  take(op: BudgetOperation, signal?: AbortSignal): Promise<void> {
+    return this.bucket(op).take(signal);
+  }
+}
