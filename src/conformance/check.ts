@@ -1,0 +1,104 @@
+// The check model (issue 5): a check is data (id, cited clauses, interface, tags, kind) plus
+// code (`run(ctx)`). A check signals its verdict by returning (pass) or by throwing one of
+// the outcomes below; the runner turns them into the report's Verdict union.
+import type { HttpExchange } from '../report/model.js';
+import type { Probe, ProbeResponse } from './probe.js';
+import type { Target } from './target.js';
+import type { TimeModel } from './time-model.js';
+
+/** Tags a check may carry; the runner selects and gates on them. */
+export const CHECK_TAGS = [
+  /** Waits long at real time: runs only in the full profile (or when the target's time scale makes it short). */
+  'slow',
+  /** Costs money on a real target (pods): runs only with --allow-billable, always on the emulator. */
+  'billable',
+  /** Changes shared state of the target (purges its queue, bursts it to 429). */
+  'destructive',
+  /** Drives the handler with mock-worker inputs (mock_delay, mock_error, mock_return). */
+  'needs-mock-worker',
+  /** Sends a burst to reach a rate or concurrency limit. */
+  'rate-limit',
+  /** Waits on a spec duration (ttl, timeout, retention, webhook spacing). */
+  'timing',
+  /** Needs the target to call back a receiver on this machine (webhooks). */
+  'needs-callback',
+] as const;
+export type CheckTag = (typeof CHECK_TAGS)[number];
+
+export type CheckInterface = 'queue' | 'rest' | 'graphql';
+/** spec: SERVICE-SPEC.md requires it; compat: a WIRE-COMPAT fact, reported but never failing the run. */
+export type CheckKind = 'spec' | 'compat';
+
+/** What a check returns when it passes: an optional note of what it saw. */
+export interface CheckPass {
+  readonly observed?: string;
+}
+
+export interface CheckContext {
+  readonly target: Target;
+  /** The recording HTTP probe of this check (its exchanges become the failure evidence). */
+  readonly http: Probe;
+  readonly time: TimeModel;
+  /** Aborted when the run is interrupted or the check exceeds its time budget. */
+  readonly signal: AbortSignal;
+  /** Record a measured value for the report (largest accepted body, MB reading, ...). */
+  measure(key: string, value: unknown): void;
+  /**
+   * An endpoint id of the check's own (emulator: a dedicated endpoint nobody else uses,
+   * so counts and limits are exact); null on a real target, where only `target.endpointId` exists.
+   */
+  dedicatedEndpoint(purpose: string): string | null;
+}
+
+export interface CheckDefinition {
+  /** Stable id, dotted: `<interface>.<topic>.<rule>`. */
+  readonly id: string;
+  readonly title: string;
+  /** Clause ids from the suite's clause list; the first is the one quoted in the report. */
+  readonly clauses: readonly [string, ...string[]];
+  readonly interface: CheckInterface;
+  readonly kind: CheckKind;
+  readonly tags: readonly CheckTag[];
+  /**
+   * Emulated time the check waits on spec durations. With the target's time scale this tells
+   * how long it takes at real time; one longer than the quick budget runs only in `full`.
+   */
+  readonly emulatedWaitMs?: number;
+  run(ctx: CheckContext): Promise<CheckPass | undefined>;
+}
+
+/** Thrown by a check: the target broke the rule. */
+export class CheckFailure extends Error {
+  constructor(
+    readonly expected: string,
+    readonly observed: string,
+    /** The exchange that shows it; the runner falls back to the check's last exchanges. */
+    readonly evidence?: ProbeResponse | readonly ProbeResponse[],
+  ) {
+    super(`expected ${expected}; observed ${observed}`);
+    this.name = 'CheckFailure';
+  }
+}
+
+/** Thrown by a check: it cannot judge this target (and says why). */
+export class CheckSkip extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'CheckSkip';
+  }
+}
+
+export function fail(expected: string, observed: string, evidence?: ProbeResponse | readonly ProbeResponse[]): never {
+  throw new CheckFailure(expected, observed, evidence);
+}
+
+export function skip(reason: string): never {
+  throw new CheckSkip(reason);
+}
+
+/** A failure's evidence as report exchanges. */
+export function evidenceExchanges(evidence: ProbeResponse | readonly ProbeResponse[] | undefined): HttpExchange[] {
+  if (evidence === undefined) return [];
+  const list: readonly ProbeResponse[] = Array.isArray(evidence) ? (evidence as readonly ProbeResponse[]) : [evidence as ProbeResponse];
+  return list.map((r) => r.exchange);
+}

@@ -1,0 +1,214 @@
+// The conformance suite's own HTTP layer on undici `request`: exact control of every byte
+// (missing or wrong auth, malformed JSON, oversized bodies, raw query strings), every
+// exchange recorded with secrets redacted (authorization, api_key, s3Config.accessSecret)
+// and a curl reproduction. §5 auth per interface: queue header, REST bearer, GraphQL query.
+import { request, type Dispatcher } from 'undici';
+import { redactSecrets } from '../errors.js';
+import type { HttpExchange } from '../report/model.js';
+import { renderCurl, type CurlAuth } from './curl.js';
+
+export type ProbeInterface = 'queue' | 'rest' | 'graphql';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+
+/**
+ * key: the interface's documented form (queue: raw key header; REST: Bearer; GraphQL: ?api_key=).
+ * bearer / raw: the queue header in that form. none: no credentials. wrong: a wrong key in the documented form.
+ */
+export type ProbeAuth = 'key' | 'bearer' | 'raw' | 'none' | 'wrong';
+
+export interface ProbeRequest {
+  readonly iface: ProbeInterface;
+  readonly method: HttpMethod;
+  /** Path below the interface's base URL (e.g. `/v2/ep/run`), or an absolute URL. */
+  readonly path: string;
+  /** Query string without `?`, sent byte for byte (raw values such as `wait=1e3`). */
+  readonly rawQuery?: string;
+  readonly auth?: ProbeAuth;
+  /** Serialized with JSON.stringify and sent with content-type application/json. */
+  readonly json?: unknown;
+  /** Sent as is (malformed JSON, oversized bodies). */
+  readonly body?: string | Uint8Array;
+  /** Content type for `body`; null sends none. Default application/json. */
+  readonly contentType?: string | null;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Real ms for the whole exchange (default 30 s). */
+  readonly timeoutMs?: number;
+  /** Shell command printing `body`, for the curl line of large bodies. */
+  readonly bodyRecipe?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface ProbeResponse {
+  /** 0 when no answer came (network error); see `exchange.error`. */
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly text: string;
+  /** Parsed body, or undefined when it is not JSON. */
+  readonly json: unknown;
+  readonly bodyBytes: number;
+  readonly durationMs: number;
+  readonly exchange: HttpExchange;
+  readonly curl: string;
+  /** Real time (performance.now()) the request was sent and the answer completed. */
+  readonly sentAtMs: number;
+  readonly doneAtMs: number;
+}
+
+export interface ProbeConfig {
+  readonly queueUrl: string;
+  readonly restUrl?: string | undefined;
+  readonly graphqlUrl?: string | undefined;
+  readonly apiKey: string;
+  /** Environment variable named in curl lines instead of the key. */
+  readonly apiKeyEnv: string;
+  readonly dispatcher?: Dispatcher;
+}
+
+/** A key that no target accepts (for the 401 checks). Not a secret: shown as is. */
+export const WRONG_API_KEY = 'qbench-wrong-key-0000';
+/** Bodies recorded in a report are cut to this many characters. */
+export const EVIDENCE_BODY_LIMIT_CHARS = 2048;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function truncate(text: string): string {
+  return text.length <= EVIDENCE_BODY_LIMIT_CHARS ? text : `${text.slice(0, EVIDENCE_BODY_LIMIT_CHARS)}... [${text.length - EVIDENCE_BODY_LIMIT_CHARS} more characters]`;
+}
+
+function headerRecord(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export class Probe {
+  /** Every exchange this probe made, oldest first. */
+  readonly log: ProbeResponse[] = [];
+
+  constructor(private readonly config: ProbeConfig) {}
+
+  /** A probe with the same target and a fresh log (one per check). */
+  fork(): Probe {
+    return new Probe(this.config);
+  }
+
+  baseUrl(iface: ProbeInterface): string {
+    const u = iface === 'queue' ? this.config.queueUrl : iface === 'rest' ? this.config.restUrl : this.config.graphqlUrl;
+    if (u === undefined) throw new Error(`no ${iface} address was given for this target`);
+    return u.replace(/\/+$/, '');
+  }
+
+  hasInterface(iface: ProbeInterface): boolean {
+    return iface === 'queue' || (iface === 'rest' ? this.config.restUrl : this.config.graphqlUrl) !== undefined;
+  }
+
+  private authFor(iface: ProbeInterface, mode: ProbeAuth): { header?: [string, string]; query?: [string, string]; curl: CurlAuth } {
+    const key = mode === 'wrong' ? WRONG_API_KEY : this.config.apiKey;
+    const secret = mode !== 'wrong';
+    if (mode === 'none') return { curl: { kind: 'none' } };
+    if (iface === 'graphql' && (mode === 'key' || mode === 'wrong')) {
+      return {
+        query: ['api_key', key],
+        curl: secret ? { kind: 'query', param: 'api_key', secret: true } : { kind: 'query', param: 'api_key', value: key, secret: false },
+      };
+    }
+    const bearer = mode === 'bearer' || (iface !== 'queue' && mode !== 'raw');
+    const prefix = bearer ? 'Bearer ' : '';
+    const name = iface === 'queue' ? 'authorization' : 'Authorization';
+    return {
+      header: [name, `${prefix}${key}`],
+      curl: secret ? { kind: 'header', name, prefix, secret: true } : { kind: 'header', name, value: `${prefix}${key}`, secret: false },
+    };
+  }
+
+  async send(req: ProbeRequest): Promise<ProbeResponse> {
+    const base = req.path.startsWith('http://') || req.path.startsWith('https://') ? '' : this.baseUrl(req.iface);
+    const plainUrl = `${base}${req.path}${req.rawQuery !== undefined ? `?${req.rawQuery}` : ''}`;
+    const auth = this.authFor(req.iface, req.auth ?? 'key');
+    let sendUrl = plainUrl;
+    if (auth.query) sendUrl += `${plainUrl.includes('?') ? '&' : '?'}${auth.query[0]}=${encodeURIComponent(auth.query[1])}`;
+
+    const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
+    let body: string | Uint8Array | undefined;
+    if (req.json !== undefined) {
+      body = JSON.stringify(req.json);
+      headers['content-type'] = 'application/json';
+    } else if (req.body !== undefined) {
+      body = req.body;
+      if (req.contentType !== null) headers['content-type'] = req.contentType ?? 'application/json';
+    }
+    const bodyBytes = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    const sentHeaders = { ...headers };
+    if (auth.header) sentHeaders[auth.header[0]] = auth.header[1];
+
+    const bodyText = body === undefined ? undefined : typeof body === 'string' ? body : bodyBytes <= EVIDENCE_BODY_LIMIT_CHARS ? Buffer.from(body).toString('utf8') : undefined;
+    const recordedHeaders: Record<string, string> = { ...headers };
+    if (auth.header) recordedHeaders[auth.header[0]] = auth.curl.kind === 'header' && !auth.curl.secret ? auth.header[1] : `${auth.header[1].startsWith('Bearer ') ? 'Bearer ' : ''}[REDACTED]`;
+    const recordedUrl = auth.query ? `${plainUrl}${plainUrl.includes('?') ? '&' : '?'}api_key=${auth.curl.kind === 'query' && !auth.curl.secret ? auth.query[1] : '[REDACTED]'}` : plainUrl;
+    const curl = redactSecrets(renderCurl({
+      method: req.method,
+      url: plainUrl,
+      headers,
+      auth: auth.curl,
+      apiKeyEnv: this.config.apiKeyEnv,
+      ...(bodyText !== undefined ? { body: bodyText } : {}),
+      bodyBytes,
+      ...(req.bodyRecipe !== undefined ? { bodyRecipe: req.bodyRecipe } : {}),
+    }));
+    const requestRecord: HttpExchange['request'] = {
+      method: req.method,
+      url: recordedUrl,
+      headers: recordedHeaders,
+      ...(bodyText !== undefined ? { body: redactSecrets(truncate(bodyText)) } : bodyBytes > 0 ? { body: `[${bodyBytes} bytes not recorded]` } : {}),
+      bodyBytes,
+    };
+
+    const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
+    const sentAtMs = performance.now();
+    let result: ProbeResponse;
+    try {
+      const res = await request(sendUrl, {
+        method: req.method,
+        headers: sentHeaders,
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.any(signals),
+        ...(this.config.dispatcher ? { dispatcher: this.config.dispatcher } : {}),
+      });
+      const buf = Buffer.from(await res.body.arrayBuffer());
+      const doneAtMs = performance.now();
+      const text = buf.toString('utf8');
+      let json: unknown;
+      try {
+        json = text.length > 0 ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      const resHeaders = headerRecord(res.headers);
+      result = {
+        status: res.statusCode,
+        headers: resHeaders,
+        text,
+        json,
+        bodyBytes: buf.byteLength,
+        durationMs: doneAtMs - sentAtMs,
+        curl,
+        sentAtMs,
+        doneAtMs,
+        exchange: {
+          request: requestRecord,
+          response: { status: res.statusCode, headers: resHeaders, body: redactSecrets(truncate(text)), bodyBytes: buf.byteLength, durationMs: doneAtMs - sentAtMs },
+        },
+      };
+    } catch (e) {
+      const doneAtMs = performance.now();
+      if (req.signal?.aborted) throw e;
+      const message = redactSecrets(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+      result = {
+        status: 0, headers: {}, text: '', json: undefined, bodyBytes: 0, durationMs: doneAtMs - sentAtMs, curl, sentAtMs, doneAtMs,
+        exchange: { request: requestRecord, error: message },
+      };
+    }
+    this.log.push(result);
+    return result;
+  }
+}

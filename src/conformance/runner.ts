@@ -1,0 +1,175 @@
+// The check runner (issue 5): selects checks by profile, --only/--skip (id, id prefix with
+// `*`, or tag), billable gating and the interfaces the target has; runs them through a
+// bounded pool (rate-limit checks in a phase of their own so their bursts never meet the
+// others); turns each outcome into a report verdict with evidence and a curl line.
+import type { CheckResult, HttpExchange, Verdict } from '../report/model.js';
+import { redactSecrets } from '../errors.js';
+import { CheckFailure, CheckSkip, evidenceExchanges, type CheckContext, type CheckDefinition } from './check.js';
+import { NO_EXPECTATIONS, type LoadedExpectations } from './expectations.js';
+import { runPool } from './pool.js';
+import type { Probe } from './probe.js';
+import { clauseById, type Suite } from './suite.js';
+import type { Target } from './target.js';
+import { timeModel } from './time-model.js';
+
+export type Profile = 'quick' | 'full';
+
+/** A check whose waits take longer than this at the target's time scale runs only in `full`. */
+export const QUICK_BUDGET_REAL_MS = 60_000;
+/** Real ms a check may take beyond its own waits before the runner stops it. */
+export const CHECK_BASE_TIMEOUT_MS = 90_000;
+/** Exchanges attached to a failure when the check named none. */
+const FALLBACK_EVIDENCE = 3;
+
+export interface RunOptions {
+  readonly profile: Profile;
+  /** Ids, id prefixes ending in `*`, or tags; empty: everything. */
+  readonly only?: readonly string[];
+  readonly skip?: readonly string[];
+  /** Checks in flight at once (default 4). */
+  readonly concurrency?: number;
+  readonly expectations?: LoadedExpectations;
+  readonly signal?: AbortSignal;
+  /** Called as each check ends (progress display). */
+  readonly onResult?: (r: CheckResult) => void;
+}
+
+function matches(check: CheckDefinition, pattern: string): boolean {
+  if (pattern.endsWith('*')) return check.id.startsWith(pattern.slice(0, -1));
+  return check.id === pattern || (check.tags as readonly string[]).includes(pattern);
+}
+
+/** Why a check does not run on this target with these options, or null when it runs. */
+export function exclusionReason(check: CheckDefinition, target: Target, probe: Probe, opts: RunOptions): string | null {
+  if (!probe.hasInterface(check.interface)) {
+    return `the target has no ${check.interface === 'rest' ? 'REST address (--rest-url)' : 'GraphQL address (--graphql-url)'}`;
+  }
+  if (check.tags.includes('billable') && target.kind !== 'emulator' && !target.allowBillable) {
+    return 'costs money on a real target (pods): run with --allow-billable';
+  }
+  if (check.tags.includes('needs-callback') && target.callbackHost === null) {
+    return 'the target cannot reach a receiver on this machine: give --callback-host';
+  }
+  if (opts.profile === 'quick' && isSlow(check, target)) {
+    return `slow at this target's time scale (${Math.round(realWaitMs(check, target) / 1000)} s of waiting): runs in --profile full`;
+  }
+  return null;
+}
+
+export function realWaitMs(check: CheckDefinition, target: Target): number {
+  return (check.emulatedWaitMs ?? 0) / target.timeScale;
+}
+
+export function isSlow(check: CheckDefinition, target: Target): boolean {
+  return check.tags.includes('slow') || realWaitMs(check, target) > QUICK_BUDGET_REAL_MS;
+}
+
+/** The checks the options select (before target gating); throws nothing, unknown patterns select nothing. */
+export function selectChecks(suite: Suite, opts: Pick<RunOptions, 'only' | 'skip'>): CheckDefinition[] {
+  const only = opts.only ?? [];
+  const skipList = opts.skip ?? [];
+  return suite.checks.filter((c) => (only.length === 0 || only.some((p) => matches(c, p))) && !skipList.some((p) => matches(c, p)));
+}
+
+/** Patterns of --only/--skip that match no check and no tag (a typo the user should hear about). */
+export function unknownPatterns(suite: Suite, patterns: readonly string[]): string[] {
+  return patterns.filter((p) => !suite.checks.some((c) => matches(c, p)));
+}
+
+export async function runChecks(suite: Suite, target: Target, probe: Probe, opts: RunOptions): Promise<CheckResult[]> {
+  const clauses = clauseById(suite);
+  const expectations = opts.expectations ?? NO_EXPECTATIONS;
+  const selected = selectChecks(suite, opts);
+  const spare = [...target.spareEndpoints];
+  const taken = new Map<string, string>();
+  const time = timeModel(target.timeScale);
+  const signal = opts.signal ?? new AbortController().signal;
+
+  const runOne = async (check: CheckDefinition): Promise<CheckResult> => {
+    const primary = clauses.get(check.clauses[0]);
+    const started = performance.now();
+    const measured: Record<string, unknown> = {};
+    const checkProbe = probe.fork();
+    let verdict: Verdict;
+    const excluded = exclusionReason(check, target, probe, opts);
+    if (excluded !== null) {
+      verdict = { status: 'skip', reason: excluded };
+    } else if (signal.aborted) {
+      verdict = { status: 'skip', reason: 'the run was interrupted' };
+    } else {
+      const budgetMs = CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target);
+      const budget = AbortSignal.timeout(budgetMs);
+      const ctx: CheckContext = {
+        target,
+        http: checkProbe,
+        time,
+        signal: AbortSignal.any([signal, budget]),
+        measure: (k, v) => {
+          measured[k] = v;
+        },
+        dedicatedEndpoint: (purpose) => {
+          const key = `${check.id}/${purpose}`;
+          const have = taken.get(key);
+          if (have !== undefined) return have;
+          const ep = spare.shift();
+          if (ep === undefined) return null;
+          taken.set(key, ep);
+          return ep;
+        },
+      };
+      try {
+        const pass = await check.run(ctx);
+        verdict = pass?.observed !== undefined ? { status: 'pass', observed: pass.observed } : { status: 'pass' };
+      } catch (e) {
+        if (e instanceof CheckFailure) {
+          let exchanges: HttpExchange[] = evidenceExchanges(e.evidence);
+          if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
+          const curlFrom = e.evidence === undefined ? checkProbe.log.at(-1) : Array.isArray(e.evidence) ? (e.evidence as readonly { curl: string }[]).at(-1) : (e.evidence as { curl: string });
+          verdict = {
+            status: 'fail',
+            expected: redactSecrets(e.expected),
+            observed: redactSecrets(e.observed),
+            exchanges,
+            curl: curlFrom?.curl ?? '(no HTTP request was made)',
+          };
+        } else if (e instanceof CheckSkip) {
+          verdict = { status: 'skip', reason: e.reason };
+        } else if (budget.aborted && !signal.aborted) {
+          verdict = { status: 'error', message: `the check did not finish within its ${Math.round(budgetMs / 1000)} s budget` };
+        } else {
+          const err = e instanceof Error ? e : new Error(String(e));
+          verdict = { status: 'error', message: redactSecrets(err.message), ...(err.stack ? { stack: redactSecrets(err.stack) } : {}) };
+        }
+      }
+    }
+    const tags = [...check.tags];
+    if (!tags.includes('slow') && isSlow(check, target)) tags.push('slow');
+    const result: CheckResult = {
+      id: check.id,
+      title: check.title,
+      clause: { section: primary?.section ?? '?', quote: primary?.quote ?? check.clauses[0] },
+      interface: check.interface,
+      tags,
+      kind: check.kind,
+      verdict,
+      durationMs: performance.now() - started,
+      ...(Object.keys(measured).length > 0 ? { measured } : {}),
+    };
+    const exp = expectations.active.get(check.id);
+    const withExp: CheckResult = exp
+      ? { ...result, expectation: { expected: exp.verdict, reason: exp.reason, matched: exp.verdict === verdict.status } }
+      : result;
+    opts.onResult?.(withExp);
+    return withExp;
+  };
+
+  // Rate-limit checks first, apart from the rest: on the emulator each has an endpoint of
+  // its own, so they run together; on a real target they share the one endpoint, so one at a time.
+  const bursts = selected.filter((c) => c.tags.includes('rate-limit'));
+  const others = selected.filter((c) => !c.tags.includes('rate-limit'));
+  const burstLanes = target.spareEndpoints.length > 0 ? bursts.length : 1;
+  const burstResults = await runPool(bursts, burstLanes, runOne);
+  const otherResults = await runPool(others, opts.concurrency ?? 4, runOne);
+  const byId = new Map([...burstResults, ...otherResults].map((r) => [r.id, r]));
+  return selected.map((c) => byId.get(c.id) as CheckResult);
+}

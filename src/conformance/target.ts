@@ -1,0 +1,116 @@
+// The target a run checks: addresses, key reference, time scale and limits. Against the
+// emulator these come from GET /_qbench/info (its advertised time scale, rate table, payload
+// caps, dedicated endpoints); against a real target the spec's numbers (§4.1, §8) and scale 1.
+import { z } from 'zod';
+import { RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK } from '../spec/index.js';
+import type { RateLimitedOperation } from '../spec/index.js';
+import type { Probe } from './probe.js';
+
+export interface RateLimitFact {
+  readonly requestsPerWindow: number;
+  /** null: no concurrency cap. */
+  readonly concurrency: number | null;
+}
+
+export interface TargetLimits {
+  readonly rates: Readonly<Record<RateLimitedOperation, RateLimitFact>>;
+  /** Length of a rate window in real ms (the emulator runs rate windows in real time unless told otherwise). */
+  readonly rateWindowRealMs: number;
+  /** §8 dynamic rule's requests_per_worker when the target advertises it; null when unknown. */
+  readonly requestsPerWorker: number | null;
+  /** Whether rate limits are enforced at all (an emulator may run with limits off). */
+  readonly rateLimitsEnabled: boolean;
+  /** Payload caps the target advertises (emulator), for the report only: checks judge against the spec. */
+  readonly advertisedRunPayloadBytes?: number;
+  readonly advertisedRunsyncPayloadBytes?: number;
+  readonly advertisedStreamChunkBytes?: number;
+}
+
+export interface Target {
+  readonly kind: 'emulator' | 'remote';
+  readonly queueUrl: string;
+  readonly restUrl?: string | undefined;
+  readonly graphqlUrl?: string | undefined;
+  readonly endpointId: string;
+  /** Name of the environment variable holding the key (curl lines reference it). */
+  readonly apiKeyEnv: string;
+  readonly timeScale: number;
+  readonly limits: TargetLimits;
+  /** Endpoint ids the checks may take for themselves (emulator); empty on a real target. */
+  readonly spareEndpoints: readonly string[];
+  /** Host the target can reach this machine at for webhook calls; null: webhook checks skip. */
+  readonly callbackHost: string | null;
+  readonly allowBillable: boolean;
+  /** Fault switches the emulator reports (self-test). */
+  readonly faults: readonly string[];
+  /** The raw /_qbench/info answer, when there was one. */
+  readonly info?: Readonly<Record<string, unknown>>;
+}
+
+/** The spec's rate table as target facts. */
+export function specRates(): Record<RateLimitedOperation, RateLimitFact> {
+  const out = {} as Record<RateLimitedOperation, RateLimitFact>;
+  for (const [op, rule] of Object.entries(RATE_LIMITS) as [RateLimitedOperation, (typeof RATE_LIMITS)[RateLimitedOperation]][]) {
+    out[op] = { requestsPerWindow: rule.requestsPerWindow, concurrency: rule.concurrency };
+  }
+  return out;
+}
+
+export function specLimits(): TargetLimits {
+  return { rates: specRates(), rateWindowRealMs: RATE_WINDOW_MS, requestsPerWorker: null, rateLimitsEnabled: true };
+}
+
+const RateOverride = z.looseObject({ requestsPerWindow: z.number().int().positive().optional(), concurrency: z.number().int().positive().nullable().optional() });
+
+/** What the suite reads from GET /_qbench/info; unknown fields pass through. */
+export const EmulatorInfo = z.looseObject({
+  timeScale: z.number().positive(),
+  scaleRateWindows: z.boolean().optional(),
+  endpoints: z.array(z.string()).optional(),
+  faults: z.array(z.string()).optional(),
+  limits: z
+    .looseObject({
+      enabled: z.boolean().optional(),
+      requestsPerWorker: z.number().int().nonnegative().optional(),
+      rates: z.record(z.string(), RateOverride).optional(),
+      runPayloadBytes: z.number().int().positive().optional(),
+      runsyncPayloadBytes: z.number().int().positive().optional(),
+      streamChunkBytes: z.number().int().positive().optional(),
+    })
+    .optional(),
+});
+export type EmulatorInfo = z.infer<typeof EmulatorInfo>;
+
+/** Limits as an emulator advertises them: the spec table with its overrides applied. */
+export function limitsFromInfo(info: EmulatorInfo): TargetLimits {
+  const rates = specRates();
+  for (const [op, o] of Object.entries(info.limits?.rates ?? {})) {
+    if (!Object.hasOwn(rates, op)) continue;
+    const base = rates[op as RateLimitedOperation];
+    rates[op as RateLimitedOperation] = {
+      requestsPerWindow: o.requestsPerWindow ?? base.requestsPerWindow,
+      concurrency: o.concurrency === undefined ? base.concurrency : o.concurrency,
+    };
+  }
+  const l = info.limits;
+  return {
+    rates,
+    rateWindowRealMs: info.scaleRateWindows === true ? RATE_WINDOW_MS / info.timeScale : RATE_WINDOW_MS,
+    requestsPerWorker: l?.requestsPerWorker ?? null,
+    rateLimitsEnabled: l?.enabled ?? true,
+    advertisedRunPayloadBytes: l?.runPayloadBytes ?? RUN_PAYLOAD.decimalBytes,
+    advertisedRunsyncPayloadBytes: l?.runsyncPayloadBytes ?? RUNSYNC_PAYLOAD.decimalBytes,
+    advertisedStreamChunkBytes: l?.streamChunkBytes ?? STREAM_CHUNK.decimalBytes,
+  };
+}
+
+/**
+ * Ask the queue address for /_qbench/info. An answer that parses means an emulator; a 404,
+ * a non-JSON answer or a network error means a real target (nothing is assumed from it).
+ */
+export async function readEmulatorInfo(probe: Probe): Promise<EmulatorInfo | null> {
+  const res = await probe.send({ iface: 'queue', method: 'GET', path: '/_qbench/info', timeoutMs: 10_000 });
+  if (res.status !== 200) return null;
+  const parsed = EmulatorInfo.safeParse(res.json);
+  return parsed.success ? parsed.data : null;
+}

@@ -1,0 +1,190 @@
+// Queue-endpoint operations (§4.1) for checks: submit, status, cancel, retry, purge, health,
+// polling in emulated time, and holding a job in the queue by occupying every worker.
+import { fail, skip, type CheckContext, type ProbeResponse } from '../../../src/conformance/index.js';
+import { HTTP_STATUS, SECOND_MS, HOUR_MS, HealthRecord, type JobState } from '../../../src/spec/index.js';
+import { describe, expectShape, expectStatus, field, send } from './http.js';
+
+export type Op = 'run' | 'runsync' | 'status' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health' | 'status-sync' | 'requests';
+
+/** The endpoint a check uses: its own on the emulator, the target's one otherwise. */
+export function endpointFor(ctx: CheckContext, purpose = 'main'): string {
+  return ctx.dedicatedEndpoint(purpose) ?? ctx.target.endpointId;
+}
+
+/** True when the check has an endpoint nobody else touches (exact counts are possible). */
+export function isDedicated(ctx: CheckContext, ep: string): boolean {
+  return ep !== ctx.target.endpointId;
+}
+
+export function qpath(ep: string, op: Op, id?: string): string {
+  return `/v2/${ep}/${op}${id !== undefined ? `/${encodeURIComponent(id)}` : ''}`;
+}
+
+export interface SubmitOptions {
+  readonly policy?: Record<string, unknown>;
+  readonly webhook?: string;
+  readonly extra?: Record<string, unknown>;
+  /** /runsync wait query (ms). */
+  readonly waitMs?: number;
+  readonly timeoutMs?: number;
+}
+
+export function jobBody(input: Record<string, unknown>, o: SubmitOptions = {}): Record<string, unknown> {
+  return {
+    input,
+    ...(o.policy ? { policy: o.policy } : {}),
+    ...(o.webhook !== undefined ? { webhook: o.webhook } : {}),
+    ...(o.extra ?? {}),
+  };
+}
+
+/** POST /run; fails the check unless 200 with an id. */
+export async function submitRun(ctx: CheckContext, ep: string, input: Record<string, unknown>, o: SubmitOptions = {}): Promise<{ id: string; res: ProbeResponse }> {
+  const res = await send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'run'), json: jobBody(input, o) });
+  expectStatus(res, HTTP_STATUS.ok, 'POST /run of a valid job');
+  const id = field(res.json, 'id');
+  if (typeof id !== 'string' || id.length === 0) fail('POST /run answer with a string id', describe(res), res);
+  return { id, res };
+}
+
+/** POST /runsync; answers the raw response (checks judge it). */
+export async function submitRunsync(ctx: CheckContext, ep: string, input: Record<string, unknown>, o: SubmitOptions = {}): Promise<ProbeResponse> {
+  return send(ctx, {
+    iface: 'queue',
+    method: 'POST',
+    path: qpath(ep, 'runsync'),
+    ...(o.waitMs !== undefined ? { rawQuery: `wait=${o.waitMs}` } : {}),
+    json: jobBody(input, o),
+    timeoutMs: o.timeoutMs ?? 60_000,
+  });
+}
+
+export function getStatus(ctx: CheckContext, ep: string, id: string, rawQuery?: string): Promise<ProbeResponse> {
+  return send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'status', id), ...(rawQuery !== undefined ? { rawQuery } : {}) });
+}
+
+export function postOp(ctx: CheckContext, ep: string, op: 'cancel' | 'retry', id: string): Promise<ProbeResponse> {
+  return send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, op, id) });
+}
+
+export function purge(ctx: CheckContext, ep: string): Promise<ProbeResponse> {
+  return send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'purge-queue') });
+}
+
+export async function health(ctx: CheckContext, ep: string): Promise<{ res: ProbeResponse; record: HealthRecord }> {
+  const res = await send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'health') });
+  expectStatus(res, HTTP_STATUS.ok, 'GET /health');
+  return { res, record: expectShape(res, HealthRecord, 'GET /health answer') };
+}
+
+/** A job's state from a /status answer: its status string, or 'deleted' on 404. */
+export function stateOf(res: ProbeResponse): JobState | 'deleted' | 'other' {
+  if (res.status === HTTP_STATUS.notFound) return 'deleted';
+  const s = field(res.json, 'status');
+  return res.status === HTTP_STATUS.ok && typeof s === 'string' ? (s as JobState) : 'other';
+}
+
+/** Real ms between polls: about one emulated second, kept between 20 ms and 500 ms of real time. */
+export function pollIntervalRealMs(ctx: CheckContext): number {
+  return Math.min(500, Math.max(20, ctx.time.toRealMs(SECOND_MS)));
+}
+
+export interface PollResult {
+  readonly res: ProbeResponse;
+  /** Real time (performance.now()) the deciding answer arrived. */
+  readonly atMs: number;
+}
+
+/**
+ * Poll /status until `done(state)` holds or `timeoutEmulatedMs` passes (then undefined).
+ * The timeout is emulated time, never less than 2 s of real time (a busy host answers slower).
+ */
+export async function pollStatus(
+  ctx: CheckContext, ep: string, id: string,
+  done: (state: JobState | 'deleted' | 'other', res: ProbeResponse) => boolean,
+  timeoutEmulatedMs: number,
+): Promise<PollResult | undefined> {
+  const deadline = performance.now() + Math.max(2_000, ctx.time.toRealMs(timeoutEmulatedMs));
+  const every = pollIntervalRealMs(ctx);
+  for (;;) {
+    const res = await getStatus(ctx, ep, id);
+    if (done(stateOf(res), res)) return { res, atMs: res.doneAtMs };
+    if (performance.now() > deadline) return undefined;
+    await ctx.time.sleepReal(every, ctx.signal);
+  }
+}
+
+/** Poll until the job reaches one of `states`; fail the check when it does not in time. */
+export async function awaitState(ctx: CheckContext, ep: string, id: string, states: readonly (JobState | 'deleted')[], timeoutEmulatedMs: number, what: string): Promise<PollResult> {
+  const r = await pollStatus(ctx, ep, id, (s) => (states as readonly string[]).includes(s), timeoutEmulatedMs);
+  if (r === undefined) {
+    const last = ctx.http.log.at(-1);
+    fail(`${what}: job ${id} reaches ${states.join(' or ')} within ${timeoutEmulatedMs / SECOND_MS} s (emulated)`, last ? describe(last) : 'no answer', last);
+  }
+  return r;
+}
+
+/** A blocker's handler delay: far longer than any check (they are cancelled afterwards). */
+export const BLOCKER_DELAY_S = (2 * HOUR_MS) / SECOND_MS;
+/** Emulated time a check waits for workers to pick up blockers (covers the emulator's cold start). */
+export const PICKUP_WAIT_MS = 30 * SECOND_MS;
+
+export interface QueueHold {
+  readonly blockers: readonly string[];
+  /** Cancel every blocker (best effort). */
+  release(): Promise<void>;
+}
+
+/** Worker slots of the endpoint: the emulator advertises them; elsewhere /health's worker count plus a margin. */
+async function workerSlots(ctx: CheckContext, ep: string): Promise<number> {
+  const w = field(ctx.target.info, 'workers');
+  const max = field(w, 'max');
+  const per = field(w, 'jobsPerWorker');
+  if (typeof max === 'number') return max * (typeof per === 'number' ? per : 1);
+  const { record } = await health(ctx, ep);
+  return Math.max(1, record.workers.idle + record.workers.running + (record.workers.initializing ?? 0)) + 2;
+}
+
+/**
+ * Occupy every worker of `ep` with long blocker jobs, so that a lowPriority job submitted next
+ * stays IN_QUEUE (§7 "a job waits in the queue when ... the maximum worker count is reached").
+ */
+export async function holdQueue(ctx: CheckContext, ep: string): Promise<QueueHold> {
+  const slots = await workerSlots(ctx, ep);
+  const blockers: string[] = [];
+  const release = async () => {
+    await Promise.all(blockers.map((b) => ctx.http.send({ iface: 'queue', method: 'POST', path: qpath(ep, 'cancel', b) }).catch(() => undefined)));
+  };
+  try {
+    for (let i = 0; i < slots; i++) blockers.push((await submitRun(ctx, ep, { mock_delay: BLOCKER_DELAY_S, qbench: 'blocker' })).id);
+    for (const b of blockers) {
+      const r = await pollStatus(ctx, ep, b, (s) => s === 'IN_PROGRESS', PICKUP_WAIT_MS);
+      if (r === undefined) {
+        // More blockers than workers: the rest wait in the queue, which is what we want.
+        break;
+      }
+    }
+  } catch (e) {
+    await release();
+    throw e;
+  }
+  return { blockers, release };
+}
+
+/** Submit a lowPriority job behind the blockers and confirm it is IN_QUEUE, or skip. */
+export async function submitQueued(ctx: CheckContext, ep: string, input: Record<string, unknown>, o: SubmitOptions = {}): Promise<{ id: string; hold: QueueHold }> {
+  const hold = await holdQueue(ctx, ep);
+  try {
+    const { id } = await submitRun(ctx, ep, input, { ...o, policy: { lowPriority: true, ...(o.policy ?? {}) } });
+    await ctx.time.sleep(2 * SECOND_MS, ctx.signal);
+    const res = await getStatus(ctx, ep, id);
+    if (stateOf(res) !== 'IN_QUEUE') {
+      await hold.release();
+      skip(`could not hold a job in the queue (it was ${describe(res)} with ${hold.blockers.length} blocker jobs running)`);
+    }
+    return { id, hold };
+  } catch (e) {
+    await hold.release();
+    throw e;
+  }
+}
