@@ -268,3 +268,12 @@ export class ManualClock extends HeapClock {
     // Nothing to arm: time moves only through advance().
   }
 }
+
+/**
+ * Real (host) monotonic ms, for what must stay in real time whatever the scale: the §8
+ * rate windows by default, and HTTP-level bounds. The one place outside the classes above
+ * that reads the host clock.
+ */
+export function hostNowMs(): number {
+  return performance.now();
+}

@@ -1,0 +1,153 @@
+// The emulator's state apart from HTTP: endpoints, the limits in force (changeable through
+// the control routes), webhooks, the fault set and the sub-services (REST, GraphQL) with the
+// EmulatorServices they are given. server.ts routes requests onto it.
+import type { RateLimitedOperation } from '../spec/index.js';
+import { hostNowMs, type Clock } from './clock.js';
+import type { EmulatorConfig, RateOverride } from './config.js';
+import type { FaultName, FaultSet } from './faults.js';
+import { QueueEndpoint } from './endpoint.js';
+import { EndpointRateLimiter, rulesWithOverrides, type RuleInForce } from './rate-limiter.js';
+import { WebhookDispatcher } from './webhooks.js';
+import { mockWorkerHandler } from './handlers/mock-worker.js';
+import type { Handler } from './handlers/types.js';
+import { SUB_SERVICES, type EmulatorServices, type SubService, type SubServiceFactory } from './sub-services.js';
+import type { PoolSettings } from './worker-pool.js';
+import { RequestValidator } from './requests.js';
+
+/** Limits in force: the config's, until a control route changes them. */
+export interface LimitsState {
+  enabled: boolean;
+  requestsPerWorker: number;
+  scaleRateWindows: boolean;
+  overrides: Partial<Record<RateLimitedOperation, RateOverride>>;
+  rules: Record<RateLimitedOperation, RuleInForce>;
+}
+
+export interface CoreOptions {
+  /** Handler of simulated workers; the mock-worker contract by default. */
+  handler?: Handler;
+  /** Sub-service factories to mount; SUB_SERVICES by default. */
+  subServices?: readonly SubServiceFactory[];
+}
+
+export class EmulatorCore {
+  readonly endpoints = new Map<string, QueueEndpoint>();
+  readonly faults: FaultSet;
+  readonly limits: LimitsState;
+  readonly webhooks: WebhookDispatcher;
+  readonly subServices: SubService[];
+  readonly validator: RequestValidator;
+  readonly startedAtMs: number;
+
+  constructor(
+    readonly config: EmulatorConfig,
+    readonly clock: Clock,
+    opts: CoreOptions = {},
+  ) {
+    this.faults = new Set<FaultName>(config.faults);
+    this.startedAtMs = clock.now();
+    this.limits = this.initialLimits();
+    this.validator = new RequestValidator(this.faults);
+    this.webhooks = new WebhookDispatcher({ clock, faults: this.faults, ...config.webhooks });
+    const handler = opts.handler ?? mockWorkerHandler;
+    const windowNow = () => (this.limits.scaleRateWindows ? clock.now() : hostNowMs());
+    for (const id of config.endpoints) {
+      const limiter = new EndpointRateLimiter({
+        nowMs: windowNow,
+        scale: () => (this.limits.scaleRateWindows ? clock.scale : 1),
+        enabled: () => this.limits.enabled,
+        requestsPerWorker: () => this.limits.requestsPerWorker,
+        rules: () => this.limits.rules,
+        late: this.faults.has('rate-limit-late'),
+        noConcurrencyCap: this.faults.has('no-concurrency-cap'),
+      });
+      const ep = new QueueEndpoint({
+        id,
+        clock,
+        faults: this.faults,
+        webhooks: this.webhooks,
+        handler,
+        limiter,
+        pool: this.poolSettings(),
+        streamChunkBytes: () => config.limits.streamChunkBytes,
+        llm: config.llm,
+      });
+      ep.templateId = config.endpointTemplates[id];
+      this.endpoints.set(id, ep);
+    }
+    const services: EmulatorServices = {
+      clock,
+      apiKey: config.apiKey,
+      faults: this.faults,
+      rollingRelease: (templateId, version) => this.rollingRelease(templateId, version),
+      bindEndpoint: (endpointId, templateId, version) => this.bindEndpoint(endpointId, templateId, version),
+    };
+    this.subServices = (opts.subServices ?? SUB_SERVICES).map((f) => f(services));
+  }
+
+  private initialLimits(): LimitsState {
+    const l = this.config.limits;
+    return {
+      enabled: l.enabled,
+      requestsPerWorker: l.requestsPerWorker,
+      scaleRateWindows: this.config.scaleRateWindows,
+      overrides: { ...l.rates },
+      rules: rulesWithOverrides(l.rates),
+    };
+  }
+
+  poolSettings(): PoolSettings {
+    const w = this.config.workers;
+    return { min: w.min, max: w.max, jobsPerWorker: w.jobsPerWorker, coldStartMs: w.coldStartMs, idleTimeoutMs: w.idleTimeoutMs, scaleUpQueueDepth: w.scaleUpQueueDepth, simulated: !this.config.externalWorkers };
+  }
+
+  /** The first configured endpoint (served for unknown ids under 'unknown-endpoint-ok'). */
+  get defaultEndpoint(): QueueEndpoint {
+    return this.endpoints.values().next().value as QueueEndpoint;
+  }
+
+  setLimits(change: { enabled?: boolean | undefined; requestsPerWorker?: number | undefined; scaleRateWindows?: boolean | undefined; rates?: Partial<Record<RateLimitedOperation, RateOverride>> | undefined }): void {
+    if (change.enabled !== undefined) this.limits.enabled = change.enabled;
+    if (change.requestsPerWorker !== undefined) this.limits.requestsPerWorker = change.requestsPerWorker;
+    if (change.scaleRateWindows !== undefined && change.scaleRateWindows !== this.limits.scaleRateWindows) {
+      this.limits.scaleRateWindows = change.scaleRateWindows;
+      // Window timestamps of the other time base are meaningless now.
+      for (const ep of this.endpoints.values()) ep.limiter.reset();
+    }
+    if (change.rates) {
+      for (const [op, o] of Object.entries(change.rates) as [RateLimitedOperation, RateOverride][]) {
+        this.limits.overrides[op] = { ...this.limits.overrides[op], ...o };
+      }
+      this.limits.rules = rulesWithOverrides(this.limits.overrides);
+    }
+  }
+
+  /** POST /_qbench/reset: jobs, counters, windows, workers, limits and sub-services back to the start. */
+  reset(): void {
+    Object.assign(this.limits, this.initialLimits());
+    this.webhooks.reset();
+    for (const ep of this.endpoints.values()) ep.reset(this.poolSettings());
+    for (const s of this.subServices) s.reset?.();
+  }
+
+  bindEndpoint(endpointId: string, templateId: string, version: number): boolean {
+    const ep = this.endpoints.get(endpointId);
+    if (!ep) return false;
+    ep.templateId = templateId;
+    ep.pool.version = version;
+    for (const w of ep.pool.workers.values()) w.version = version;
+    return true;
+  }
+
+  async rollingRelease(templateId: string, version: number): Promise<void> {
+    const bound = [...this.endpoints.values()].filter((ep) => ep.templateId === templateId);
+    await Promise.all(bound.map((ep) => ep.pool.roll(version)));
+  }
+
+  async close(): Promise<void> {
+    for (const ep of this.endpoints.values()) ep.close();
+    await Promise.all(this.subServices.map((s) => (s.close ? s.close() : Promise.resolve())));
+    await this.webhooks.close();
+    this.clock.dispose();
+  }
+}

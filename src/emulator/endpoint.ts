@@ -1,0 +1,600 @@
+// One queue-based endpoint: its jobs, queue, lifecycle timers and workers. Implements the
+// §3.1 state table (with its unstated service rows from src/spec/job-states.ts), §2.1
+// ttl and execution timeout, §2.2 retention, §2.4 health and the §6 webhook trigger.
+// Every duration runs on the injected clock. Fault switches of the job lifecycle live here.
+import { randomUUID } from 'node:crypto';
+import { RETENTION_MS, RETRYABLE_STATES, TTL_MS, EXECUTION_TIMEOUT_MS, isTerminal } from '../spec/index.js';
+import type { JobState } from '../spec/index.js';
+import type { Clock } from './clock.js';
+import type { FaultSet } from './faults.js';
+import type { Job, StoredChunk, SubmitKind } from './job.js';
+import type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';
+import { WorkerPool, type PoolSettings, type Worker } from './worker-pool.js';
+import type { WebhookDispatcher } from './webhooks.js';
+import type { EndpointRateLimiter } from './rate-limiter.js';
+import { toChunks } from './stream-chunks.js';
+
+export interface JobCounters {
+  submitted: number;
+  completed: number;
+  /** FAILED and TIMED_OUT endings (timedOut is the subset). */
+  failed: number;
+  timedOut: number;
+  cancelled: number;
+  retried: number;
+  purged: number;
+  /** Jobs deleted by ttl while queued or running. */
+  expired: number;
+}
+
+export interface EndpointDeps {
+  readonly id: string;
+  readonly clock: Clock;
+  readonly faults: FaultSet;
+  readonly webhooks: WebhookDispatcher;
+  readonly handler: Handler;
+  readonly limiter: EndpointRateLimiter;
+  readonly pool: PoolSettings;
+  readonly streamChunkBytes: () => number;
+  readonly llm: HandlerContext['llm'];
+}
+
+export interface SubmitOptions {
+  readonly input: Record<string, unknown>;
+  readonly webhook?: string | undefined;
+  readonly s3Config?: Record<string, unknown> | undefined;
+  readonly policy?: { executionTimeout?: number | undefined; ttl?: number | undefined; lowPriority?: boolean | undefined } | undefined;
+  /** /runsync `wait` when the client gave one (it lengthens retention, see retentionFor). */
+  readonly waitMs?: number | undefined;
+}
+
+export type CancelResult = { ok: true; id: string; status: 'CANCELLED' } | { ok: false; reason: 'not-found' } | { ok: false; reason: 'not-cancellable'; status: JobState };
+export type RetryResult = { ok: true; id: string; status: 'IN_QUEUE' } | { ok: false; reason: 'not-found' } | { ok: false; reason: 'not-retryable'; status: JobState };
+
+export interface StreamTake {
+  status: JobState;
+  stream: StoredChunk[];
+}
+
+const NO_CHUNKS: StoredChunk[] = [];
+
+export class QueueEndpoint {
+  readonly id: string;
+  readonly jobs = new Map<string, Job>();
+  private readonly queue = new Set<Job>();
+  private queuedNormal = 0;
+  private runningJobs = 0;
+  readonly pool: WorkerPool;
+  readonly limiter: EndpointRateLimiter;
+  readonly counters: JobCounters = { submitted: 0, completed: 0, failed: 0, timedOut: 0, cancelled: 0, retried: 0, purged: 0, expired: 0 };
+  private dispatching = false;
+  /** Template binding (§4.2 rolling releases). */
+  templateId: string | undefined;
+
+  constructor(private readonly deps: EndpointDeps) {
+    this.id = deps.id;
+    this.limiter = deps.limiter;
+    this.pool = new WorkerPool(deps.clock, deps.id, deps.pool, () => this.dispatch());
+    this.pool.autoscale(0);
+  }
+
+  private get clock(): Clock {
+    return this.deps.clock;
+  }
+
+  private has(f: Parameters<FaultSet['has']>[0]): boolean {
+    return this.deps.faults.has(f);
+  }
+
+  /** §2.2 retention; /runsync: 1 min, or the given `wait` clamped to 1..5 min. */
+  retentionFor(kind: SubmitKind, waitMs: number | undefined): number {
+    let ms: number;
+    if (kind === 'run' || this.has('runsync-long-retention')) ms = RETENTION_MS.run;
+    else ms = waitMs === undefined ? RETENTION_MS.runsyncDefault : Math.min(RETENTION_MS.runsyncMax, Math.max(RETENTION_MS.runsyncDefault, waitMs));
+    return this.has('retention-halved') ? ms / 2 : ms;
+  }
+
+  submit(kind: SubmitKind, o: SubmitOptions): Job {
+    const now = this.clock.now();
+    const uuid = randomUUID();
+    const id = kind === 'runsync' && !this.has('wrong-sync-id-prefix') ? `sync-${uuid}` : kind === 'run' ? `${uuid}-e1` : uuid;
+    const job: Job = {
+      id,
+      kind,
+      input: o.input,
+      webhook: o.webhook,
+      s3Config: o.s3Config,
+      lowPriority: o.policy?.lowPriority === true,
+      executionTimeoutMs: o.policy?.executionTimeout ?? EXECUTION_TIMEOUT_MS.defaultValue,
+      submittedAtMs: now,
+      ttlMs: o.policy?.ttl ?? TTL_MS.defaultValue,
+      retentionMs: this.retentionFor(kind, o.waitMs),
+      status: 'IN_QUEUE',
+      queuedAtMs: now,
+      startedAtMs: undefined,
+      endedAtMs: undefined,
+      output: undefined,
+      error: undefined,
+      workerId: undefined,
+      expiryTimer: undefined,
+      execTimer: undefined,
+      abort: undefined,
+      chunks: undefined,
+      chunksDelivered: 0,
+      finalDelivered: false,
+      waiters: undefined,
+      attempt: 0,
+    };
+    this.jobs.set(id, job);
+    this.counters.submitted += 1;
+    this.armExpiry(job);
+    this.enqueue(job);
+    return job;
+  }
+
+  get(id: string): Job | undefined {
+    return this.jobs.get(id);
+  }
+
+  private enqueue(job: Job): void {
+    this.queue.add(job);
+    if (!job.lowPriority) this.queuedNormal += 1;
+    this.dispatch();
+    if (this.queueWaiters.size > 0 && this.queue.has(job)) {
+      const ws = [...this.queueWaiters];
+      this.queueWaiters.clear();
+      for (const fn of ws) fn();
+    }
+  }
+
+  /** Pulling (external) workers waiting for a job to be queued. */
+  private readonly queueWaiters = new Set<() => void>();
+
+  /** Resolve when a job is queued, `emulatedMs` pass or `signal` aborts. */
+  waitForQueued(emulatedMs: number, signal: AbortSignal): Promise<void> {
+    if (this.queue.size > 0 || signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        timer.cancel();
+        this.queueWaiters.delete(finish);
+        signal.removeEventListener('abort', finish);
+        resolve();
+      };
+      const timer = this.clock.setTimer(emulatedMs, finish);
+      signal.addEventListener('abort', finish, { once: true });
+      this.queueWaiters.add(finish);
+    });
+  }
+
+  private dequeue(job: Job): boolean {
+    if (!this.queue.delete(job)) return false;
+    if (!job.lowPriority) this.queuedNormal -= 1;
+    return true;
+  }
+
+  /** Hand queued jobs to free simulated workers, then let the autoscaler look at what is left. */
+  dispatch(): void {
+    if (this.dispatching) return;
+    this.dispatching = true;
+    try {
+      while (this.queue.size > 0) {
+        const w = this.pool.freeSimulated();
+        if (!w) break;
+        const job = this.queue.values().next().value as Job;
+        this.dequeue(job);
+        this.start(job, w);
+      }
+    } finally {
+      this.dispatching = false;
+    }
+    this.pool.autoscale(this.queuedNormal);
+  }
+
+  /** Oldest queued job for a pulling (external) worker, or undefined. */
+  takeNext(): Job | undefined {
+    const job = this.queue.values().next().value;
+    if (job === undefined) return undefined;
+    this.dequeue(job);
+    return job;
+  }
+
+  /** IN_QUEUE -> IN_PROGRESS on `w`. */
+  start(job: Job, w: Worker): void {
+    const now = this.clock.now();
+    job.status = 'IN_PROGRESS';
+    job.startedAtMs = now;
+    job.workerId = w.id;
+    this.runningJobs += 1;
+    this.pool.assign(w, job);
+    if (!this.has('execution-timeout-ignored')) {
+      job.execTimer = this.clock.setTimer(job.executionTimeoutMs, () => {
+        job.execTimer = undefined;
+        if (job.status !== 'IN_PROGRESS') return;
+        this.settle(job, 'TIMED_OUT', undefined, `job exceeded its executionTimeout of ${job.executionTimeoutMs} ms`);
+      });
+    }
+    this.notify(job);
+    if (w.kind === 'simulated') this.runSimulated(job, w);
+  }
+
+  private runSimulated(job: Job, w: Worker): void {
+    const attempt = job.attempt;
+    const ac = new AbortController();
+    job.abort = ac;
+    const ctx: HandlerContext = {
+      clock: this.clock,
+      signal: ac.signal,
+      jobId: job.id,
+      emit: (output, metrics) => this.emitChunk(job, attempt, output, metrics),
+      progress: (output) => this.progress(job, attempt, output),
+      workerJobs: () => w.jobs.size,
+      pendingJobs: () => this.queue.size,
+      setKvTokens: (tokens) => this.pool.setKv(w, job.id, tokens),
+      llm: this.deps.llm,
+    };
+    let p: Promise<HandlerOutcome>;
+    try {
+      p = this.deps.handler(job.input, ctx);
+    } catch (e) {
+      p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+    p.then(
+      (outcome) => this.finish(job, attempt, outcome),
+      (e: unknown) => {
+        if (ac.signal.aborted) return;
+        this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
+      },
+    );
+  }
+
+  private current(job: Job, attempt: number): boolean {
+    return this.jobs.get(job.id) === job && job.attempt === attempt && job.status === 'IN_PROGRESS';
+  }
+
+  /** A streamed chunk from the job's worker (simulated or external). */
+  emitChunk(job: Job, attempt: number, output: unknown, metrics?: Record<string, unknown>): void {
+    if (!this.current(job, attempt)) return;
+    const parts = toChunks(output, metrics, this.deps.streamChunkBytes(), !this.has('stream-chunk-oversize'));
+    if (job.chunks) for (const c of parts) job.chunks.push(c);
+    else job.chunks = parts;
+    this.notify(job);
+  }
+
+  progress(job: Job, attempt: number, output: unknown): void {
+    if (!this.current(job, attempt)) return;
+    job.output = output;
+    this.notify(job);
+  }
+
+  /** The handler of `job` ended (simulated or external worker). */
+  finish(job: Job, attempt: number, outcome: HandlerOutcome): void {
+    if (!this.current(job, attempt)) return;
+    const w = job.workerId === undefined ? undefined : this.pool.workers.get(job.workerId);
+    job.abort = undefined;
+    switch (outcome.kind) {
+      case 'output':
+        this.settle(job, 'COMPLETED', outcome.output, undefined, true);
+        break;
+      case 'error':
+        this.settle(job, 'FAILED', undefined, outcome.error, true);
+        break;
+      case 'crash':
+        this.settle(job, 'FAILED', undefined, outcome.error, true);
+        if (w) this.crashWorker(w, outcome.error);
+        break;
+    }
+    if (w && outcome.kind !== 'crash' && outcome.refresh) this.recycle(w);
+  }
+
+  /** The worker process died: its other jobs fail too, and it leaves the pool. */
+  private crashWorker(w: Worker, error: string): void {
+    for (const other of [...w.jobs.values()]) {
+      if (other.status !== 'IN_PROGRESS') continue;
+      this.settle(other, 'FAILED', undefined, error, true);
+    }
+    this.pool.remove(w);
+    this.dispatch();
+  }
+
+  /** refresh_worker: the worker is replaced once its jobs are done. */
+  private recycle(w: Worker): void {
+    if (!this.pool.workers.has(w.id)) return;
+    if (w.jobs.size === 0) this.pool.remove(w);
+    else w.state = 'draining';
+    this.dispatch();
+  }
+
+  /**
+   * Abort a running handler and free its worker slot. `byWorker`: the worker itself ended
+   * the job, so an external worker needs no stop signal.
+   */
+  private stopExecution(job: Job, byWorker = false): void {
+    job.abort?.abort(new Error('job stopped'));
+    job.abort = undefined;
+    job.execTimer?.cancel();
+    job.execTimer = undefined;
+    if (job.status === 'IN_PROGRESS') this.runningJobs -= 1;
+    const w = job.workerId === undefined ? undefined : this.pool.workers.get(job.workerId);
+    if (w) {
+      if (w.kind === 'external' && !byWorker) this.stopRequests.add(job.id);
+      this.pool.release(w, job.id);
+    }
+  }
+
+  /** Job ids an external worker must stop (issue 9: answered on job-stop). */
+  readonly stopRequests = new Set<string>();
+
+  /** Move a job into a terminal state; starts retention, fires the webhook, wakes waiters. */
+  private settle(job: Job, status: JobState, output: unknown, error: string | undefined, byWorker = false): void {
+    if (job.status === 'IN_PROGRESS') this.stopExecution(job, byWorker);
+    job.status = status;
+    job.endedAtMs = this.clock.now();
+    if (output !== undefined) job.output = output;
+    job.error = error;
+    switch (status) {
+      case 'COMPLETED':
+        this.counters.completed += 1;
+        break;
+      case 'FAILED':
+        this.counters.failed += 1;
+        break;
+      case 'TIMED_OUT':
+        this.counters.failed += 1;
+        this.counters.timedOut += 1;
+        break;
+      case 'CANCELLED':
+        this.counters.cancelled += 1;
+        break;
+      default:
+        break;
+    }
+    this.armExpiry(job);
+    if (job.webhook !== undefined) this.deps.webhooks.send(job.webhook, this.record(job));
+    this.notify(job);
+    this.dispatch();
+  }
+
+  /** One expiry timer per job: ttl from submission, or retention once ended, whichever is first. */
+  private armExpiry(job: Job): void {
+    job.expiryTimer?.cancel();
+    job.expiryTimer = undefined;
+    let due = this.has('ttl-ignored') ? Infinity : job.submittedAtMs + job.ttlMs;
+    if (job.endedAtMs !== undefined && isTerminal(job.status)) due = Math.min(due, job.endedAtMs + job.retentionMs);
+    if (due === Infinity) return;
+    job.expiryTimer = this.clock.setTimer(due - this.clock.now(), () => {
+      job.expiryTimer = undefined;
+      this.expire(job);
+    });
+  }
+
+  /** §2.1/§2.2: the job is deleted in any state; later lookups answer 404. */
+  private expire(job: Job): void {
+    if (this.jobs.get(job.id) !== job) return;
+    if (job.status === 'IN_QUEUE') {
+      this.dequeue(job);
+      this.counters.expired += 1;
+    } else if (job.status === 'IN_PROGRESS') {
+      this.stopExecution(job);
+      this.counters.expired += 1;
+    }
+    this.delete(job);
+    this.dispatch();
+  }
+
+  private delete(job: Job): void {
+    job.expiryTimer?.cancel();
+    job.expiryTimer = undefined;
+    job.execTimer?.cancel();
+    job.execTimer = undefined;
+    this.jobs.delete(job.id);
+    this.notify(job);
+  }
+
+  /** /status?ttl=: the job's ttl becomes `ttlMs`, still counted from submission. */
+  setTtl(job: Job, ttlMs: number): void {
+    if (this.has('status-ttl-ignored')) return;
+    job.ttlMs = ttlMs;
+    this.armExpiry(job);
+  }
+
+  cancel(id: string): CancelResult {
+    const job = this.jobs.get(id);
+    if (!job) return { ok: false, reason: 'not-found' };
+    if (job.status === 'IN_QUEUE') {
+      this.dequeue(job);
+      this.settle(job, 'CANCELLED', undefined, undefined);
+    } else if (job.status === 'IN_PROGRESS') {
+      if (!this.has('cancel-does-not-stop-running')) this.settle(job, 'CANCELLED', undefined, undefined);
+    } else if (job.status !== 'CANCELLED') {
+      return { ok: false, reason: 'not-cancellable', status: job.status };
+    }
+    return { ok: true, id, status: 'CANCELLED' };
+  }
+
+  retry(id: string): RetryResult {
+    const job = this.jobs.get(id);
+    if (!job) return { ok: false, reason: 'not-found' };
+    const allowed =
+      RETRYABLE_STATES.has(job.status) ||
+      (job.status === 'COMPLETED' && this.has('retry-from-completed')) ||
+      (job.status === 'CANCELLED' && this.has('retry-from-cancelled'));
+    if (!allowed) return { ok: false, reason: 'not-retryable', status: job.status };
+    job.attempt += 1;
+    job.status = 'IN_QUEUE';
+    if (!this.has('retry-keeps-output')) job.output = undefined;
+    job.error = undefined;
+    job.workerId = undefined;
+    job.startedAtMs = undefined;
+    job.endedAtMs = undefined;
+    job.chunks = undefined;
+    job.chunksDelivered = 0;
+    job.finalDelivered = false;
+    job.queuedAtMs = this.clock.now();
+    this.counters.retried += 1;
+    this.armExpiry(job);
+    this.enqueue(job);
+    this.notify(job);
+    return { ok: true, id: this.has('retry-new-id') ? `${randomUUID()}-e1` : id, status: 'IN_QUEUE' };
+  }
+
+  /** §3.1 purge: queued jobs are removed (deleted); jobs in progress continue. */
+  purge(): number {
+    let removed = 0;
+    for (const job of [...this.queue]) {
+      this.dequeue(job);
+      this.counters.purged += 1;
+      this.delete(job);
+      removed += 1;
+    }
+    if (this.has('purge-removes-running')) {
+      for (const job of [...this.jobs.values()]) {
+        if (job.status !== 'IN_PROGRESS') continue;
+        this.settle(job, 'CANCELLED', undefined, undefined);
+        removed += 1;
+      }
+    }
+    this.dispatch();
+    return removed;
+  }
+
+  /** The record /status, /runsync, status-sync and webhooks answer (§2.2 + WIRE-COMPAT extras). */
+  record(job: Job): Record<string, unknown> {
+    const r: Record<string, unknown> = { id: job.id, status: job.status };
+    if (!this.has('timing-fields-missing')) {
+      const now = this.clock.now();
+      const started = job.startedAtMs;
+      r['delayTime'] = Math.round((started ?? job.endedAtMs ?? now) - job.queuedAtMs);
+      r['executionTime'] = started === undefined ? 0 : Math.round((job.endedAtMs ?? now) - started);
+    }
+    if (job.workerId !== undefined) r['workerId'] = job.workerId;
+    if (job.output !== undefined) r['output'] = job.output;
+    if (job.error !== undefined) r['error'] = job.error;
+    return r;
+  }
+
+  /** New chunks since the last call (WIRE-COMPAT /stream); a non-streaming job's output comes once, split. */
+  takeStream(job: Job): StreamTake {
+    let stream = NO_CHUNKS;
+    if (job.chunks && job.chunksDelivered < job.chunks.length) {
+      stream = job.chunks.slice(job.chunksDelivered);
+      job.chunksDelivered = job.chunks.length;
+    } else if (!job.chunks && job.status === 'COMPLETED' && !job.finalDelivered && job.output !== undefined) {
+      stream = toChunks(job.output, undefined, this.deps.streamChunkBytes(), !this.has('stream-chunk-oversize'));
+      job.finalDelivered = true;
+    }
+    return { status: job.status, stream };
+  }
+
+  /** True when a /stream call would get something now. */
+  streamReady(job: Job): boolean {
+    if (job.chunks && job.chunksDelivered < job.chunks.length) return true;
+    return isTerminal(job.status);
+  }
+
+  health(): Record<string, unknown> {
+    const w = this.pool.counts();
+    const c = this.counters;
+    return {
+      jobs: {
+        completed: c.completed,
+        failed: c.failed,
+        inProgress: this.runningJobs,
+        inQueue: this.queue.size + (this.has('health-miscount') ? 1 : 0),
+        retried: c.retried,
+        cancelled: c.cancelled,
+        timedOut: c.timedOut,
+        purged: c.purged,
+        expired: c.expired,
+        submitted: c.submitted,
+      },
+      workers: { idle: w.idle, running: w.running, initializing: w.initializing, ready: w.ready, throttled: w.throttled, unhealthy: w.unhealthy },
+    };
+  }
+
+  get queueSize(): number {
+    return this.queue.size;
+  }
+
+  get inProgress(): number {
+    return this.runningJobs;
+  }
+
+  /** Wake everything waiting on `job` (status-sync, runsync, stream long-polls). */
+  private notify(job: Job): void {
+    const w = job.waiters;
+    if (!w) return;
+    job.waiters = undefined;
+    for (const fn of w) fn();
+  }
+
+  /**
+   * Resolve once `pred()` holds, the job is deleted, `emulatedMs` pass or `signal` aborts,
+   * whichever is first. Never rejects.
+   */
+  waitUntil(job: Job, emulatedMs: number, pred: () => boolean, signal?: AbortSignal): Promise<void> {
+    if (pred() || this.jobs.get(job.id) !== job || emulatedMs <= 0 || signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        timer.cancel();
+        job.waiters?.delete(check);
+        signal?.removeEventListener('abort', finish);
+        resolve();
+      };
+      const check = () => {
+        if (done) return;
+        if (pred() || this.jobs.get(job.id) !== job) finish();
+        else (job.waiters ??= new Set()).add(check);
+      };
+      const timer = this.clock.setTimer(emulatedMs, finish);
+      signal?.addEventListener('abort', finish, { once: true });
+      (job.waiters ??= new Set()).add(check);
+    });
+  }
+
+  /** Every job, newest first, for GET /requests. */
+  listJobs(limit: number, status: JobState | undefined): { jobs: Job[]; total: number } {
+    const all: Job[] = [];
+    for (const j of this.jobs.values()) if (status === undefined || j.status === status) all.push(j);
+    all.sort((a, b) => b.submittedAtMs - a.submittedAtMs);
+    return { jobs: all.slice(0, limit), total: all.length };
+  }
+
+  /** Forget every job and counter; workers back to the configured pool (POST /_qbench/reset). */
+  reset(settings: PoolSettings): void {
+    for (const job of [...this.jobs.values()]) {
+      job.abort?.abort(new Error('reset'));
+      job.abort = undefined;
+      job.expiryTimer?.cancel();
+      job.execTimer?.cancel();
+      const w = job.waiters;
+      job.waiters = undefined;
+      this.jobs.delete(job.id);
+      if (w) for (const fn of w) fn();
+    }
+    this.queue.clear();
+    this.queuedNormal = 0;
+    this.runningJobs = 0;
+    this.stopRequests.clear();
+    for (const k of Object.keys(this.counters) as (keyof JobCounters)[]) this.counters[k] = 0;
+    this.pool.clear();
+    this.pool.settings = settings;
+    this.limiter.reset();
+    this.pool.autoscale(0);
+  }
+
+  /** Stop everything (server close). */
+  close(): void {
+    for (const job of this.jobs.values()) {
+      job.abort?.abort(new Error('emulator closed'));
+      job.expiryTimer?.cancel();
+      job.execTimer?.cancel();
+      const w = job.waiters;
+      job.waiters = undefined;
+      if (w) for (const fn of w) fn();
+    }
+    this.pool.clear();
+  }
+}

@@ -1,0 +1,107 @@
+// HTTP plumbing of the emulator: JSON answers (always `content-type: application/json`,
+// WIRE-COMPAT), error bodies `{error: "..."}`, and body reading with a byte cap enforced
+// while the body streams in (§4.1/§8 payload caps): an oversized body is answered 413 at
+// once, the rest is discarded as it arrives, and past a bound the connection is cut.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+const JSON_TYPE = 'application/json';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  const h: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) };
+  if (headers) Object.assign(h, headers);
+  res.writeHead(status, h);
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, message: string, extra?: Record<string, unknown>, headers?: Record<string, string>): void {
+  sendJson(res, status, extra ? { error: message, ...extra } : { error: message }, headers);
+}
+
+export type BodyResult =
+  | { readonly kind: 'ok'; readonly body: Buffer }
+  | { readonly kind: 'too-large'; readonly declaredBytes: number | undefined }
+  | { readonly kind: 'aborted' };
+
+const EMPTY = Buffer.alloc(0);
+
+function hasBody(req: IncomingMessage): boolean {
+  const cl = req.headers['content-length'];
+  return (cl !== undefined && cl !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Read the whole body, refusing it as soon as it passes `capBytes` (declared length or
+ * bytes received). Never buffers more than the cap.
+ */
+export function readBody(req: IncomingMessage, capBytes: number): Promise<BodyResult> | BodyResult {
+  if (!hasBody(req)) return { kind: 'ok', body: EMPTY };
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) {
+    const n = Number(declared);
+    if (Number.isFinite(n) && n > capBytes) return { kind: 'too-large', declaredBytes: n };
+  }
+  return new Promise<BodyResult>((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const done = (r: BodyResult) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onAbort);
+      resolve(r);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > capBytes) {
+        chunks.length = 0;
+        done({ kind: 'too-large', declaredBytes: undefined });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => done({ kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) });
+    const onAbort = () => done({ kind: 'aborted' });
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+    req.on('close', onAbort);
+  });
+}
+
+/**
+ * After a too-large answer: keep discarding what the client still sends (so it can read
+ * the 413 cleanly) up to `allowanceBytes`, then cut the connection. Nothing is buffered.
+ */
+export function discardRest(req: IncomingMessage, allowanceBytes: number): void {
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > allowanceBytes) req.socket.destroy();
+  });
+  req.on('error', () => {});
+  req.resume();
+}
+
+/** Content types a job body may carry: JSON, or what curl and the worker protocol send for JSON text. */
+export function acceptableBodyType(req: IncomingMessage): boolean {
+  const ct = req.headers['content-type'];
+  if (ct === undefined || ct === '') return true;
+  const base = (ct.split(';')[0] ?? '').trim().toLowerCase();
+  return base === JSON_TYPE || base.endsWith('+json') || base === 'text/plain' || base === 'application/x-www-form-urlencoded' || base === '*/*';
+}
+
+export type JsonParse = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
+
+export function parseJson(body: Buffer): JsonParse {
+  if (body.length === 0) return { ok: false, error: 'request body is empty; expected a JSON object' };
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
+  } catch (e) {
+    return { ok: false, error: `malformed JSON body: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}

@@ -1,0 +1,102 @@
+// The queue-endpoint emulator, in-process: `startEmulator(config)` validates the config,
+// listens (port 0 allowed) and resolves to `{ url, close() }`. Same server as
+// `qbench emulate`. See README "Emulator" for routes, choices and the info/control routes.
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { registerSecret } from '../errors.js';
+import { ScaledClock, type Clock } from './clock.js';
+import { parseEmulatorConfig, type EmulatorConfig, type EmulatorConfigInput } from './config.js';
+import { EmulatorCore, type CoreOptions } from './core.js';
+import { EmulatorHttp } from './server.js';
+import { WorkerProtocolRoutes } from './worker-protocol.js';
+
+export interface StartOptions extends CoreOptions {
+  /** Inject a clock (a ManualClock in unit tests); default ScaledClock(config.timeScale). */
+  clock?: Clock;
+}
+
+export interface EmulatorHandle {
+  /** http://host:port (no trailing slash). */
+  readonly url: string;
+  /** `${url}/v2`: the base URL the SDKs take. */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly config: EmulatorConfig;
+  readonly clock: Clock;
+  /** The state behind the server, for in-process tests and benches. */
+  readonly core: EmulatorCore;
+  close(): Promise<void>;
+}
+
+export async function startEmulator(input: EmulatorConfigInput, opts: StartOptions = {}): Promise<EmulatorHandle> {
+  const config = parseEmulatorConfig(input);
+  registerSecret(config.apiKey);
+  const clock = opts.clock ?? new ScaledClock(config.timeScale);
+  const core = new EmulatorCore(config, clock, opts);
+  const http = new EmulatorHttp(core);
+  if (config.externalWorkers) http.workerProtocol = new WorkerProtocolRoutes(core);
+  const server: Server = createServer(
+    {
+      requestTimeout: config.http.requestTimeoutMs,
+      headersTimeout: config.http.headersTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      maxHeaderSize: config.http.maxHeaderBytes,
+    },
+    http.listener,
+  );
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  // A malformed request line or oversized header gets an answer, never a crash.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify({ error: status === 431 ? 'request headers too large' : status === 408 ? 'request took too long to arrive' : 'malformed HTTP request' });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr !== null ? addr.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    baseUrl: `${url}/v2`,
+    port,
+    config,
+    clock,
+    core,
+    close: () => {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await core.close();
+        for (const s of sockets) s.destroy();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
+
+export { parseEmulatorConfig, EmulatorConfigSchema } from './config.js';
+export type { EmulatorConfig, EmulatorConfigInput } from './config.js';
+export { ScaledClock, ManualClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { FAULTS, FAULT_NAMES, isFaultName } from './faults.js';
+export type { FaultName, FaultSet } from './faults.js';
+export { infoDocument, countersDocument } from './info-routes.js';
+export type { EmulatorCore } from './core.js';
+export type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';

@@ -1,0 +1,186 @@
+// The reserved /_qbench routes: GET /_qbench/info (no key) advertises the time scale,
+// endpoints, limits in force, faults and sub-services' facts so suites compute their
+// expectations from it; the control routes (key required) reset, resize worker pools,
+// change limits and read counters. Shapes are documented in README ("Emulator").
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import {
+  RATE_WINDOW_MS, RETENTION_MS, TTL_MS, EXECUTION_TIMEOUT_MS, RUNSYNC_WAIT_MS, WEBHOOK, EMULATOR_MB_READING, HTTP_STATUS,
+  RATE_LIMITS, STREAM_CHUNK,
+} from '../spec/index.js';
+import type { RateLimitedOperation } from '../spec/index.js';
+import { VERSION } from '../version.js';
+import type { EmulatorCore } from './core.js';
+import { RateOverride } from './config.js';
+import { FAULTS } from './faults.js';
+import { parseJson, readBody, sendError, sendJson } from './http-io.js';
+import type { EmulatorHttp } from './server.js';
+
+const CONTROL_BODY_CAP_BYTES = 64 * 1024;
+const OPS = Object.keys(RATE_LIMITS) as [RateLimitedOperation, ...RateLimitedOperation[]];
+
+const WorkersChange = z.strictObject({
+  endpoint: z.string().optional(),
+  min: z.number().int().nonnegative().optional(),
+  max: z.number().int().positive().optional(),
+  /** Start this many warm workers now (no cold start), within max. */
+  running: z.number().int().nonnegative().max(10_000).optional(),
+});
+
+const LimitsChange = z.strictObject({
+  enabled: z.boolean().optional(),
+  requestsPerWorker: z.number().int().nonnegative().optional(),
+  scaleRateWindows: z.boolean().optional(),
+  rates: z.partialRecord(z.enum(OPS), RateOverride).optional(),
+});
+
+/** The info document (GET /_qbench/info). */
+export function infoDocument(core: EmulatorCore): Record<string, unknown> {
+  const cfg = core.config;
+  const l = core.limits;
+  const rates: Record<string, unknown> = {};
+  for (const op of OPS) {
+    const rule = l.rules[op];
+    rates[op] = { method: RATE_LIMITS[op].method, path: RATE_LIMITS[op].path, requestsPerWindow: rule.requestsPerWindow, concurrency: rule.concurrency };
+  }
+  const sub: Record<string, unknown> = {};
+  for (const s of core.subServices) sub[s.name] = s.info?.() ?? {};
+  return {
+    name: 'qbench-emulator',
+    version: VERSION,
+    timeScale: core.clock.scale,
+    scaleRateWindows: l.scaleRateWindows,
+    endpoints: [...core.endpoints.keys()],
+    externalWorkers: cfg.externalWorkers,
+    workers: { ...cfg.workers },
+    limits: {
+      enabled: l.enabled,
+      rateWindowMs: RATE_WINDOW_MS,
+      rates,
+      requestsPerWorker: l.requestsPerWorker,
+      dynamicRule: 'effective = max(requestsPerWindow, workers.running * requestsPerWorker), workers.running as in /health',
+      payload: {
+        mbReading: EMULATOR_MB_READING,
+        runBytes: core.faults.has('payload-cap-off') ? null : cfg.limits.runPayloadBytes,
+        runsyncBytes: core.faults.has('payload-cap-off') ? null : cfg.limits.runsyncPayloadBytes,
+        tooLargeStatus: 413,
+      },
+      streamChunkBytes: cfg.limits.streamChunkBytes,
+      streamChunkMb: STREAM_CHUNK.megabytes,
+      retentionMs: {
+        run: RETENTION_MS.run,
+        runsyncDefault: RETENTION_MS.runsyncDefault,
+        runsyncMax: RETENTION_MS.runsyncMax,
+        runsyncRule: 'no wait query: runsyncDefault; with wait: clamp(wait, runsyncDefault, runsyncMax)',
+      },
+      ttlMs: { default: TTL_MS.defaultValue, min: TTL_MS.min, max: TTL_MS.max, statusQuery: { min: 1, max: TTL_MS.max, countedFrom: 'submission' } },
+      executionTimeoutMs: { default: EXECUTION_TIMEOUT_MS.defaultValue, min: EXECUTION_TIMEOUT_MS.min, max: EXECUTION_TIMEOUT_MS.max },
+      runsyncWaitMs: { default: RUNSYNC_WAIT_MS.defaultValue, min: RUNSYNC_WAIT_MS.min, max: RUNSYNC_WAIT_MS.max, scaled: true },
+      webhook: { extraAttempts: WEBHOOK.extraAttempts, retryDelayMs: WEBHOOK.retryDelayMs },
+      streamLongPollRealMs: cfg.stream.longPollMs,
+    },
+    faults: [...core.faults].map((name) => ({ name, ...FAULTS[name] })),
+    subServices: sub,
+  };
+}
+
+export function countersDocument(core: EmulatorCore): Record<string, unknown> {
+  const endpoints: Record<string, unknown> = {};
+  for (const [id, ep] of core.endpoints) {
+    endpoints[id] = {
+      health: ep.health(),
+      jobsHeld: ep.jobs.size,
+      workers: [...ep.pool.workers.values()].map((w) => ({ id: w.id, kind: w.kind, state: w.state, jobs: w.jobs.size, capacity: w.capacity, version: w.version })),
+      requests: ep.limiter.snapshot(),
+    };
+  }
+  const mem = process.memoryUsage();
+  return {
+    emulatedNowMs: core.clock.now(),
+    uptimeEmulatedMs: core.clock.now() - core.startedAtMs,
+    pendingTimers: core.clock.pendingTimers(),
+    webhooks: { ...core.webhooks.counters },
+    memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
+    endpoints,
+  };
+}
+
+async function readControlBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const b = await readBody(req, CONTROL_BODY_CAP_BYTES);
+  if (b.kind === 'aborted') return undefined;
+  if (b.kind === 'too-large') {
+    sendError(res, 413, `control bodies are at most ${CONTROL_BODY_CAP_BYTES} bytes`);
+    return undefined;
+  }
+  if (b.body.length === 0) return {};
+  const p = parseJson(b.body);
+  if (!p.ok) {
+    sendError(res, HTTP_STATUS.badRequest, p.error);
+    return undefined;
+  }
+  return p.value;
+}
+
+function invalid(res: ServerResponse, err: z.ZodError): void {
+  sendError(res, HTTP_STATUS.badRequest, `invalid control body: ${z.prettifyError(err).replace(/\n/g, ' ')}`, {
+    issues: err.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message })),
+  });
+}
+
+export async function handleInfoRoute(core: EmulatorCore, http: EmulatorHttp, req: IncomingMessage, res: ServerResponse, path: string, _query: string): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (path === '/_qbench/info') {
+    if (method !== 'GET') return sendError(res, 405, 'use GET /_qbench/info', undefined, { allow: 'GET' });
+    return sendJson(res, HTTP_STATUS.ok, infoDocument(core));
+  }
+  const control: Record<string, string> = { '/_qbench/reset': 'POST', '/_qbench/workers': 'POST', '/_qbench/limits': 'POST', '/_qbench/counters': 'GET' };
+  const want = control[path];
+  if (want === undefined) return sendError(res, HTTP_STATUS.notFound, `no such emulator route ${path}; see GET /_qbench/info and README`);
+  if (!http.authorized(req.headers.authorization)) return sendError(res, HTTP_STATUS.unauthorized, 'control routes need the API key in the authorization header');
+  if (method !== want) return sendError(res, 405, `use ${want} ${path}`, undefined, { allow: want });
+
+  switch (path) {
+    case '/_qbench/counters':
+      return sendJson(res, HTTP_STATUS.ok, countersDocument(core));
+    case '/_qbench/reset':
+      core.reset();
+      return sendJson(res, HTTP_STATUS.ok, { reset: true });
+    case '/_qbench/workers': {
+      const body = await readControlBody(req, res);
+      if (body === undefined) return;
+      const r = WorkersChange.safeParse(body);
+      if (!r.success) return invalid(res, r.error);
+      const targets = r.data.endpoint === undefined ? [...core.endpoints.values()] : [core.endpoints.get(r.data.endpoint)];
+      if (targets.some((t) => t === undefined)) return sendError(res, HTTP_STATUS.notFound, `unknown endpoint id "${r.data.endpoint ?? ''}"`);
+      for (const ep of targets) {
+        if (!ep) continue;
+        const min = r.data.min ?? ep.pool.settings.min;
+        const max = r.data.max ?? ep.pool.settings.max;
+        if (min > max) return sendError(res, HTTP_STATUS.badRequest, `min (${min}) must not exceed max (${max})`, { issues: [{ path: 'min', message: 'exceeds max' }] });
+        ep.pool.setBounds(min, max);
+        if (r.data.running !== undefined) {
+          let up = ep.pool.simulatedCount();
+          while (up < Math.min(r.data.running, max)) {
+            ep.pool.start(true);
+            up += 1;
+          }
+        }
+        ep.pool.autoscale(0);
+        ep.dispatch();
+      }
+      const answer: Record<string, unknown> = {};
+      for (const ep of targets) if (ep) answer[ep.id] = { ...ep.pool.settings, workers: ep.pool.counts() };
+      return sendJson(res, HTTP_STATUS.ok, { endpoints: answer });
+    }
+    case '/_qbench/limits': {
+      const body = await readControlBody(req, res);
+      if (body === undefined) return;
+      const r = LimitsChange.safeParse(body);
+      if (!r.success) return invalid(res, r.error);
+      core.setLimits(r.data);
+      return sendJson(res, HTTP_STATUS.ok, { limits: (infoDocument(core) as { limits: unknown }).limits });
+    }
+    default:
+      return sendError(res, HTTP_STATUS.notFound, `no such emulator route ${path}`);
+  }
+}

@@ -1,0 +1,54 @@
+// One job of the queue endpoint (§2.1, §2.2) and the record it answers with. All times are
+// emulated ms from the emulator's clock. The fields stay few and flat: the emulator holds
+// 180,000 retained jobs (30 min of /run at its maximum rate) within its memory budget.
+import type { JobState } from '../spec/index.js';
+import type { TimerHandle } from './clock.js';
+
+export type SubmitKind = 'run' | 'runsync';
+
+/** One streamed chunk as stored (§2.3): the handler's output and optional metrics. */
+export interface StoredChunk {
+  output: unknown;
+  metrics?: Record<string, unknown>;
+  /** Set when one handler chunk was split to respect the 1 MB cap: part index and count. */
+  split?: { index: number; count: number };
+}
+
+export interface Job {
+  readonly id: string;
+  readonly kind: SubmitKind;
+  readonly input: Record<string, unknown>;
+  readonly webhook: string | undefined;
+  readonly s3Config: Record<string, unknown> | undefined;
+  readonly lowPriority: boolean;
+  readonly executionTimeoutMs: number;
+  readonly submittedAtMs: number;
+  /** §2.1 ttl, counted from submission; /status?ttl= changes it. */
+  ttlMs: number;
+  /** §2.2 retention after the job ends. */
+  readonly retentionMs: number;
+  status: JobState;
+  /** When the job (re-)entered the queue: delayTime counts from here. */
+  queuedAtMs: number;
+  startedAtMs: number | undefined;
+  endedAtMs: number | undefined;
+  output: unknown;
+  error: string | undefined;
+  workerId: string | undefined;
+  /** The one expiry timer: min(ttl due, retention due once ended). */
+  expiryTimer: TimerHandle | undefined;
+  /** Execution-timeout timer while running. */
+  execTimer: TimerHandle | undefined;
+  /** Aborts the running handler (cancel, timeout, ttl, crash of its worker). */
+  abort: AbortController | undefined;
+  /** Streamed chunks, created on the first one. */
+  chunks: StoredChunk[] | undefined;
+  /** Chunks already handed to a /stream call. */
+  chunksDelivered: number;
+  /** true once the final output of a non-streaming job went out on /stream. */
+  finalDelivered: boolean;
+  /** Callbacks waiting for any change (status-sync, runsync, stream long-polls). */
+  waiters: Set<() => void> | undefined;
+  /** Bumps on each retry so stale handler callbacks of an earlier attempt are ignored. */
+  attempt: number;
+}

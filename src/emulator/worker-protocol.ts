@@ -1,0 +1,121 @@
+// Issue 9: real worker processes attached over the worker protocol of WIRE-COMPAT
+// (job-take, job-take-batch, job-stop, job-done, job-stream, ping), as external workers of
+// the endpoint's pool. job-take long-polls briefly (well under the worker's 90 s timeout)
+// and answers 204 when nothing is queued; cancel reaches a running job through job-stop.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WORKER_PROTOCOL } from '../spec/index.js';
+import type { EmulatorCore } from './core.js';
+import type { QueueEndpoint } from './endpoint.js';
+import type { Job } from './job.js';
+import { parseJson, readBody, sendError, sendJson } from './http-io.js';
+import type { WorkerRoutes } from './server.js';
+import type { Worker } from './worker-pool.js';
+
+const OPS = new Set(['job-take', 'job-take-batch', 'job-stop', 'job-done', 'job-stream', 'ping']);
+/** Real ms job-take waits for a job before answering 204: a tenth of the worker's own timeout. */
+const TAKE_LONG_POLL_REAL_MS = WORKER_PROTOCOL.workerHttpTimeoutMs / 10;
+const MAX_BATCH = 64;
+const RESULT_BODY_CAP_BYTES = 64 * 1000 * 1000;
+
+function noContent(res: ServerResponse): void {
+  res.writeHead(204);
+  res.end();
+}
+
+export class WorkerProtocolRoutes implements WorkerRoutes {
+  constructor(private readonly core: EmulatorCore) {}
+
+  owns(op: string): boolean {
+    return OPS.has(op);
+  }
+
+  private worker(ep: QueueEndpoint, id: string): Worker {
+    return ep.pool.attachExternal(id, MAX_BATCH);
+  }
+
+  private jobOf(ep: QueueEndpoint, w: Worker, jobId: string): Job | undefined {
+    const j = ep.get(jobId);
+    return j !== undefined && j.workerId === w.id && j.status === 'IN_PROGRESS' ? j : undefined;
+  }
+
+  private describe(job: Job): Record<string, unknown> {
+    const d: Record<string, unknown> = { id: job.id, input: job.input };
+    if (job.webhook !== undefined) d['webhook'] = job.webhook;
+    if (job.s3Config !== undefined) d['s3Config'] = job.s3Config;
+    d['policy'] = { executionTimeout: job.executionTimeoutMs, ttl: job.ttlMs, lowPriority: job.lowPriority };
+    return d;
+  }
+
+  async handle(ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, rest: string[], query: string): Promise<void> {
+    const op = (req.url ?? '').split('?')[0]?.split('/')[3] ?? '';
+    const workerId = decodeURIComponent(rest[0] ?? '');
+    if (workerId === '') return sendError(res, 404, `/${op} needs a worker id: /v2/${ep.id}/${op}/{worker_id}`);
+    const params = new URLSearchParams(query);
+    const w = this.worker(ep, workerId);
+    switch (op) {
+      case 'ping':
+        return sendJson(res, 200, { ok: true, workerId });
+      case 'job-stop': {
+        const stop = [...ep.stopRequests].filter((id) => !w.jobs.has(id));
+        for (const id of stop) ep.stopRequests.delete(id);
+        if (stop.length === 0) return noContent(res);
+        return sendJson(res, 200, { jobsToStop: stop });
+      }
+      case 'job-take':
+      case 'job-take-batch': {
+        const batch = op === 'job-take' ? 1 : Math.min(MAX_BATCH, Math.max(1, Number(params.get('batch_size') ?? '1') || 1));
+        const closed = new AbortController();
+        res.once('close', () => closed.abort());
+        let jobs = this.take(ep, w, batch);
+        if (jobs.length === 0) {
+          await ep.waitForQueued(TAKE_LONG_POLL_REAL_MS * this.core.clock.scale, closed.signal);
+          if (closed.signal.aborted) return;
+          jobs = this.take(ep, w, batch);
+        }
+        if (jobs.length === 0) return noContent(res);
+        if (op === 'job-take') return sendJson(res, 200, this.describe(jobs[0] as Job));
+        return sendJson(res, 200, jobs.map((j) => this.describe(j)));
+      }
+      case 'job-done':
+      case 'job-stream': {
+        const jobId = decodeURIComponent(rest[1] ?? '');
+        const b = await readBody(req, RESULT_BODY_CAP_BYTES);
+        if (b.kind === 'aborted') return;
+        if (b.kind === 'too-large') return sendError(res, 413, `worker results are at most ${RESULT_BODY_CAP_BYTES} bytes`);
+        const job = this.jobOf(ep, w, jobId);
+        if (!job) return sendError(res, 404, `job ${jobId} is not running on worker ${workerId}`);
+        const p = parseJson(b.body);
+        if (!p.ok) return sendError(res, 400, p.error);
+        const msg = (typeof p.value === 'object' && p.value !== null ? p.value : {}) as Record<string, unknown>;
+        if (op === 'job-stream') {
+          ep.emitChunk(job, job.attempt, msg['output']);
+          return sendJson(res, 200, {});
+        }
+        if (msg['status'] === 'IN_PROGRESS') {
+          ep.progress(job, job.attempt, msg['output']);
+          return sendJson(res, 200, {});
+        }
+        const refresh = msg['stopPod'] === true;
+        if (typeof msg['error'] === 'string' || (msg['error'] !== undefined && msg['error'] !== null)) {
+          ep.finish(job, job.attempt, { kind: 'error', error: typeof msg['error'] === 'string' ? msg['error'] : JSON.stringify(msg['error']), refresh });
+        } else {
+          ep.finish(job, job.attempt, { kind: 'output', output: msg['output'], refresh });
+        }
+        return sendJson(res, 200, {});
+      }
+      default:
+        return sendError(res, 404, `no such worker route ${op}`);
+    }
+  }
+
+  private take(ep: QueueEndpoint, w: Worker, n: number): Job[] {
+    const out: Job[] = [];
+    while (out.length < n && w.jobs.size < w.capacity) {
+      const job = ep.takeNext();
+      if (!job) break;
+      ep.start(job, w);
+      out.push(job);
+    }
+    return out;
+  }
+}
