@@ -26,10 +26,13 @@ export interface ByteSize {
   readonly section: string;
 }
 
+/** Bytes in one "MB" under each reading. */
+export const BYTES_PER_MB = { decimal: 1_000_000, binary: 1024 * 1024 } as const;
+
 const mb = (megabytes: number, section: string): ByteSize => ({
   megabytes,
-  decimalBytes: megabytes * 1_000_000,
-  binaryBytes: megabytes * 1024 * 1024,
+  decimalBytes: megabytes * BYTES_PER_MB.decimal,
+  binaryBytes: megabytes * BYTES_PER_MB.binary,
   section,
 });
 

@@ -38,6 +38,22 @@ export const Policy = z.looseObject({
 });
 export type Policy = z.infer<typeof Policy>;
 
+/** A policy with the §2.1 defaults filled in. */
+export interface ResolvedPolicy {
+  readonly executionTimeout: number;
+  readonly lowPriority: boolean;
+  readonly ttl: number;
+}
+
+/** §2.1 defaults: executionTimeout 10 minutes, lowPriority false, ttl 24 hours. */
+export function applyPolicyDefaults(policy: Policy | undefined): ResolvedPolicy {
+  return {
+    executionTimeout: policy?.executionTimeout ?? EXECUTION_TIMEOUT_MS.defaultValue,
+    lowPriority: policy?.lowPriority ?? false,
+    ttl: policy?.ttl ?? TTL_MS.defaultValue,
+  };
+}
+
 /** §2.1 s3Config: all fields strings. */
 export const S3Config = z.looseObject({
   accessId: z.string().optional(),

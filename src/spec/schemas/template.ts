@@ -70,6 +70,34 @@ export const TemplateCreate = z.strictObject({
 });
 export type TemplateCreate = z.infer<typeof TemplateCreate>;
 
+/** A create body with the §2.5 defaults filled in (fresh arrays, so callers may mutate them). */
+export type TemplateCreateResolved = TemplateCreate & {
+  category: (typeof TEMPLATE_CATEGORIES)[number];
+  containerDiskInGb: number;
+  dockerEntrypoint: string[];
+  dockerStartCmd: string[];
+  isPublic: boolean;
+  isServerless: boolean;
+  readme: string;
+  volumeInGb: number;
+  volumeMountPath: string;
+};
+
+export function applyTemplateDefaults(body: TemplateCreate): TemplateCreateResolved {
+  return {
+    ...body,
+    category: body.category ?? TEMPLATE_DEFAULTS.category,
+    containerDiskInGb: body.containerDiskInGb ?? TEMPLATE_DEFAULTS.containerDiskInGb,
+    dockerEntrypoint: [...(body.dockerEntrypoint ?? TEMPLATE_DEFAULTS.dockerEntrypoint)],
+    dockerStartCmd: [...(body.dockerStartCmd ?? TEMPLATE_DEFAULTS.dockerStartCmd)],
+    isPublic: body.isPublic ?? TEMPLATE_DEFAULTS.isPublic,
+    isServerless: body.isServerless ?? TEMPLATE_DEFAULTS.isServerless,
+    readme: body.readme ?? TEMPLATE_DEFAULTS.readme,
+    volumeInGb: body.volumeInGb ?? TEMPLATE_DEFAULTS.volumeInGb,
+    volumeMountPath: body.volumeMountPath ?? TEMPLATE_DEFAULTS.volumeMountPath,
+  };
+}
+
 /** Fields §2.5 marks "not accepted" on update. */
 export const CREATE_ONLY_TEMPLATE_FIELDS = ['category', 'isServerless'] as const;
 
