@@ -28,7 +28,7 @@ export interface EmulatorHandle {
   close(): Promise<void>;
 }
 
-export async function startEmulator(input: EmulatorConfigInput, opts: StartOptions = {}): Promise<EmulatorHandle> {
+export async function startEmulator(input: EmulatorConfigInput | EmulatorConfig, opts: StartOptions = {}): Promise<EmulatorHandle> {
   const config = parseEmulatorConfig(input);
   registerSecret(config.apiKey);
   const clock = opts.clock ?? new ScaledClock(config.timeScale);

@@ -1,0 +1,103 @@
+// `qbench emulate`: serve the queue-endpoint emulator (and the mounted REST/GraphQL parts)
+// until SIGINT/SIGTERM. Flags override a JSON config file; both are validated by the one
+// zod schema of src/emulator/config.ts.
+import { readFile } from 'node:fs/promises';
+import { EXIT } from '../../exit-codes.js';
+import { usageError, configError } from '../../errors.js';
+import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
+import { FAULT_NAMES, isFaultName } from '../../emulator/faults.js';
+import type { CommandModule } from '../command.js';
+
+const DEFAULT_PORT = 8000;
+
+function list(v: unknown): string[] {
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+export const emulateCommand: CommandModule = {
+  command: 'emulate',
+  describe: 'Serve the queue-endpoint emulator on 127.0.0.1 (http://host:port/v2/<endpoint_id>/...)',
+  builder: (y) =>
+    y
+      .option('port', { type: 'number', describe: `TCP port, 0 picks a free one (default ${DEFAULT_PORT})` })
+      .option('host', { type: 'string', describe: 'Address to listen on (default 127.0.0.1)' })
+      .option('api-key', { type: 'string', describe: 'Accepted API key (or env QBENCH_API_KEY)' })
+      .option('endpoint', { type: 'string', array: true, describe: 'Endpoint id to serve (repeatable; default demo)' })
+      .option('time-scale', { type: 'number', describe: 'Emulated ms per real ms for every lifecycle duration (60: 30 min pass in 30 s)' })
+      .option('scale-rate-windows', { type: 'boolean', describe: 'Run the 10 s rate windows on the scaled clock too' })
+      .option('workers-min', { type: 'number', describe: 'Workers kept up when idle' })
+      .option('workers-max', { type: 'number', describe: 'Most workers the autoscaler starts' })
+      .option('jobs-per-worker', { type: 'number', describe: 'Jobs one worker runs at once' })
+      .option('cold-start-ms', { type: 'number', describe: 'Emulated ms before a new worker takes jobs' })
+      .option('idle-timeout-ms', { type: 'number', describe: 'Emulated ms an idle worker above min lives' })
+      .option('requests-per-worker', { type: 'number', describe: '§8 dynamic rule: requests per 10 s per running worker' })
+      .option('limits', { type: 'boolean', describe: 'Enforce the §8 rate and concurrency limits (--no-limits switches them off)' })
+      .option('external-workers', { type: 'boolean', describe: 'Jobs go to real workers attached over the worker protocol (no simulated workers)' })
+      .option('fault', { type: 'string', array: true, describe: 'Switch on a fault (repeatable); see src/emulator/faults.ts' })
+      .option('config', { type: 'string', describe: 'JSON config file (flags override it)' }),
+  run: async (argv, io) => {
+    const faults = list(argv['fault']);
+    const bad = faults.filter((f) => !isFaultName(f));
+    if (bad.length > 0) throw usageError(`--fault: unknown fault ${bad.map((b) => `"${b}"`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`);
+
+    let base: Record<string, unknown> = {};
+    const configPath = argv['config'];
+    if (typeof configPath === 'string') {
+      let text: string;
+      try {
+        text = await readFile(configPath, 'utf8');
+      } catch (e) {
+        throw configError(`--config: cannot read ${configPath}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the file must hold a JSON object');
+        base = parsed as Record<string, unknown>;
+      } catch (e) {
+        throw configError(`--config: ${configPath} is not a JSON object: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    const cfg: Record<string, unknown> = { ...base };
+    const workers: Record<string, unknown> = { ...(base['workers'] as Record<string, unknown> | undefined) };
+    const limits: Record<string, unknown> = { ...(base['limits'] as Record<string, unknown> | undefined) };
+    const set = (target: Record<string, unknown>, key: string, flag: string) => {
+      if (argv[flag] !== undefined) target[key] = argv[flag];
+    };
+    cfg['port'] = argv['port'] ?? base['port'] ?? DEFAULT_PORT;
+    set(cfg, 'host', 'host');
+    const key = (argv['api-key'] as string | undefined) ?? io.env['QBENCH_API_KEY'] ?? (base['apiKey'] as string | undefined);
+    if (key === undefined) throw usageError('--api-key is required (or set QBENCH_API_KEY, or apiKey in --config)');
+    cfg['apiKey'] = key;
+    const endpoints = list(argv['endpoint']);
+    if (endpoints.length > 0) cfg['endpoints'] = endpoints;
+    set(cfg, 'timeScale', 'time-scale');
+    set(cfg, 'scaleRateWindows', 'scale-rate-windows');
+    set(cfg, 'externalWorkers', 'external-workers');
+    set(workers, 'min', 'workers-min');
+    set(workers, 'max', 'workers-max');
+    set(workers, 'jobsPerWorker', 'jobs-per-worker');
+    set(workers, 'coldStartMs', 'cold-start-ms');
+    set(workers, 'idleTimeoutMs', 'idle-timeout-ms');
+    set(limits, 'requestsPerWorker', 'requests-per-worker');
+    set(limits, 'enabled', 'limits');
+    cfg['workers'] = workers;
+    cfg['limits'] = limits;
+    if (faults.length > 0) cfg['faults'] = [...new Set([...list(base['faults']), ...faults])];
+
+    const em = await startEmulator(parseEmulatorConfig(cfg));
+    const c = em.config;
+    io.stdout(`qbench emulator ${em.url}\n`);
+    for (const ep of c.endpoints) io.stdout(`  endpoint ${ep}: ${em.baseUrl}/${ep}\n`);
+    io.stdout(`  time scale ${c.timeScale}x, limits ${em.core.limits.enabled ? 'on' : 'off'}, workers ${c.workers.min}..${c.workers.max}${c.faults.length > 0 ? `, faults: ${c.faults.join(', ')}` : ''}\n`);
+    io.stdout(`  info: ${em.url}/_qbench/info\n`);
+    io.stdout(`ready on ${em.url}\n`);
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      else io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    io.stdout('qbench emulator: shutting down\n');
+    await em.close();
+    return EXIT.OK;
+  },
+};
