@@ -8,7 +8,7 @@ export { renderCurl, shellQuote, paddedBodyRecipe, CURL_INLINE_BODY_LIMIT_BYTES 
 export type { CurlAuth, CurlInput } from './curl.js';
 export { timeModel } from './time-model.js';
 export type { TimeModel } from './time-model.js';
-export { EmulatorInfo, limitsFromInfo, readEmulatorInfo, specLimits, specRates } from './target.js';
+export { EmulatorInfo, faultNames, limitsFromInfo, readEmulatorInfo, specLimits, specRates } from './target.js';
 export type { Target, TargetLimits, RateLimitFact } from './target.js';
 export { suiteProblems, clauseById } from './suite.js';
 export type { Suite, ClauseDef } from './suite.js';

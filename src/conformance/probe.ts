@@ -162,7 +162,7 @@ export class Probe {
       bodyBytes,
     };
 
-    const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = Math.ceil(req.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
     const sentAtMs = performance.now();
     let result: ProbeResponse;

@@ -97,7 +97,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     } else if (signal.aborted) {
       verdict = { status: 'skip', reason: 'the run was interrupted' };
     } else {
-      const budgetMs = CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target);
+      const budgetMs = Math.ceil(CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target));
       const budget = AbortSignal.timeout(budgetMs);
       const ctx: CheckContext = {
         target,

@@ -67,19 +67,25 @@ export const EmulatorInfo = z.looseObject({
   timeScale: z.number().positive(),
   scaleRateWindows: z.boolean().optional(),
   endpoints: z.array(z.string()).optional(),
-  faults: z.array(z.string()).optional(),
+  /** Fault switches in force: names, or objects with a name (the emulator lists {name, clause, ...}). */
+  faults: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
+  workers: z.looseObject({ max: z.number().int().positive().optional(), jobsPerWorker: z.number().int().positive().optional() }).optional(),
   limits: z
     .looseObject({
       enabled: z.boolean().optional(),
       requestsPerWorker: z.number().int().nonnegative().optional(),
       rates: z.record(z.string(), RateOverride).optional(),
-      runPayloadBytes: z.number().int().positive().optional(),
-      runsyncPayloadBytes: z.number().int().positive().optional(),
+      payload: z.looseObject({ runBytes: z.number().int().positive().nullable().optional(), runsyncBytes: z.number().int().positive().nullable().optional() }).optional(),
       streamChunkBytes: z.number().int().positive().optional(),
     })
     .optional(),
 });
 export type EmulatorInfo = z.infer<typeof EmulatorInfo>;
+
+/** Names of the fault switches an emulator reports. */
+export function faultNames(info: EmulatorInfo): string[] {
+  return (info.faults ?? []).map((f) => (typeof f === 'string' ? f : f.name));
+}
 
 /** Limits as an emulator advertises them: the spec table with its overrides applied. */
 export function limitsFromInfo(info: EmulatorInfo): TargetLimits {
@@ -98,8 +104,8 @@ export function limitsFromInfo(info: EmulatorInfo): TargetLimits {
     rateWindowRealMs: info.scaleRateWindows === true ? RATE_WINDOW_MS / info.timeScale : RATE_WINDOW_MS,
     requestsPerWorker: l?.requestsPerWorker ?? null,
     rateLimitsEnabled: l?.enabled ?? true,
-    advertisedRunPayloadBytes: l?.runPayloadBytes ?? RUN_PAYLOAD.decimalBytes,
-    advertisedRunsyncPayloadBytes: l?.runsyncPayloadBytes ?? RUNSYNC_PAYLOAD.decimalBytes,
+    advertisedRunPayloadBytes: l?.payload?.runBytes ?? RUN_PAYLOAD.decimalBytes,
+    advertisedRunsyncPayloadBytes: l?.payload?.runsyncBytes ?? RUNSYNC_PAYLOAD.decimalBytes,
     advertisedStreamChunkBytes: l?.streamChunkBytes ?? STREAM_CHUNK.decimalBytes,
   };
 }

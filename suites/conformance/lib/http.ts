@@ -18,6 +18,8 @@ export function describe(res: ProbeResponse): string {
 /** Send, backing off exponentially on 429 (the check is not about rate limits). */
 export async function send(ctx: CheckContext, req: ProbeRequest): Promise<ProbeResponse> {
   let res = await ctx.http.send({ ...req, signal: ctx.signal });
+  // A reused keep-alive socket the server had just closed: one fresh attempt.
+  if (res.status === 0) res = await ctx.http.send({ ...req, signal: ctx.signal });
   for (let attempt = 1; res.status === HTTP_STATUS.tooManyRequests && attempt < MAX_429_ATTEMPTS; attempt++) {
     await ctx.time.sleepReal(BACKOFF_BASE_REAL_MS * 2 ** (attempt - 1), ctx.signal);
     res = await ctx.http.send({ ...req, signal: ctx.signal });

@@ -1,0 +1,119 @@
+// Connecting to a target: build the probe, read /_qbench/info, and assemble the Target
+// facts (time scale, limits, spare endpoints) that every check computes its expectations from.
+import { Agent } from 'undici';
+import { registerSecret } from '../errors.js';
+import { startEmulator, type EmulatorHandle } from '../emulator/index.js';
+import type { FaultName } from '../emulator/faults.js';
+import { Probe } from './probe.js';
+import { faultNames, limitsFromInfo, readEmulatorInfo, specLimits, type Target } from './target.js';
+
+export interface ConnectOptions {
+  readonly queueUrl: string;
+  readonly restUrl?: string | undefined;
+  readonly graphqlUrl?: string | undefined;
+  readonly endpointId: string;
+  readonly apiKey: string;
+  readonly apiKeyEnv: string;
+  readonly allowBillable: boolean;
+  /** Host a target can reach this machine at (webhooks); default: 127.0.0.1 for loopback targets, else none. */
+  readonly callbackHost?: string | undefined;
+  /** Extra endpoint ids on the same target that checks may take for themselves. */
+  readonly spareEndpoints?: readonly string[];
+}
+
+export interface Connected {
+  readonly target: Target;
+  readonly probe: Probe;
+  close(): Promise<void>;
+}
+
+function isLoopback(url: string): boolean {
+  const h = new URL(url).hostname;
+  return h === '127.0.0.1' || h === 'localhost' || h === '[::1]' || h === '::1';
+}
+
+/** Connections the suite opens to one origin at most (bursts included). */
+const MAX_CONNECTIONS = 512;
+
+export async function connectTarget(o: ConnectOptions): Promise<Connected> {
+  registerSecret(o.apiKey);
+  const dispatcher = new Agent({ connections: MAX_CONNECTIONS, keepAliveTimeout: 4_000, pipelining: 1 });
+  const probe = new Probe({ queueUrl: o.queueUrl, restUrl: o.restUrl, graphqlUrl: o.graphqlUrl, apiKey: o.apiKey, apiKeyEnv: o.apiKeyEnv, dispatcher });
+  const info = await readEmulatorInfo(probe);
+  const callbackHost = o.callbackHost ?? (isLoopback(o.queueUrl) ? '127.0.0.1' : null);
+  const base = {
+    queueUrl: o.queueUrl,
+    restUrl: o.restUrl,
+    graphqlUrl: o.graphqlUrl,
+    endpointId: o.endpointId,
+    apiKeyEnv: o.apiKeyEnv,
+    callbackHost,
+    allowBillable: o.allowBillable,
+  };
+  const target: Target = info
+    ? {
+        ...base,
+        kind: 'emulator',
+        timeScale: info.timeScale,
+        limits: limitsFromInfo(info),
+        spareEndpoints: (o.spareEndpoints ?? (info.endpoints ?? []).filter((e) => e !== o.endpointId)),
+        faults: faultNames(info),
+        info,
+      }
+    : { ...base, kind: 'remote', timeScale: 1, limits: specLimits(), spareEndpoints: o.spareEndpoints ?? [], faults: [] };
+  return { target, probe, close: () => dispatcher.close() };
+}
+
+/** Endpoint ids an in-process emulator gets: the main one plus spares, one per check that wants its own. */
+export const EMULATOR_MAIN_ENDPOINT = 'qbench';
+export const EMULATOR_SPARE_ENDPOINTS = 64;
+export const EMULATOR_API_KEY_ENV = 'QBENCH_EMULATOR_KEY';
+/** Time scale of `--target emulator` unless --time-scale says otherwise: 30 min of retention in 30 s. */
+export const DEFAULT_EMULATOR_TIME_SCALE = 60;
+
+export interface EmulatorTargetOptions {
+  readonly timeScale?: number;
+  readonly faults?: readonly FaultName[];
+  readonly allowBillable?: boolean;
+}
+
+export interface EmulatorTarget extends Connected {
+  readonly emulator: EmulatorHandle;
+}
+
+/** Start an emulator in-process on 127.0.0.1:0 and connect to it (queue, REST and GraphQL on one server). */
+export async function startEmulatorTarget(o: EmulatorTargetOptions = {}): Promise<EmulatorTarget> {
+  const apiKey = `qbench-emu-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  const spares = Array.from({ length: EMULATOR_SPARE_ENDPOINTS }, (_, i) => `qbench-c${i + 1}`);
+  const emulator = await startEmulator({
+    apiKey,
+    port: 0,
+    host: '127.0.0.1',
+    endpoints: [EMULATOR_MAIN_ENDPOINT, ...spares],
+    timeScale: o.timeScale ?? DEFAULT_EMULATOR_TIME_SCALE,
+    faults: [...(o.faults ?? [])],
+  });
+  try {
+    const c = await connectTarget({
+      queueUrl: emulator.url,
+      restUrl: emulator.url,
+      graphqlUrl: `${emulator.url}/graphql`,
+      endpointId: EMULATOR_MAIN_ENDPOINT,
+      apiKey,
+      apiKeyEnv: EMULATOR_API_KEY_ENV,
+      allowBillable: o.allowBillable ?? true,
+      spareEndpoints: spares,
+    });
+    return {
+      ...c,
+      emulator,
+      close: async () => {
+        await c.close();
+        await emulator.close();
+      },
+    };
+  } catch (e) {
+    await emulator.close();
+    throw e;
+  }
+}

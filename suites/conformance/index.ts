@@ -1,0 +1,17 @@
+// The conformance suite: the clause list and every check, in report order.
+import type { CheckDefinition, Suite } from '../../src/conformance/index.js';
+import { CLAUSES } from './clauses.js';
+import { answerChecks } from './queue/answers.js';
+import { lifecycleChecks } from './queue/lifecycle.js';
+import { ttlRetentionChecks } from './queue/ttl-retention.js';
+import { validationChecks } from './queue/validation.js';
+
+export const CHECKS: readonly CheckDefinition[] = [
+  ...answerChecks,
+  ...validationChecks,
+  ...lifecycleChecks,
+  ...ttlRetentionChecks,
+];
+
+export const conformanceSuite: Suite = { clauses: CLAUSES, checks: CHECKS };
+export { CLAUSES };
