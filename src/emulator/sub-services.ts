@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from './clock.js';
 import type { FaultSet } from './faults.js';
 import { createTemplateService } from './rest/template-service.js';
+import { createPodService } from './graphql/pod-service.js';
 
 export interface SubService {
   readonly name: string;
@@ -44,4 +45,5 @@ export type SubServiceFactory = (services: EmulatorServices) => SubService;
 /** The sub-services every emulator mounts, in order. The REST and GraphQL parts add theirs here. */
 export const SUB_SERVICES: SubServiceFactory[] = [
   createTemplateService,
+  createPodService,
 ];
