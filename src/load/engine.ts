@@ -1,0 +1,298 @@
+// Runs one validated scenario against a target and returns its LoadScenarioResult in the
+// shared report model (issue 6): setup and timeline hooks, the shards (in-process, worker
+// threads or autocannon), progress and abortOnFail every second, then steps, series,
+// validity, thresholds, charts and the verdict (INVALID before pass/fail).
+import { availableParallelism } from 'node:os';
+import type { Chart, LoadScenarioResult, StepResult, ThresholdResult } from '../report/model.js';
+import { OUTCOME_CLASSES } from '../report/model.js';
+import { Aggregator, type StepTotals } from './aggregate.js';
+import { expectedCount, inverseCumulative } from './arrivals.js';
+import type { Analysis, LoadTarget, RunContext } from './context.js';
+import { percentilesOf, percentileMs, summarize } from './histogram.js';
+import { TargetHttp } from './http.js';
+import type { ScenarioSource } from './loader.js';
+import { runMaxThroughput } from './max-throughput.js';
+import { hrNowMs } from './recorder.js';
+import { plannedDurationMs, scenarioToJson, type Scenario } from './scenario.js';
+import { runShard, segmentsOf } from './shard.js';
+import { abortingThreshold, evaluate, parseThresholds } from './thresholds.js';
+import { runThreads } from './threads.js';
+import { computeValidity, worstPercentiles } from './validity.js';
+import type { ShardEndWire } from './wire.js';
+
+export interface ProgressSnapshot {
+  readonly scenario: string;
+  readonly elapsedMs: number;
+  readonly plannedMs: number;
+  readonly startedPerSec: number;
+  readonly inFlight: number;
+  readonly requests: number;
+  readonly status429: number;
+  readonly errors: number;
+  /** Corrected latency of the first step so far. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly dropped: number;
+}
+
+export interface RunScenarioOptions {
+  readonly target: LoadTarget;
+  readonly signal?: AbortSignal | undefined;
+  /** Called about once a second. */
+  readonly onProgress?: ((p: ProgressSnapshot) => void) | undefined;
+  readonly log?: ((line: string) => void) | undefined;
+  /** The scenario's file, needed for threads > 1 when it holds code. */
+  readonly source?: ScenarioSource | undefined;
+}
+
+/** How far ahead of "now" the schedule starts, so the first intended start is not already late. */
+const START_LEAD_MS = 20;
+
+export async function runScenario(scenario: Scenario, opts: RunScenarioOptions): Promise<LoadScenarioResult> {
+  const s = scenario;
+  const thresholds = parseThresholds(s);
+  const controller = new AbortController();
+  const outer = opts.signal;
+  const onOuter = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  const log = opts.log ?? (() => undefined);
+  const controlHttp = new TargetHttp(opts.target, { connections: 4, requestTimeoutMs: s.requestTimeoutMs });
+  let state: unknown;
+  const runCtx = (): RunContext => ({
+    target: opts.target,
+    signal: controller.signal,
+    request: (spec) => controlHttp.send(spec, controller.signal),
+    log,
+    state,
+  });
+  const startedAt = new Date();
+  const agg = new Aggregator(s.threads);
+  let abortReason: ThresholdResult | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const timelineDone: Promise<void>[] = [];
+  try {
+    if (s.hooks?.setup) state = await s.hooks.setup(runCtx());
+    const threads = s.executor === 'max-throughput' ? 1 : s.threads;
+    const planned = plannedDurationMs(s);
+    let t0Ms = hrNowMs() + START_LEAD_MS;
+    /** Fix the schedule's start and arm the timeline actions relative to it. */
+    const begin = (): number => {
+      t0Ms = hrNowMs() + START_LEAD_MS;
+      for (const action of s.hooks?.timeline ?? []) {
+        timers.push(
+          setTimeout(
+            () => {
+              log(`${s.name}: ${action.label}`);
+              timelineDone.push(action.action(runCtx()).catch((e: unknown) => log(`${s.name}: timeline action "${action.label}" failed: ${e instanceof Error ? e.message : String(e)}`)));
+            },
+            Math.max(0, t0Ms + action.atMs - hrNowMs()),
+          ),
+        );
+      }
+      return t0Ms;
+    };
+    const cpu0 = process.cpuUsage();
+    const wall0 = hrNowMs();
+    const first = s.steps[0];
+    const firstMetric = first ? (first.name ?? first.kind) : '';
+    const progress = setInterval(() => {
+      const elapsedMs = hrNowMs() - t0Ms;
+      const failing = abortingThreshold(thresholds, agg, elapsedMs);
+      if (failing && !abortReason) {
+        abortReason = failing;
+        log(`${s.name}: threshold ${failing.metric} ${failing.expression} failed (observed ${failing.observed}); aborting (abortOnFail)`);
+        controller.abort(new Error('threshold abortOnFail'));
+      }
+      if (opts.onProgress) {
+        const st = agg.steps.get(firstMetric);
+        let requests = 0;
+        let errors = 0;
+        let s429 = 0;
+        for (const t of agg.steps.values()) {
+          for (const c of OUTCOME_CLASSES) requests += t.counts[c];
+          errors += t.counts['4xx'] + t.counts['5xx'] + t.counts.network_error;
+          s429 += t.counts['429'];
+        }
+        opts.onProgress({
+          scenario: s.name,
+          elapsedMs: Math.max(0, elapsedMs),
+          plannedMs: planned,
+          startedPerSec: agg.lastInterval.startedPerSec,
+          inFlight: agg.inFlight(),
+          requests,
+          status429: s429,
+          errors,
+          p50Ms: st ? percentileMs(st.latency, 50) : 0,
+          p99Ms: st ? percentileMs(st.latency, 99) : 0,
+          dropped: agg.dropped,
+        });
+      }
+    }, 1000);
+    let ends: ShardEndWire[];
+    try {
+      if (s.executor === 'max-throughput') {
+        ends = [(await runMaxThroughput(s, opts.target, begin(), controller.signal, (b) => agg.add(b))).end];
+      } else if (threads > 1) {
+        ends = await runThreads({
+          init: {
+            source: opts.source,
+            scenarioJson: opts.source ? undefined : scenarioToJson(s),
+            target: opts.target,
+            shardCount: threads,
+            state,
+          },
+          signal: controller.signal,
+          onBucket: (b) => agg.add(b),
+          onReady: begin,
+        });
+      } else {
+        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, t0Ms: begin(), state, signal: controller.signal, emit: (b) => agg.add(b) })];
+      }
+    } finally {
+      clearInterval(progress);
+      for (const t of timers) clearTimeout(t);
+      await Promise.allSettled(timelineDone);
+    }
+    const endMs = hrNowMs();
+    const cpu = process.cpuUsage(cpu0);
+    agg.finish();
+    const shardError = ends.find((e) => e.error !== undefined)?.error;
+    if (shardError) log(`${s.name}: an iteration failed with an exception: ${shardError}`);
+
+    // The time the schedule actually covered: all of it, or up to the abort.
+    const ranMs = Math.max(1, Math.min(planned, endMs - t0Ms));
+    const segments = segmentsOf(s);
+    const isOpen = segments.length > 0;
+    const expected = isOpen ? expectedCountUpTo(segments, ranMs) : undefined;
+    const validity = computeValidity({
+      scenario: s,
+      agg,
+      expectedIterations: expected,
+      targetRatePerSec: isOpen ? expectedCount(segments) / (planned / 1000) : undefined,
+      scheduleMs: ranMs,
+      eventLoopDelayMs: worstPercentiles(ends.map((e) => e.eventLoopDelayMs)),
+      cpuPercent: ((cpu.user + cpu.system) / 1000 / Math.max(1, endMs - wall0)) * 100,
+      threads,
+      availableCores: availableParallelism(),
+    });
+    const thresholdResults = thresholds.map((t) => evaluate(t, agg, ranMs));
+    const steps = [...agg.steps.entries()].map(([name, t]) => stepResult(name, t));
+    const series = agg.series();
+    const base: Omit<LoadScenarioResult, 'verdict'> = {
+      name: s.name,
+      description: s.description,
+      executor: s.executor,
+      config: scenarioToJson(s),
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round(endMs - wall0),
+      steps,
+      series,
+      validity,
+      thresholds: thresholdResults,
+      charts: defaultCharts(series),
+    };
+    let analysis: Analysis | undefined;
+    if (s.hooks?.analyze) analysis = await s.hooks.analyze(base, { ...runCtx(), trends: agg.trends });
+    const charts = [...base.charts, ...(analysis?.charts ?? [])];
+    return { ...base, charts, verdict: verdictOf(validity.valid, validity.reasons, thresholdResults, analysis, abortReason, controller.signal.aborted && !abortReason) };
+  } finally {
+    outer?.removeEventListener('abort', onOuter);
+    try {
+      if (s.hooks?.teardown) await s.hooks.teardown({ ...runCtx(), signal: new AbortController().signal });
+    } catch (e) {
+      log(`${s.name}: teardown failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    await controlHttp.destroy();
+  }
+}
+
+function expectedCountUpTo(segments: ReturnType<typeof segmentsOf>, ms: number): number {
+  // Count of uniform arrivals whose offset is below `ms`: search Λ^-1.
+  const total = expectedCount(segments);
+  let lo = 0;
+  let hi = Math.ceil(total) + 1;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const at = inverseCumulative(segments, mid);
+    if (at !== undefined && at < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function stepResult(name: string, t: StepTotals): StepResult {
+  const byOutcome: StepResult['byOutcome'] = {};
+  for (const [cls, h] of t.byOutcome) byOutcome[cls] = summarize(h);
+  return {
+    step: name,
+    counts: t.counts,
+    latency: summarize(t.latency),
+    serviceTime: summarize(t.service),
+    byOutcome,
+    ...(t.attempts
+      ? {
+          attempts: {
+            histogram: percentilesOf(t.attempts.attempts),
+            maxAttempts: t.attempts.maxAttempts,
+            gaveUp: t.attempts.gaveUp,
+            endToEnd: summarize(t.attempts.endToEnd),
+          },
+        }
+      : {}),
+    statusCodes: t.statusCodes,
+  };
+}
+
+function defaultCharts(series: ReturnType<Aggregator['series']>): Chart[] {
+  const charts: Chart[] = [];
+  for (const st of series) {
+    charts.push({
+      id: `${st.step}-rate`,
+      title: `${st.step}: offered vs goodput per second`,
+      xLabel: 's',
+      yLabel: 'requests/s',
+      xKind: 'time',
+      series: [
+        { name: 'offered', points: st.points.map((p) => [p.tSec, p.offeredPerSec]) },
+        { name: '2xx', points: st.points.map((p) => [p.tSec, p.goodputPerSec]) },
+        { name: '429', points: st.points.map((p) => [p.tSec, p.counts['429']]) },
+      ],
+    });
+    charts.push({
+      id: `${st.step}-latency`,
+      title: `${st.step}: latency per second (corrected vs service time)`,
+      xLabel: 's',
+      yLabel: 'ms',
+      xKind: 'time',
+      logY: true,
+      series: [
+        { name: 'p50', points: st.points.map((p) => [p.tSec, p.p50Ms]) },
+        { name: 'p99', points: st.points.map((p) => [p.tSec, p.p99Ms]) },
+        { name: 'service p99', points: st.points.map((p) => [p.tSec, p.serviceP99Ms]) },
+      ],
+    });
+  }
+  return charts;
+}
+
+function verdictOf(
+  valid: boolean,
+  reasons: readonly string[],
+  thresholds: readonly ThresholdResult[],
+  analysis: Analysis | undefined,
+  abortedBy: ThresholdResult | undefined,
+  interrupted: boolean,
+): LoadScenarioResult['verdict'] {
+  const failed = thresholds.filter((t) => !t.passed);
+  const findings = [...(analysis?.findings ?? [])];
+  if (!valid) return { status: 'invalid', summary: `INVALID: ${reasons.join('; ')}`, findings };
+  if (abortedBy) return { status: 'fail', summary: `aborted: threshold ${abortedBy.metric} ${abortedBy.expression} failed (observed ${abortedBy.observed})`, findings };
+  if (failed.length > 0) {
+    return { status: 'fail', summary: `${failed.length} of ${thresholds.length} thresholds failed: ${failed.map((t) => `${t.metric} ${t.expression} (observed ${t.observed ?? 'no data'})`).join('; ')}`, findings };
+  }
+  if (analysis && analysis.status === 'fail') return { status: 'fail', summary: analysis.summary, findings };
+  const note = interrupted ? ' (interrupted before the end)' : '';
+  if (analysis) return { status: analysis.status, summary: analysis.summary + note, findings };
+  if (thresholds.length > 0) return { status: 'pass', summary: `all ${thresholds.length} thresholds passed${note}`, findings };
+  return { status: 'info', summary: `measured only: no thresholds${note}`, findings };
+}

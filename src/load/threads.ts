@@ -1,0 +1,96 @@
+// Multi-core runs with worker_threads (issue 6): N shards, each taking every Nth intended
+// start of the global schedule so the global rate is split exactly; their 1 s buckets carry
+// encoded HDR histograms, merged losslessly by the main thread's Aggregator.
+import { Worker } from 'node:worker_threads';
+import { internalError, scenarioError } from '../errors.js';
+import type { LoadTarget } from './context.js';
+import type { ScenarioSource } from './loader.js';
+import type { BucketWire, ShardEndWire } from './wire.js';
+
+export interface ThreadInit {
+  readonly source?: ScenarioSource | undefined;
+  /** The scenario as JSON when it has no source file (it then must hold no functions). */
+  readonly scenarioJson?: unknown;
+  readonly target: LoadTarget;
+  readonly shardIndex: number;
+  readonly shardCount: number;
+  readonly state: unknown;
+}
+
+export type ThreadMessage =
+  | { type: 'ready' }
+  | { type: 'bucket'; bucket: BucketWire }
+  | { type: 'end'; end: ShardEndWire }
+  | { type: 'error'; message: string };
+
+/**
+ * The worker's entry. Built code (dist/) starts thread-entry.js directly; under tsx (sources,
+ * tests) a worker does not inherit the main thread's loader, so a tiny bootstrap registers
+ * tsx first and then imports thread-entry.ts.
+ */
+function workerSpec(): { entry: URL | string; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./thread-entry.js', import.meta.url), eval: false };
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./thread-entry.ts', import.meta.url).href;
+  const code = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return { entry: code, eval: true };
+}
+
+export interface ThreadRunOptions {
+  readonly init: Omit<ThreadInit, 'shardIndex'>;
+  readonly signal: AbortSignal;
+  readonly onBucket: (b: BucketWire) => void;
+  /** Called once every thread has loaded its scenario; returns the shared start time. */
+  readonly onReady: () => number;
+}
+
+/** Run `shardCount` worker threads to completion; resolves with every shard's end message. */
+export async function runThreads(o: ThreadRunOptions): Promise<ShardEndWire[]> {
+  if (o.init.source === undefined) {
+    try {
+      structuredClone(o.init.scenarioJson);
+    } catch {
+      throw scenarioError('threads > 1 needs a scenario file (custom steps and input functions cannot be sent to a thread)');
+    }
+  }
+  try {
+    structuredClone(o.init.state);
+  } catch {
+    throw scenarioError('threads > 1: the setup hook must return plain data (it is copied to every thread)');
+  }
+  const spec = workerSpec();
+  const workers: Worker[] = [];
+  let ready = 0;
+  const ends = await Promise.all(
+    Array.from({ length: o.init.shardCount }, (_, shardIndex) => {
+      const w = new Worker(spec.entry, { eval: spec.eval, workerData: { ...o.init, shardIndex } satisfies ThreadInit });
+      workers.push(w);
+      return new Promise<ShardEndWire>((resolve, reject) => {
+        let end: ShardEndWire | undefined;
+        const onAbort = () => w.postMessage({ type: 'abort' });
+        o.signal.addEventListener('abort', onAbort, { once: true });
+        w.on('message', (m: ThreadMessage) => {
+          if (m.type === 'ready') {
+            ready++;
+            if (ready === o.init.shardCount) {
+              const t0Ms = o.onReady();
+              for (const x of workers) x.postMessage({ type: 'start', t0Ms });
+            }
+          } else if (m.type === 'bucket') o.onBucket(m.bucket);
+          else if (m.type === 'end') end = m.end;
+          else reject(internalError(`load thread ${shardIndex} failed: ${m.message}`));
+        });
+        w.on('error', (e) => reject(internalError(`load thread ${shardIndex} crashed: ${e.message}`, e)));
+        w.on('exit', (code) => {
+          o.signal.removeEventListener('abort', onAbort);
+          if (end) resolve(end);
+          else reject(internalError(`load thread ${shardIndex} exited (code ${code}) without a result`));
+        });
+      });
+    }),
+  ).catch(async (e: unknown) => {
+    await Promise.allSettled(workers.map((w) => w.terminate()));
+    throw e;
+  });
+  return ends;
+}

@@ -1,0 +1,50 @@
+// The messages a shard (in-process or a worker thread) sends to the aggregator: one bucket
+// per 1 s interval with encoded HDR histograms, so merging across threads is lossless
+// (issue 6), and a final message with the shard's own health (event-loop delay).
+import type { OutcomeClass, OutcomeCounts, Percentiles } from '../report/model.js';
+
+export interface StepBucketWire {
+  counts: OutcomeCounts;
+  statusCodes: Record<string, number>;
+  /** Requests started in this interval. */
+  started: number;
+  latency: string;
+  service: string;
+  byOutcome: Partial<Record<OutcomeClass, string>>;
+  /** With on429 backoff: per logical request. */
+  attempts?: { attempts: string; endToEnd: string; gaveUp: number; maxAttempts: number; logical: number };
+}
+
+export interface BucketWire {
+  shard: number;
+  /** Seconds since the scenario's start. */
+  tSec: number;
+  steps: Record<string, StepBucketWire>;
+  trends: Record<string, string>;
+  /** Iteration send lateness (intended vs actual start). */
+  lateness: string;
+  /** Iterations due in this interval, started, and dropped (in-flight cap reached). */
+  scheduled: number;
+  startedIterations: number;
+  dropped: number;
+  iterationsDone: number;
+  inFlight: number;
+}
+
+export interface ShardEndWire {
+  shard: number;
+  eventLoopDelayMs: Percentiles;
+  /** Iterations scheduled in the run's window that were never due (run cut short). */
+  aborted: boolean;
+  error?: string;
+}
+
+export const emptyCounts = (): OutcomeCounts => ({ '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, network_error: 0 });
+
+export function outcomeOf(status: number | null): OutcomeClass {
+  if (status === null) return 'network_error';
+  if (status === 429) return '429';
+  if (status >= 200 && status < 300) return '2xx';
+  if (status >= 500) return '5xx';
+  return '4xx';
+}
