@@ -151,7 +151,8 @@ export function parseDeployInput(raw: unknown, spot: boolean, templateOf: (id: s
   const v = spot ? parse(SpotInput, raw === null || raw === undefined ? raw : cleaned, 'input') : parse(DeployInput, raw === null || raw === undefined ? raw : cleaned, 'input');
   const env = v.env ?? (template?.env ? Object.entries(template.env).map(([key, value]) => ({ key, value })) : []);
   return {
-    name: v.name ?? v.imageName.split(':')[0] ?? v.imageName,
+    // No name (or the empty one runpodctl sends): named after the image, as runpodctl does itself.
+    name: v.name !== undefined && v.name !== '' ? v.name : (v.imageName.split(':')[0] ?? v.imageName),
     imageName: v.imageName,
     env,
     dockerArgs: v.dockerArgs ?? template?.dockerStartCmd?.join(' ') ?? '',

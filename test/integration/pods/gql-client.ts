@@ -27,6 +27,7 @@ export async function gql(baseUrl: string, query: string, variables?: Record<str
 }
 
 /** The data of an answer that must have no errors. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see GqlAnswer.body
 export async function gqlData(baseUrl: string, query: string, variables?: Record<string, unknown>): Promise<any> {
   const r = await gql(baseUrl, query, variables);
   if (r.status !== 200 || r.body.errors) throw new Error(`GraphQL failed (${r.status}): ${JSON.stringify(r.body)}`);
