@@ -177,17 +177,20 @@ export class QueueEndpoint {
     if (this.dispatching) return;
     this.dispatching = true;
     try {
-      while (this.queue.size > 0) {
-        const w = this.pool.freeSimulated();
-        if (!w) break;
-        const job = this.queue.values().next().value as Job;
-        this.dequeue(job);
-        this.start(job, w);
+      for (;;) {
+        while (this.queue.size > 0) {
+          const w = this.pool.freeSimulated();
+          if (!w) break;
+          const job = this.queue.values().next().value as Job;
+          this.dequeue(job);
+          this.start(job, w);
+        }
+        // Workers without a cold start take jobs at once.
+        if (this.pool.autoscale(this.queuedNormal) === 0 || this.queue.size === 0) break;
       }
     } finally {
       this.dispatching = false;
     }
-    this.pool.autoscale(this.queuedNormal);
   }
 
   /** Oldest queued job for a pulling (external) worker, or undefined. */

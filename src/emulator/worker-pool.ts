@@ -172,27 +172,29 @@ export class WorkerPool {
 
   /**
    * Start workers for `queuedNormal` waiting non-lowPriority jobs beyond the free and coming
-   * slots, within max; keep at least min.
+   * slots, within max; keep at least min. Answers how many started ready at once (no cold start).
    */
-  autoscale(queuedNormal: number): void {
-    if (!this.settings.simulated) return;
+  autoscale(queuedNormal: number): number {
+    if (!this.settings.simulated) return 0;
     let count = this.simulatedCount();
-    while (count < this.settings.min) {
-      this.start();
+    let readyNow = 0;
+    const startOne = () => {
+      if (this.start().state === 'ready') readyNow += 1;
       count += 1;
-    }
-    if (queuedNormal <= 0 || count >= this.settings.max) return;
+    };
+    while (count < this.settings.min) startOne();
+    if (queuedNormal <= 0 || count >= this.settings.max) return readyNow;
     let slots = 0;
     for (const w of this.workers.values()) {
       if (w.kind === 'simulated' && w.state !== 'draining') slots += w.capacity - w.jobs.size;
     }
     let need = queuedNormal - slots;
-    if (need < this.settings.scaleUpQueueDepth) return;
+    if (need < this.settings.scaleUpQueueDepth) return readyNow;
     while (need > 0 && count < this.settings.max) {
-      this.start();
-      count += 1;
+      startOne();
       need -= this.settings.jobsPerWorker;
     }
+    return readyNow;
   }
 
   /** Change min/max (control route); stops idle workers above the new bounds. */
