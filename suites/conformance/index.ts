@@ -5,12 +5,16 @@ import { answerChecks } from './queue/answers.js';
 import { lifecycleChecks } from './queue/lifecycle.js';
 import { ttlRetentionChecks } from './queue/ttl-retention.js';
 import { validationChecks } from './queue/validation.js';
+import { rateLimitChecks } from './queue/rate-limits.js';
+import { streamWebhookChecks } from './queue/stream-webhook.js';
 
 export const CHECKS: readonly CheckDefinition[] = [
   ...answerChecks,
   ...validationChecks,
   ...lifecycleChecks,
   ...ttlRetentionChecks,
+  ...streamWebhookChecks,
+  ...rateLimitChecks,
 ];
 
 export const conformanceSuite: Suite = { clauses: CLAUSES, checks: CHECKS };

@@ -1,0 +1,192 @@
+// §8 rate limits: 429 onset at the documented count for each operation (the effective limit
+// of the dynamic rule where the target advertises requests_per_worker), recovery once the
+// window has passed, and the /runsync concurrency cap. Each runs on an endpoint of its own
+// on the emulator; on a real target one at a time on the target's endpoint.
+import { fail, runPool, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
+import { HTTP_STATUS, RUNSYNC_WAIT_MS, effectiveRateLimit, type RateLimitedOperation } from '../../../src/spec/index.js';
+import { describe, expectStatus, field } from '../lib/http.js';
+import { endpointFor, health, isDedicated, purge, qpath, submitRunsync } from '../lib/queue.js';
+
+/** Requests sent past the limit: 20% of it, at least 3 (so a limit 10% late is caught). */
+function extraFor(limit: number): number {
+  return Math.max(3, Math.ceil(limit * 0.2));
+}
+/** Tolerance above the limit on a shared endpoint: 2% (a 10%-late limiter still fails). Exact on a dedicated one. */
+function toleranceFor(limit: number, dedicated: boolean): number {
+  return dedicated ? 0 : Math.floor(limit * 0.02);
+}
+/** Parallel lanes of a burst: well under the operation's concurrency cap, at most 32. */
+function lanesFor(cap: number | null): number {
+  return Math.max(1, Math.min(32, Math.floor((cap ?? 64) / 2)));
+}
+
+/** Handler delay of the held /runsync jobs: 15 s of real time (they are purged or finish soon after). */
+const HOLD_REAL_MS_S = (ctx: CheckContext): number => Math.ceil(ctx.time.toEmulatedMs(15_000) / 1000);
+
+type Maker = (ctx: CheckContext, ep: string) => Promise<(i: number) => ProbeRequest>;
+
+async function completedSyncJob(ctx: CheckContext, ep: string): Promise<string> {
+  const res = await submitRunsync(ctx, ep, { mock_return: 'rate' });
+  expectStatus(res, HTTP_STATUS.ok, 'POST /runsync (setup)');
+  const id = field(res.json, 'id');
+  if (typeof id !== 'string') fail('a job id from /runsync', describe(res), res);
+  return id;
+}
+
+const MAKERS: Record<Exclude<RateLimitedOperation, 'openai'> | 'openai', Maker> = {
+  run: () => Promise.resolve(() => ({ iface: 'queue', method: 'POST', path: '', json: { input: { mock_return: 'r' } } })),
+  runsync: () => Promise.resolve(() => ({ iface: 'queue', method: 'POST', path: '', rawQuery: `wait=${RUNSYNC_WAIT_MS.min}`, json: { input: { mock_return: 'r' } } })),
+  status: async (ctx, ep) => { const id = await completedSyncJob(ctx, ep); return () => ({ iface: 'queue', method: 'GET', path: qpath(ep, 'status', id) }); },
+  stream: async (ctx, ep) => { const id = await completedSyncJob(ctx, ep); return () => ({ iface: 'queue', method: 'GET', path: qpath(ep, 'stream', id) }); },
+  cancel: async (ctx, ep) => { const id = await completedSyncJob(ctx, ep); return () => ({ iface: 'queue', method: 'POST', path: qpath(ep, 'cancel', id) }); },
+  'purge-queue': () => Promise.resolve(() => ({ iface: 'queue', method: 'POST', path: '' })),
+  requests: () => Promise.resolve(() => ({ iface: 'queue', method: 'GET', path: '' })),
+  openai: () => Promise.resolve(() => ({ iface: 'queue', method: 'GET', path: '' })),
+};
+
+function pathFor(op: RateLimitedOperation, ep: string): string {
+  switch (op) {
+    case 'run': return qpath(ep, 'run');
+    case 'runsync': return qpath(ep, 'runsync');
+    case 'purge-queue': return qpath(ep, 'purge-queue');
+    case 'requests': return qpath(ep, 'requests');
+    case 'openai': return `/v2/${ep}/openai/v1/models`;
+    default: return '';
+  }
+}
+
+interface Burst {
+  readonly answers: ProbeResponse[];
+  readonly admitted: number;
+  readonly refused: number;
+  readonly errors: number;
+  readonly elapsedRealMs: number;
+  readonly firstSentMs: number;
+}
+
+/**
+ * Bursts of different checks never overlap: on one host they would share the CPU and stretch
+ * past the window. The waits for recovery do overlap, so the checks still run side by side.
+ */
+let burstChain: Promise<unknown> = Promise.resolve();
+function serialized<T>(fn: () => Promise<T>): Promise<T> {
+  const run = burstChain.then(fn, fn);
+  burstChain = run.catch(() => undefined);
+  return run;
+}
+
+function burst(ctx: CheckContext, n: number, lanes: number, make: (i: number) => ProbeRequest): Promise<Burst> {
+  return serialized(() => burstNow(ctx, n, lanes, make));
+}
+
+async function burstNow(ctx: CheckContext, n: number, lanes: number, make: (i: number) => ProbeRequest): Promise<Burst> {
+  const idx = Array.from({ length: n }, (_, i) => i);
+  const answers = await runPool(idx, lanes, (i) => ctx.http.send({ ...make(i), signal: ctx.signal }));
+  const refused = answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests).length;
+  const errors = answers.filter((a) => a.status === 0).length;
+  const firstSentMs = Math.min(...answers.map((a) => a.sentAtMs));
+  return { answers, refused, errors, admitted: n - refused - errors, elapsedRealMs: Math.max(...answers.map((a) => a.doneAtMs)) - firstSentMs, firstSentMs };
+}
+
+function rateCheck(op: RateLimitedOperation): CheckDefinition {
+  return {
+    id: `queue.rate.${op}`,
+    title: `${op}: 429 from request ${'N+1'} of a 10 s window (N per §8, or the advertised effective limit), admitted again after the window`,
+    clauses: ['8/rate-table', '7/429', '8/dynamic-rule'],
+    interface: 'queue', kind: 'spec', tags: ['rate-limit', 'destructive'],
+    async run(ctx) {
+      const lim = ctx.target.limits;
+      if (!lim.rateLimitsEnabled) skip('the target advertises rate limits switched off');
+      const ep = endpointFor(ctx, `rate-${op}`);
+      const dedicated = isDedicated(ctx, ep);
+      const rule = lim.rates[op];
+      const base = rule.requestsPerWindow;
+      const partial = await MAKERS[op](ctx, ep);
+      const make = (i: number): ProbeRequest => { const r = partial(i); return r.path === '' ? { ...r, path: pathFor(op, ep) } : r; };
+      const probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
+      if (op === 'requests' || op === 'openai') {
+        if (probe.status === HTTP_STATUS.notFound || probe.status === 405) skip(`the target does not serve ${op === 'requests' ? 'GET /requests' : 'POST /openai/*'} (answered ${probe.status}); its shape is not specified`);
+      }
+      if (probe.status === HTTP_STATUS.tooManyRequests) skip('the window is already in use on this endpoint (429 before the burst); rerun with an idle endpoint');
+      const before = (await health(ctx, ep)).record.workers.running;
+      const n = base + extraFor(base) - 1;
+      const b = await burst(ctx, n, lanesFor(rule.concurrency), make);
+      const after = (await health(ctx, ep)).record.workers.running;
+      const admitted = b.admitted + (probe.status === HTTP_STATUS.tooManyRequests ? 0 : 1);
+      const running = Math.max(before, after);
+      const rpw = lim.requestsPerWorker;
+      const effective = rpw === null ? base : effectiveRateLimit(base, running, rpw);
+      ctx.measure('admitted', admitted);
+      ctx.measure('refused429', b.refused);
+      ctx.measure('documented', base);
+      ctx.measure('effective', effective);
+      ctx.measure('runningWorkers', running);
+      ctx.measure('burstRealMs', Math.round(b.elapsedRealMs));
+      if (b.errors > 0) fail('an answer to every request of the burst', `${b.errors} network errors`, b.answers.find((a) => a.status === 0));
+      if (b.elapsedRealMs > lim.rateWindowRealMs * 0.9) skip(`the burst took ${Math.round(b.elapsedRealMs)} ms, too close to the ${lim.rateWindowRealMs} ms window to judge the count`);
+      const firstRefusal = b.answers.find((a) => a.status === HTTP_STATUS.tooManyRequests);
+      if (admitted < base) fail(`at least ${base} admitted in one window (429 only past the documented count)`, `${admitted} admitted, ${b.refused} refused`, firstRefusal);
+      const upper = (rpw === null && running > 0 ? Number.POSITIVE_INFINITY : effective) + toleranceFor(effective, dedicated);
+      if (admitted > upper) {
+        fail(`at most ${effective} admitted in one window (${base} per §8${effective !== base ? `, effective ${effective} with ${running} running workers` : ''}), then 429`, `${admitted} admitted of ${n + 1}`, b.answers.filter((a) => a.status !== HTTP_STATUS.tooManyRequests).at(-1));
+      }
+      if (firstRefusal === undefined) fail('429 for requests past the limit', `no 429 in ${n + 1} requests`);
+      const body = field(firstRefusal.json, 'error');
+      ctx.measure('errorBodyHasErrorString', typeof body === 'string');
+      // Recovery: once the window that held the burst has passed, a request is admitted again.
+      const waitReal = b.firstSentMs + lim.rateWindowRealMs * 1.1 - performance.now();
+      await ctx.time.sleepReal(Math.max(0, waitReal), ctx.signal);
+      const again = await ctx.http.send({ ...make(n + 1), signal: ctx.signal });
+      if (again.status === HTTP_STATUS.tooManyRequests) fail(`admitted again ${lim.rateWindowRealMs * 1.1} ms after the burst began (the window has passed)`, describe(again), again);
+      if (dedicated && (op === 'run' || op === 'openai')) await purge(ctx, ep);
+      return { observed: `${admitted} admitted, ${b.refused} × 429 in ${Math.round(b.elapsedRealMs)} ms; admitted again after the window` };
+    },
+  };
+}
+
+export const rateLimitChecks: CheckDefinition[] = [
+  ...(['run', 'runsync', 'status', 'stream', 'cancel', 'purge-queue', 'requests', 'openai'] as const).map(rateCheck),
+  {
+    id: 'queue.concurrency.runsync',
+    title: '/runsync: requests past the concurrency cap (400 in flight) get 429 while the first ones are held',
+    clauses: ['8/concurrency', '7/429'],
+    interface: 'queue', kind: 'spec', tags: ['rate-limit', 'destructive', 'needs-mock-worker'],
+    async run(ctx) {
+      const lim = ctx.target.limits;
+      if (!lim.rateLimitsEnabled) skip('the target advertises rate limits switched off');
+      const cap = lim.rates.runsync.concurrency;
+      if (cap === null) skip('the target advertises no /runsync concurrency cap');
+      const ep = endpointFor(ctx, 'concurrency-runsync');
+      const extra = extraFor(cap);
+      const total = cap + extra;
+      const abort = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, abort.signal]);
+      const answers: ProbeResponse[] = [];
+      let aborted = 0;
+      const held = Array.from({ length: total }, () =>
+        ctx.http
+          .send({ iface: 'queue', method: 'POST', path: qpath(ep, 'runsync'), rawQuery: `wait=${RUNSYNC_WAIT_MS.max}`, json: { input: { mock_delay: HOLD_REAL_MS_S(ctx) } }, signal, timeoutMs: 600_000 })
+          .then((r) => { answers.push(r); })
+          .catch(() => { aborted += 1; }),
+      );
+      // Wait until the refusals are in (they come at once) or 10 s of real time.
+      const deadline = performance.now() + 10_000;
+      while (answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests).length < extra && performance.now() < deadline) {
+        await ctx.time.sleepReal(50, ctx.signal);
+      }
+      await ctx.time.sleepReal(200, ctx.signal);
+      const refused = answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests).length;
+      const heldCount = total - answers.length;
+      abort.abort();
+      await Promise.all(held);
+      ctx.measure('inFlightAccepted', heldCount + answers.filter((a) => a.status === HTTP_STATUS.ok).length);
+      ctx.measure('refused429', refused);
+      ctx.measure('cap', cap);
+      await purge(ctx, ep);
+      ctx.measure('abortedHeld', aborted);
+      if (refused === 0) fail(`429 for the ${extra} requests past ${cap} in flight`, `no 429 among ${total} concurrent /runsync (${heldCount} held)`, answers.at(-1));
+      if (refused > extra + toleranceFor(cap, false)) fail(`at most ${extra} refusals (cap ${cap})`, `${refused} × 429`, answers.find((a) => a.status === HTTP_STATUS.tooManyRequests));
+      return { observed: `${refused} × 429 of ${total}, ${heldCount} held` };
+    },
+  },
+];
