@@ -1,9 +1,9 @@
-// k6-style thresholds (`p(99)<2000`, `rate<0.01`, `avg<=150`) evaluated on a load scenario
-// result: one pure evaluator used by the load engine at the end of a run and by `qbench merge`
-// on the merged whole. Metric names and their aggregations are listed in THRESHOLD_METRICS.
+// k6-style thresholds (`p(99)<2000`, `rate<0.01`, `avg<=150`) evaluated on a saved load scenario
+// result, in the load engine's metric vocabulary (src/load/thresholds.ts): used by `qbench merge`
+// to re-evaluate every threshold on the merged whole of several shards.
 import { QbenchError } from '../errors.js';
 import { SECOND_MS } from '../spec/index.js';
-import { decodeHistogram, mergeHistograms, valueAtPercentileMs, type Histogram } from './histogram.js';
+import { decodeHistogram, valueAtPercentileMs, type Histogram } from './histogram.js';
 import type { LoadScenarioResult, OutcomeCounts, StepResult, ThresholdResult } from './model.js';
 
 export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
@@ -18,31 +18,6 @@ export interface ParsedThreshold {
   value: number;
   expression: string;
 }
-
-/** What a metric holds: a latency distribution, a ratio of hits, or a count over the run. */
-export type MetricValue =
-  | { kind: 'trend'; histogram: Histogram }
-  | { kind: 'rate'; hits: number; total: number }
-  | { kind: 'counter'; count: number; durationSec: number };
-
-type MetricKind = MetricValue['kind'];
-
-/** Every metric a threshold may name; `name{step:run}` restricts a per-step metric to one step. */
-export const THRESHOLD_METRICS: Readonly<Record<string, { kind: MetricKind; describe: string; perStep: boolean }>> = {
-  latency: { kind: 'trend', describe: 'latency from the intended start (coordinated-omission corrected), ms', perStep: true },
-  http_req_duration: { kind: 'trend', describe: 'alias of latency', perStep: true },
-  service_time: { kind: 'trend', describe: 'latency from the actual send (service time), ms', perStep: true },
-  end_to_end: { kind: 'trend', describe: 'time including 429 backoff and retries, ms (only with backoff on)', perStep: true },
-  send_lateness: { kind: 'trend', describe: 'how late the generator sent against the schedule, ms', perStep: false },
-  http_req_failed: { kind: 'rate', describe: 'fraction of requests that did not answer 2xx (429, 4xx, 5xx, network errors)', perStep: true },
-  errors: { kind: 'rate', describe: 'alias of http_req_failed', perStep: true },
-  rate_limited: { kind: 'rate', describe: 'fraction of requests answered 429', perStep: true },
-  server_errors: { kind: 'rate', describe: 'fraction of requests answered 5xx', perStep: true },
-  network_errors: { kind: 'rate', describe: 'fraction of requests that got no HTTP answer', perStep: true },
-  http_reqs: { kind: 'counter', describe: 'requests sent (count; rate = per second)', perStep: true },
-  goodput: { kind: 'counter', describe: 'requests answered 2xx (count; rate = per second)', perStep: true },
-  dropped_iterations: { kind: 'counter', describe: 'iterations the generator could not start (count; rate = per second)', perStep: false },
-};
 
 const AGGREGATIONS_BY_KIND: Readonly<Record<MetricKind, readonly string[]>> = {
   trend: ['avg', 'min', 'max', 'med', 'count', 'p(N)'],
@@ -66,8 +41,8 @@ export function parseThresholdExpression(expression: string): ParsedThreshold {
   let aggregation: ThresholdAggregation;
   if (pct !== undefined) {
     const percentile = Number(pct);
-    if (!(percentile >= 0 && percentile <= 100)) {
-      throw new QbenchError('QB_ERR_SCENARIO', `threshold "${expression}": percentile ${pct} is outside 0..100`, { expression });
+    if (!(percentile > 0 && percentile <= 100)) {
+      throw new QbenchError('QB_ERR_SCENARIO', `threshold "${expression}": percentile ${pct} is outside (0, 100]`, { expression });
     }
     aggregation = { kind: 'percentile', percentile };
   } else {
@@ -76,38 +51,48 @@ export function parseThresholdExpression(expression: string): ParsedThreshold {
   return { aggregation, operator: op as ThresholdOperator, value: Number(num), expression: expression.trim() };
 }
 
-/** Split `latency{step:run}` into the metric name and its step filter. */
-export function parseMetricName(metric: string): { name: string; step?: string } {
-  const m = /^\s*([a-z_][a-z0-9_]*)\s*(?:\{\s*step\s*:\s*([^}]+?)\s*\})?\s*$/i.exec(metric);
-  if (!m?.[1]) {
-    throw new QbenchError('QB_ERR_SCENARIO', `threshold metric "${metric}": expected a name such as latency or latency{step:run}`, { metric });
-  }
-  const name = m[1];
-  if (!(name in THRESHOLD_METRICS)) {
+/** What a metric holds: a latency distribution, a ratio of hits, or a count over the run. */
+export type MetricValue =
+  | { kind: 'trend'; histogram: Histogram }
+  | { kind: 'rate'; hits: number; total: number }
+  | { kind: 'counter'; count: number; durationSec: number };
+
+export type MetricKind = MetricValue['kind'];
+
+/**
+ * The kind of a metric in the load engine's vocabulary: `<step>.latency`, `<step>.service_time`,
+ * `<step>.end_to_end`, `<step>.attempts`, a bare `<step>` (a custom step's trend), `<step>.reqs`,
+ * `<step>.errors.rate`, `<step>.status_<2xx|429|4xx|5xx>.rate`, `<step>.network_error.rate`,
+ * `http_reqs`, `iterations`, `dropped_iterations`, `send_lateness`.
+ */
+export function metricKind(metric: string): MetricKind | undefined {
+  if (metric === 'http_reqs' || metric === 'dropped_iterations' || metric === 'iterations') return 'counter';
+  if (metric === 'send_lateness') return 'trend';
+  const dot = metric.indexOf('.');
+  if (dot < 0) return /^[\w-]+$/.test(metric) ? 'trend' : undefined;
+  const rest = metric.slice(dot + 1);
+  if (rest === 'latency' || rest === 'service_time' || rest === 'end_to_end' || rest === 'attempts') return 'trend';
+  if (rest === 'reqs') return 'counter';
+  if (rest === 'errors.rate' || rest === 'network_error.rate' || /^status_(2xx|429|4xx|5xx)\.rate$/.test(rest)) return 'rate';
+  return undefined;
+}
+
+/** Check a metric/expression pair without a result. */
+export function validateThreshold(metric: string, expression: string): void {
+  const kind = metricKind(metric);
+  if (!kind) {
     throw new QbenchError(
       'QB_ERR_SCENARIO',
-      `threshold metric "${metric}": unknown metric "${name}"; known: ${Object.keys(THRESHOLD_METRICS).join(', ')}`,
+      `threshold metric "${metric}": unknown metric; use <step>.latency, <step>.service_time, <step>.end_to_end, <step>.reqs, <step>.errors.rate, <step>.status_429.rate (or 2xx, 4xx, 5xx), <step>.network_error.rate, http_reqs, iterations, dropped_iterations or send_lateness`,
       { metric },
     );
   }
-  const step = m[2];
-  if (step !== undefined && !THRESHOLD_METRICS[name]?.perStep) {
-    throw new QbenchError('QB_ERR_SCENARIO', `threshold metric "${metric}": ${name} is measured per scenario, not per step`, { metric });
-  }
-  return step === undefined ? { name } : { name, step };
-}
-
-/** Check a metric/expression pair without a result (for scenario validation at load time). */
-export function validateThreshold(metric: string, expression: string): void {
-  const { name } = parseMetricName(metric);
-  const parsed = parseThresholdExpression(expression);
-  aggregationFits(THRESHOLD_METRICS[name]?.kind ?? 'trend', parsed, metric);
+  aggregationFits(kind, parseThresholdExpression(expression), metric);
 }
 
 function aggregationFits(kind: MetricKind, parsed: ParsedThreshold, metric: string): void {
   const a = parsed.aggregation.kind;
-  const ok =
-    kind === 'trend' ? a !== 'rate' : kind === 'rate' ? a === 'rate' : a === 'count' || a === 'rate';
+  const ok = kind === 'trend' ? a !== 'rate' : kind === 'rate' ? a === 'rate' : a === 'count' || a === 'rate';
   if (!ok) {
     throw new QbenchError(
       'QB_ERR_SCENARIO',
@@ -119,54 +104,47 @@ function aggregationFits(kind: MetricKind, parsed: ParsedThreshold, metric: stri
 
 const sumCounts = (c: OutcomeCounts): number => c['2xx'] + c['429'] + c['4xx'] + c['5xx'] + c.network_error;
 
-/** Resolve a metric name against a scenario result; undefined when the scenario has no such data (e.g. no such step). */
+/**
+ * Resolve a metric against a scenario result; undefined when the result does not hold it
+ * (no such step; `iterations` and `<step>.attempts` are not kept as histograms or counts).
+ */
 export function scenarioMetric(scenario: LoadScenarioResult, metric: string): MetricValue | undefined {
-  const { name, step } = parseMetricName(metric);
-  const steps: StepResult[] = step === undefined ? scenario.steps : scenario.steps.filter((s) => s.step === step);
-  if (steps.length === 0 && THRESHOLD_METRICS[name]?.perStep) return undefined;
   const where = `${scenario.name}: ${metric}`;
-  const trend = (pick: (s: StepResult) => StepResult['latency'] | undefined): MetricValue | undefined => {
-    const hs = steps.flatMap((s) => {
-      const l = pick(s);
-      return l ? [decodeHistogram(l.histogram, where)] : [];
-    });
-    return hs.length === 0 ? undefined : { kind: 'trend', histogram: mergeHistograms(hs) };
-  };
-  const total = steps.reduce((a, s) => a + sumCounts(s.counts), 0);
-  const rate = (hits: (c: OutcomeCounts) => number): MetricValue => ({
-    kind: 'rate',
-    hits: steps.reduce((a, s) => a + hits(s.counts), 0),
-    total,
-  });
   const durationSec = scenario.durationMs / SECOND_MS;
-  switch (name) {
-    case 'latency':
-    case 'http_req_duration':
-      return trend((s) => s.latency);
-    case 'service_time':
-      return trend((s) => s.serviceTime);
-    case 'end_to_end':
-      return trend((s) => s.attempts?.endToEnd);
-    case 'send_lateness':
-      return { kind: 'trend', histogram: decodeHistogram(scenario.validity.sendLateness.histogram, where) };
-    case 'http_req_failed':
-    case 'errors':
-      return rate((c) => sumCounts(c) - c['2xx']);
-    case 'rate_limited':
-      return rate((c) => c['429']);
-    case 'server_errors':
-      return rate((c) => c['5xx']);
-    case 'network_errors':
-      return rate((c) => c.network_error);
+  switch (metric) {
     case 'http_reqs':
-      return { kind: 'counter', count: total, durationSec };
-    case 'goodput':
-      return { kind: 'counter', count: steps.reduce((a, s) => a + s.counts['2xx'], 0), durationSec };
+      return { kind: 'counter', count: scenario.steps.reduce((a, s) => a + sumCounts(s.counts), 0), durationSec };
     case 'dropped_iterations':
       return { kind: 'counter', count: scenario.validity.droppedIterations, durationSec };
-    default:
+    case 'send_lateness':
+      return { kind: 'trend', histogram: decodeHistogram(scenario.validity.sendLateness.histogram, where) };
+    case 'iterations':
       return undefined;
   }
+  const dot = metric.indexOf('.');
+  const stepName = dot < 0 ? metric : metric.slice(0, dot);
+  const rest = dot < 0 ? 'latency' : metric.slice(dot + 1);
+  const st: StepResult | undefined = scenario.steps.find((s) => s.step === stepName);
+  if (!st) return undefined;
+  const total = sumCounts(st.counts);
+  const rate = (hits: number): MetricValue => ({ kind: 'rate', hits, total });
+  switch (rest) {
+    case 'latency':
+      return { kind: 'trend', histogram: decodeHistogram(st.latency.histogram, where) };
+    case 'service_time':
+      return { kind: 'trend', histogram: decodeHistogram(st.serviceTime.histogram, where) };
+    case 'end_to_end':
+      return st.attempts ? { kind: 'trend', histogram: decodeHistogram(st.attempts.endToEnd.histogram, where) } : undefined;
+    case 'reqs':
+      return { kind: 'counter', count: total, durationSec };
+    case 'errors.rate':
+      return rate(total - st.counts['2xx']);
+    case 'network_error.rate':
+      return rate(st.counts.network_error);
+  }
+  const m = /^status_(2xx|429|4xx|5xx)\.rate$/.exec(rest);
+  if (m?.[1]) return rate(st.counts[m[1] as '2xx' | '429' | '4xx' | '5xx']);
+  return undefined;
 }
 
 /** The observed value of an aggregation on a metric; null when there is nothing to aggregate. */

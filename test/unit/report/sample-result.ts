@@ -160,8 +160,8 @@ function scenario(rng: Rng, name: string, gpu: boolean, opts: SampleOptions): Lo
       threads: 1,
     },
     thresholds: [
-      { metric: 'latency', expression: 'p(99)<2000', observed: built[0]?.step.latency.percentiles.p99 ?? 0, passed: true, abortOnFail: false },
-      { metric: 'http_req_failed', expression: 'rate<0.05', observed: 0.022, passed: true, abortOnFail: false },
+      { metric: `${steps[0] ?? 'run'}.latency`, expression: 'p(99)<2000', observed: built[0]?.step.latency.percentiles.p99 ?? 0, passed: true, abortOnFail: false },
+      { metric: `${steps[0] ?? 'run'}.errors.rate`, expression: 'rate<0.05', observed: 0.022, passed: true, abortOnFail: false },
     ],
     charts,
     verdict: {

@@ -1,4 +1,5 @@
-// k6-style threshold parsing and evaluation on a scenario result.
+// k6-style threshold parsing and evaluation on a saved scenario result, in the load engine's
+// metric vocabulary (<step>.latency, <step>.errors.rate, http_reqs...).
 import { describe, expect, it } from 'vitest';
 import { isQbenchError } from '../../../src/errors.js';
 import { evaluateThreshold, parseThresholdExpression, validateThreshold } from '../../../src/report/thresholds.js';
@@ -15,11 +16,11 @@ describe('thresholds', () => {
 
   it('rejects malformed expressions, unknown metrics and mismatched aggregations, naming them', () => {
     for (const [metric, expr, re] of [
-      ['latency', 'p99<2000', /expected <aggregation><operator><number>/],
-      ['latency', 'p(101)<2000', /outside 0\.\.100/],
-      ['latncy', 'p(99)<2000', /unknown metric "latncy"/],
-      ['http_req_failed', 'p(99)<1', /does not apply to a rate metric/],
-      ['send_lateness{step:run}', 'p(99)<1', /per scenario, not per step/],
+      ['run.latency', 'p99<2000', /expected <aggregation><operator><number>/],
+      ['run.latency', 'p(101)<2000', /outside \(0, 100\]/],
+      ['run.latncy', 'p(99)<2000', /unknown metric/],
+      ['run.errors.rate', 'p(99)<1', /does not apply to a rate metric/],
+      ['http_reqs', 'avg<1', /does not apply to a counter metric/],
     ] as const) {
       try {
         validateThreshold(metric, expr);
@@ -31,28 +32,31 @@ describe('thresholds', () => {
     }
   });
 
-  it('evaluates latency percentiles from the merged step histograms', () => {
+  it('evaluates latency percentiles from the step histogram', () => {
     const s = scenario();
     const runP99 = s.steps.find((x) => x.step === 'run')!.latency.percentiles.p99;
-    const r = evaluateThreshold(s, { metric: 'latency{step:run}', expression: `p(99)<${runP99 + 1}` });
+    const r = evaluateThreshold(s, { metric: 'run.latency', expression: `p(99)<${runP99 + 1}` });
     expect(r.passed).toBe(true);
     expect(r.observed).toBeCloseTo(runP99, 2);
-    expect(evaluateThreshold(s, { metric: 'latency{step:run}', expression: `p(99)<${runP99 - 1}` }).passed).toBe(false);
-    const all = evaluateThreshold(s, { metric: 'latency', expression: 'count==4000' });
-    expect(all).toMatchObject({ observed: 4000, passed: true });
+    expect(evaluateThreshold(s, { metric: 'run.latency', expression: `p(99)<${runP99 - 1}` }).passed).toBe(false);
+    expect(evaluateThreshold(s, { metric: 'status.service_time', expression: 'count==2000' })).toMatchObject({ observed: 2000, passed: true });
+    expect(evaluateThreshold(s, { metric: 'run', expression: `p(99)<${runP99 + 1}` }).passed).toBe(true);
   });
 
   it('evaluates rates and counters from the outcome counts', () => {
     const s = scenario();
-    const total = s.steps.reduce((a, x) => a + x.counts['2xx'] + x.counts['429'] + x.counts['5xx'], 0);
-    const n429 = s.steps.reduce((a, x) => a + x.counts['429'], 0);
-    const r = evaluateThreshold(s, { metric: 'rate_limited', expression: 'rate<0.5' });
-    expect(r.observed).toBeCloseTo(n429 / total, 6);
-    expect(evaluateThreshold(s, { metric: 'http_reqs', expression: 'rate>0' }).observed).toBeCloseTo(total / (s.durationMs / 1000), 6);
+    const run = s.steps.find((x) => x.step === 'run')!;
+    const total = run.counts['2xx'] + run.counts['429'] + run.counts['5xx'];
+    const r = evaluateThreshold(s, { metric: 'run.status_429.rate', expression: 'rate<0.5' });
+    expect(r.observed).toBeCloseTo(run.counts['429'] / total, 6);
+    expect(evaluateThreshold(s, { metric: 'run.errors.rate', expression: 'rate<0.5' }).observed).toBeCloseTo((total - run.counts['2xx']) / total, 6);
+    const all = s.steps.reduce((a, x) => a + x.counts['2xx'] + x.counts['429'] + x.counts['5xx'], 0);
+    expect(evaluateThreshold(s, { metric: 'http_reqs', expression: 'rate>0' }).observed).toBeCloseTo(all / (s.durationMs / 1000), 6);
+    expect(evaluateThreshold(s, { metric: 'run.reqs', expression: `count==${total}` }).passed).toBe(true);
   });
 
   it('fails a threshold whose metric has no data instead of passing it silently', () => {
-    const r = evaluateThreshold(scenario(), { metric: 'latency{step:nope}', expression: 'p(99)<1', abortOnFail: true });
-    expect(r).toEqual({ metric: 'latency{step:nope}', expression: 'p(99)<1', observed: null, passed: false, abortOnFail: true });
+    const r = evaluateThreshold(scenario(), { metric: 'nope.latency', expression: 'p(99)<1', abortOnFail: true });
+    expect(r).toEqual({ metric: 'nope.latency', expression: 'p(99)<1', observed: null, passed: false, abortOnFail: true });
   });
 });

@@ -1,0 +1,26 @@
+// Plain-text evidence shared by the JUnit, markdown and console renderers: an HTTP exchange
+// and a failure's reproduction, with secrets redacted.
+import { redactSecrets } from '../../errors.js';
+import type { HttpExchange } from '../model.js';
+
+const MAX_BODY_CHARS = 2_000;
+
+function clip(body: string | undefined, bytes: number): string {
+  if (body === undefined) return bytes > 0 ? `(${bytes} bytes, not kept)` : '';
+  return body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}… (${bytes} bytes in all)` : body;
+}
+
+export function exchangeText(x: HttpExchange): string {
+  const lines: string[] = [`> ${x.request.method} ${x.request.url}`];
+  for (const [k, v] of Object.entries(x.request.headers)) lines.push(`> ${k}: ${v}`);
+  const reqBody = clip(x.request.body, x.request.bodyBytes);
+  if (reqBody) lines.push('>', reqBody);
+  if (x.response) {
+    lines.push(`< ${x.response.status} (${x.response.durationMs.toFixed(1)} ms)`);
+    for (const [k, v] of Object.entries(x.response.headers)) lines.push(`< ${k}: ${v}`);
+    const resBody = clip(x.response.body, x.response.bodyBytes);
+    if (resBody) lines.push('<', resBody);
+  }
+  if (x.error) lines.push(`! ${x.error}`);
+  return redactSecrets(lines.join('\n'));
+}

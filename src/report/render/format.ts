@@ -1,0 +1,102 @@
+// Number formatting and plain-words explanations shared by every renderer.
+import type { LoadScenarioResult, OutcomeCounts, Validity } from '../model.js';
+
+/** Milliseconds with a sensible precision: 0.412 ms, 41.2 ms, 1,204 ms, 12.3 s. */
+export function fmtMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms >= 10_000) return `${(ms / 1_000).toFixed(1)} s`;
+  if (ms >= 1_000) return `${Math.round(ms).toLocaleString('en-US')} ms`;
+  if (ms >= 100) return `${ms.toFixed(0)} ms`;
+  if (ms >= 10) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+export function fmtCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function fmtRate(perSec: number | null | undefined): string {
+  if (perSec === null || perSec === undefined || !Number.isFinite(perSec)) return '–';
+  return `${perSec >= 100 ? Math.round(perSec).toLocaleString('en-US') : perSec.toFixed(1)}/s`;
+}
+
+/** A ratio (0..1) as a percentage. */
+export function fmtRatio(r: number | null | undefined): string {
+  if (r === null || r === undefined || !Number.isFinite(r)) return '–';
+  if (r === 0) return '0%';
+  if (r < 0.001) return '<0.1%';
+  return `${(r * 100).toFixed(r < 0.1 ? 2 : 1)}%`;
+}
+
+/** A signed percentage change: +12.3%, −4.0%. */
+export function fmtChange(pct: number | null | undefined, unit = '%'): string {
+  if (pct === null || pct === undefined || !Number.isFinite(pct)) return '–';
+  const s = Math.abs(pct) >= 100 ? Math.abs(pct).toFixed(0) : Math.abs(pct).toFixed(1);
+  return `${pct > 0 ? '+' : pct < 0 ? '−' : '±'}${s}${unit}`;
+}
+
+export function fmtDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m} min ${Math.round((ms % 60_000) / 1_000)} s`;
+}
+
+export const totalOf = (c: OutcomeCounts): number => c['2xx'] + c['429'] + c['4xx'] + c['5xx'] + c.network_error;
+
+export function scenarioTotals(s: LoadScenarioResult): OutcomeCounts & { total: number } {
+  const t: OutcomeCounts = { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, network_error: 0 };
+  for (const st of s.steps) for (const k of Object.keys(t) as (keyof OutcomeCounts)[]) t[k] += st.counts[k];
+  return { ...t, total: totalOf(t) };
+}
+
+/** Levels above which the generator's own health is worth a warning (not spec numbers: qbench's judgement). */
+export const VALIDITY_WARN = {
+  sendLatenessP99Ms: 10,
+  eventLoopDelayP99Ms: 20,
+  generatorCpuPercent: 85,
+  achievedShare: 0.95,
+} as const;
+
+/** The generator's validity, in plain words: one sentence per problem, worst first. */
+export function validityWarnings(v: Validity): string[] {
+  const out: string[] = [];
+  if (!v.valid) out.push('This measurement is INVALID: the load generator, not the target, was the bottleneck. Do not read its latencies as the target\'s.');
+  for (const r of v.reasons) out.push(r.endsWith('.') ? r : `${r}.`);
+  if (v.targetRatePerSec !== undefined && v.targetRatePerSec > 0 && v.achievedRatePerSec < v.targetRatePerSec * VALIDITY_WARN.achievedShare) {
+    out.push(`The generator sent ${fmtRate(v.achievedRatePerSec)} of the ${fmtRate(v.targetRatePerSec)} asked for (${Math.round((v.achievedRatePerSec / v.targetRatePerSec) * 100)}%).`);
+  }
+  if (v.droppedIterations > 0) out.push(`${fmtCount(v.droppedIterations)} requests could not be started on time and were dropped (no free virtual user).`);
+  const late = v.sendLateness.percentiles;
+  if (late.count > 0 && late.p99 > VALIDITY_WARN.sendLatenessP99Ms) {
+    out.push(`1% of requests left the generator more than ${fmtMs(late.p99)} after their scheduled time (worst ${fmtMs(late.max)}); corrected latency accounts for it, service time does not.`);
+  }
+  if (v.eventLoopDelayMs.count > 0 && v.eventLoopDelayMs.p99 > VALIDITY_WARN.eventLoopDelayP99Ms) {
+    out.push(`The generator's event loop stalled up to ${fmtMs(v.eventLoopDelayMs.max)} (p99 ${fmtMs(v.eventLoopDelayMs.p99)}): timings carry that much error.`);
+  }
+  if (v.generatorCpuPercent > VALIDITY_WARN.generatorCpuPercent) {
+    out.push(`The generator used ${Math.round(v.generatorCpuPercent)}% CPU: close to saturation.`);
+  }
+  return out;
+}
+
+/** Sort spec sections naturally: §2.1 < §2.10 < §10 < WIRE-COMPAT. */
+export function compareSections(a: string, b: string): number {
+  const num = (s: string) => (s.match(/\d+/g) ?? []).map(Number);
+  const na = num(a);
+  const nb = num(b);
+  const aSec = a.startsWith('§');
+  const bSec = b.startsWith('§');
+  if (aSec !== bSec) return aSec ? -1 : 1;
+  for (let i = 0; i < Math.max(na.length, nb.length); i++) {
+    const d = (na[i] ?? -1) - (nb[i] ?? -1);
+    if (d !== 0) return d;
+  }
+  return a.localeCompare(b);
+}
+
+/** The top-level spec section of a clause: '§3.1' → '§3'. */
+export function topSection(section: string): string {
+  const m = /^§(\d+)/.exec(section);
+  return m ? `§${m[1]}` : section;
+}

@@ -1,0 +1,287 @@
+// JUnit XML renderer (issue 7): every conformance check, every load threshold and finding, the
+// generator's validity and every fuzz property is a test case named by its clause or metric;
+// failures carry the message and the reproduction. Valid against the Ant JUnit schema (testsuites
+// without attributes; properties, system-out and system-err in every testsuite).
+import { redactSecrets } from '../../errors.js';
+import type { QbenchComparison } from '../compare-model.js';
+import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult } from '../model.js';
+import { exchangeText } from './evidence.js';
+import { fmtChange, validityWarnings } from './format.js';
+import { attrs, xmlText, xmlToken } from './xml.js';
+
+type Outcome =
+  | { kind: 'pass' }
+  | { kind: 'failure' | 'error'; message: string; type: string; body: string }
+  | { kind: 'skipped'; message: string };
+
+interface Case {
+  name: string;
+  classname: string;
+  timeSec: number;
+  outcome: Outcome;
+}
+
+interface Suite {
+  name: string;
+  pkg: string;
+  timestamp: string;
+  hostname: string;
+  timeSec: number;
+  properties: Record<string, string>;
+  cases: Case[];
+  out: string;
+}
+
+/** JUnit timestamps carry no zone and no fraction. */
+const junitTime = (iso: string): string => new Date(iso).toISOString().slice(0, 19);
+const sec = (ms: number): number => Math.round(ms) / 1_000;
+
+function renderSuites(suites: Suite[]): string {
+  const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites>'];
+  suites.forEach((s, id) => {
+    const count = (k: Outcome['kind']) => s.cases.filter((c) => c.outcome.kind === k).length;
+    parts.push(
+      `  <testsuite${attrs({
+        name: s.name,
+        package: s.pkg,
+        id,
+        timestamp: s.timestamp,
+        hostname: s.hostname || 'localhost',
+        tests: s.cases.length,
+        failures: count('failure'),
+        errors: count('error'),
+        skipped: count('skipped'),
+        time: s.timeSec.toFixed(3),
+      })}>`,
+    );
+    parts.push('    <properties>');
+    for (const [k, v] of Object.entries(s.properties)) parts.push(`      <property name="${xmlToken(k)}"${attrs({ value: redactSecrets(v) })}/>`);
+    parts.push('    </properties>');
+    for (const c of s.cases) {
+      const head = `    <testcase name="${xmlToken(c.name)}" classname="${xmlToken(c.classname)}" time="${c.timeSec.toFixed(3)}"`;
+      const o = c.outcome;
+      if (o.kind === 'pass') parts.push(`${head}/>`);
+      else if (o.kind === 'skipped') parts.push(`${head}>`, `      <skipped${attrs({ message: redactSecrets(o.message) })}/>`, '    </testcase>');
+      else {
+        parts.push(
+          `${head}>`,
+          `      <${o.kind}${attrs({ message: redactSecrets(o.message), type: o.type })}>${xmlText(redactSecrets(o.body))}</${o.kind}>`,
+          '    </testcase>',
+        );
+      }
+    }
+    parts.push(`    <system-out>${xmlText(redactSecrets(s.out))}</system-out>`, '    <system-err></system-err>', '  </testsuite>');
+  });
+  parts.push('</testsuites>', '');
+  return parts.join('\n');
+}
+
+function checkCase(c: CheckResult, profile: string): Case {
+  const name = `${c.clause.section} ${c.id}: ${c.title}`;
+  const classname = `qbench.conformance.${c.kind}.${c.clause.section}`;
+  const timeSec = sec(c.durationMs);
+  const v = c.verdict;
+  const quote = `${c.clause.section}: "${c.clause.quote}"`;
+  let outcome: Outcome;
+  if (c.expectation?.matched && v.status !== 'pass') {
+    outcome = { kind: 'skipped', message: `expected ${v.status} (expectation file, profile ${profile}): ${c.expectation.reason}` };
+  } else if (c.expectation && !c.expectation.matched) {
+    outcome = {
+      kind: 'failure',
+      type: 'expectation-mismatch',
+      message: `${v.status}, but the expectation file said ${c.expectation.expected}: ${c.expectation.reason}`,
+      body: `${quote}\nUpdate the expectation file if the target changed.`,
+    };
+  } else if (v.status === 'pass') outcome = { kind: 'pass' };
+  else if (v.status === 'skip') outcome = { kind: 'skipped', message: v.reason };
+  else if (v.status === 'error') outcome = { kind: 'error', type: 'check-error', message: v.message, body: `${quote}\n${v.stack ?? v.message}` };
+  else if (c.kind === 'compat') {
+    outcome = { kind: 'skipped', message: `compat finding (not a spec failure): expected ${v.expected}, observed ${v.observed}` };
+  } else {
+    outcome = {
+      kind: 'failure',
+      type: 'spec-violation',
+      message: `expected ${v.expected}, observed ${v.observed}`,
+      body: [quote, `expected: ${v.expected}`, `observed: ${v.observed}`, '', 'reproduce:', v.curl, '', ...v.exchanges.map(exchangeText)].join('\n'),
+    };
+  }
+  return { name, classname, timeSec, outcome };
+}
+
+function scenarioCases(s: LoadScenarioResult): Case[] {
+  const classname = `qbench.load.${s.name}`;
+  const cases: Case[] = [];
+  const warnings = validityWarnings(s.validity);
+  cases.push({
+    name: 'generator validity (the load generator kept up)',
+    classname,
+    timeSec: sec(s.durationMs),
+    outcome: s.validity.valid
+      ? { kind: 'pass' }
+      : { kind: 'error', type: 'invalid-measurement', message: warnings[0] ?? 'measurement invalid', body: warnings.join('\n') },
+  });
+  for (const t of s.thresholds) {
+    cases.push({
+      name: `threshold ${t.metric} ${t.expression}`,
+      classname: `${classname}.thresholds`,
+      timeSec: 0,
+      outcome: t.passed
+        ? { kind: 'pass' }
+        : {
+            kind: 'failure',
+            type: 'threshold',
+            message: `${t.metric} ${t.expression}: observed ${t.observed ?? 'no data'}${t.abortOnFail ? ' (aborted the run)' : ''}`,
+            body: `scenario ${s.name}, executor ${s.executor}\nre-run the scenario with this configuration:\n${JSON.stringify(s.config)}`,
+          },
+    });
+  }
+  for (const f of s.verdict.findings) {
+    cases.push({
+      name: `${f.clause ? `${f.clause} ` : ''}${f.label}`,
+      classname: `${classname}.findings`,
+      timeSec: 0,
+      outcome: f.passed
+        ? { kind: 'pass' }
+        : { kind: 'failure', type: 'finding', message: `expected ${f.expected}, observed ${f.observed}`, body: `scenario ${s.name}\nre-run the scenario with this configuration:\n${JSON.stringify(s.config)}` },
+    });
+  }
+  return cases;
+}
+
+function fuzzCase(p: FuzzProperty, seed: number): Case {
+  const name = `${p.clause.section} ${p.name}`;
+  const classname = `qbench.fuzz.${p.kind}`;
+  const timeSec = sec(p.durationMs);
+  if (p.status === 'pass') return { name, classname, timeSec, outcome: { kind: 'pass' } };
+  if (p.status === 'error') return { name, classname, timeSec, outcome: { kind: 'error', type: 'property-error', message: p.error ?? 'property errored', body: p.error ?? '' } };
+  const f = p.finding;
+  return {
+    name,
+    classname,
+    timeSec,
+    outcome: {
+      kind: 'failure',
+      type: 'counterexample',
+      message: f ? `expected ${f.expected}, observed ${f.observed}` : 'property failed',
+      body: f
+        ? [
+            `${p.clause.section}: "${p.clause.quote}"`,
+            `counterexample: ${f.counterexample}`,
+            `replay: fast-check seed ${f.seed}, path ${f.path}`,
+            ...(f.curl ? ['reproduce:', f.curl] : []),
+            ...f.exchanges.map(exchangeText),
+          ].join('\n')
+        : `fuzz seed ${seed}`,
+    },
+  };
+}
+
+/** Render a result as JUnit XML. */
+export function renderJunit(r: QbenchResult): string {
+  const host = r.meta.machine.hostname;
+  const baseProps = {
+    'qbench.version': r.meta.qbenchVersion,
+    target: `${r.meta.target.kind} ${r.meta.target.queueUrl} endpoint ${r.meta.target.endpointId}`,
+    'time.scale': String(r.meta.target.timeScale),
+    command: r.meta.command.join(' '),
+    'overall.status': r.overall.status,
+    'overall.exitCode': String(r.overall.exitCode),
+  };
+  const suites: Suite[] = [];
+  if (r.conformance) {
+    const c = r.conformance;
+    suites.push({
+      name: `conformance (${c.profile})`,
+      pkg: 'qbench.conformance',
+      timestamp: junitTime(r.meta.startedAt),
+      hostname: host,
+      timeSec: sec(c.checks.reduce((a, x) => a + x.durationMs, 0)),
+      properties: { ...baseProps, profile: c.profile },
+      cases: c.checks.map((x) => checkCase(x, c.profile)),
+      out: `pass ${c.summary.pass}, fail ${c.summary.fail}, skip ${c.summary.skip}, error ${c.summary.error}`,
+    });
+  }
+  for (const s of r.load?.scenarios ?? []) {
+    suites.push({
+      name: `load ${s.name}`,
+      pkg: 'qbench.load',
+      timestamp: junitTime(s.startedAt),
+      hostname: host,
+      timeSec: sec(s.durationMs),
+      properties: { ...baseProps, executor: s.executor, 'verdict.status': s.verdict.status, config: JSON.stringify(s.config) },
+      cases: scenarioCases(s),
+      out: `${s.verdict.status}: ${s.verdict.summary}`,
+    });
+  }
+  if (r.fuzz) {
+    const f = r.fuzz;
+    suites.push({
+      name: 'fuzz',
+      pkg: 'qbench.fuzz',
+      timestamp: junitTime(r.meta.startedAt),
+      hostname: host,
+      timeSec: sec(f.durationMs),
+      properties: { ...baseProps, seed: String(f.seed), numRuns: String(f.numRuns) },
+      cases: f.properties.map((p) => fuzzCase(p, f.seed)),
+      out: `seed ${f.seed}, ${f.numRuns} runs per property`,
+    });
+  }
+  if (suites.length === 0) {
+    suites.push({
+      name: 'qbench',
+      pkg: 'qbench',
+      timestamp: junitTime(r.meta.startedAt),
+      hostname: host,
+      timeSec: sec(r.meta.durationMs),
+      properties: baseProps,
+      cases: [],
+      out: r.overall.reasons.join('\n'),
+    });
+  }
+  return renderSuites(suites);
+}
+
+/** Render a comparison as JUnit XML: one test case per scenario, step and metric. */
+export function renderComparisonJunit(c: QbenchComparison): string {
+  const cases: Case[] = [];
+  for (const s of c.scenarios) {
+    for (const st of s.steps) {
+      for (const m of st.metrics) {
+        const margin = m.maxRegressionPct === null ? 'reported only' : `max ${m.unit === 'ratio' ? `+${m.maxRegressionPct} points` : `${m.metric === 'throughput' ? '−' : '+'}${m.maxRegressionPct}%`}`;
+        cases.push({
+          name: `${s.name}/${st.step} ${m.metric} (${margin})`,
+          classname: `qbench.compare.${s.name}`,
+          timeSec: 0,
+          outcome: m.regression
+            ? {
+                kind: 'failure',
+                type: 'regression',
+                message: `${m.metric} ${m.baseline ?? '–'} → ${m.candidate ?? '–'} (${fmtChange(m.changePct, m.unit === 'ratio' ? ' pts' : '%')}${m.ci ? `, ${Math.round(m.ci.level * 100)}% CI ${fmtChange(m.ci.lowPct)} … ${fmtChange(m.ci.highPct)}` : ''})`,
+                body: `baseline ${c.baseline.file}\ncandidate ${c.candidate.file}\nreproduce: qbench compare ${c.baseline.file} ${c.candidate.file}`,
+              }
+            : { kind: 'pass' },
+        });
+      }
+    }
+    for (const why of s.invalid) cases.push({ name: `${s.name} measurement validity`, classname: `qbench.compare.${s.name}`, timeSec: 0, outcome: { kind: 'error', type: 'invalid-measurement', message: why, body: why } });
+  }
+  return renderSuites([
+    {
+      name: 'compare',
+      pkg: 'qbench.compare',
+      timestamp: junitTime(c.createdAt),
+      hostname: 'localhost',
+      timeSec: 0,
+      properties: {
+        baseline: c.baseline.file,
+        candidate: c.candidate.file,
+        latency: c.options.latency,
+        confidenceLevel: String(c.options.confidenceLevel),
+        iterations: String(c.options.iterations),
+        seed: String(c.options.seed),
+      },
+      cases,
+      out: c.verdict.reasons.join('\n'),
+    },
+  ]);
+}

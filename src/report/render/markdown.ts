@@ -1,0 +1,112 @@
+// Markdown renderer (issue 7): a short summary for a CI job summary or a pull-request comment:
+// the verdict, counts per section, the failures with their reproduction, one line per scenario.
+import { redactSecrets } from '../../errors.js';
+import type { QbenchComparison } from '../compare-model.js';
+import type { QbenchResult } from '../model.js';
+import { checkFailsRun } from '../overall.js';
+import { fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
+
+const ICON = { pass: '✅', fail: '❌', invalid: '⚠️', error: '💥', info: 'ℹ️', skip: '⏭️' } as const;
+const MAX_LISTED = 15;
+
+/** Escape a table cell. */
+const cell = (s: string): string => redactSecrets(s).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: string } = {}): string {
+  const o = r.overall;
+  const out: string[] = [];
+  out.push(`## ${ICON[o.status]} qbench: ${o.status.toUpperCase()} (exit ${o.exitCode})`, '');
+  out.push(
+    `${r.meta.target.kind} \`${cell(r.meta.target.queueUrl)}\` · endpoint \`${cell(r.meta.target.endpointId)}\`${r.meta.target.timeScale !== 1 ? ` · time ×${r.meta.target.timeScale}` : ''} · ${fmtDuration(r.meta.durationMs)} · qbench ${r.meta.qbenchVersion} · ${r.meta.startedAt}`,
+    '',
+  );
+
+  const rows: string[] = [];
+  if (r.conformance) {
+    const s = r.conformance.summary;
+    rows.push(`| conformance (${cell(r.conformance.profile)}) | ${s.pass} | ${s.fail} | ${s.skip} | ${s.error} |`);
+  }
+  if (r.load) {
+    const st = r.load.scenarios.map((x) => x.verdict.status);
+    rows.push(`| load scenarios | ${st.filter((x) => x === 'pass' || x === 'info').length} | ${st.filter((x) => x === 'fail').length} | – | ${st.filter((x) => x === 'invalid').length} invalid |`);
+  }
+  if (r.fuzz) {
+    const p = r.fuzz.properties;
+    rows.push(`| fuzz (seed ${r.fuzz.seed}) | ${p.filter((x) => x.status === 'pass').length} | ${p.filter((x) => x.status === 'fail').length} | – | ${p.filter((x) => x.status === 'error').length} |`);
+  }
+  if (rows.length > 0) out.push('| | pass | fail | skip | error |', '|---|---:|---:|---:|---:|', ...rows, '');
+
+  const failing = (r.conformance?.checks ?? []).filter(checkFailsRun);
+  if (failing.length > 0) {
+    out.push('### Conformance failures', '');
+    for (const c of failing.slice(0, MAX_LISTED)) {
+      const v = c.verdict;
+      const detail = v.status === 'fail' ? `expected ${v.expected}, observed ${v.observed}` : v.status === 'error' ? `error: ${v.message}` : `${v.status} (expectation said ${c.expectation?.expected ?? '?'})`;
+      out.push(`- **${cell(c.clause.section)} \`${cell(c.id)}\`** ${cell(c.title)}: ${cell(detail)}`);
+      if (v.status === 'fail') out.push(`  <details><summary>reproduce</summary>\n\n  \`\`\`sh\n  ${redactSecrets(v.curl)}\n  \`\`\`\n  </details>`);
+    }
+    if (failing.length > MAX_LISTED) out.push(`- … and ${failing.length - MAX_LISTED} more (see the HTML or JUnit report)`);
+    out.push('');
+  }
+
+  if (r.load && r.load.scenarios.length > 0) {
+    out.push('### Load', '', '| scenario | verdict | requests | 429 | errors | p50 | p99 | max | rate | thresholds |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---|');
+    for (const s of r.load.scenarios) {
+      const t = scenarioTotals(s);
+      const first = s.steps[0]?.latency.percentiles;
+      const thr = s.thresholds.length === 0 ? '–' : `${s.thresholds.filter((x) => x.passed).length}/${s.thresholds.length}`;
+      out.push(
+        `| ${cell(s.name)} | ${ICON[s.verdict.status]} ${s.verdict.status} | ${fmtCount(t.total)} | ${fmtRatio(t.total ? t['429'] / t.total : null)} | ${fmtRatio(t.total ? (t['4xx'] + t['5xx'] + t.network_error) / t.total : null)} | ${fmtMs(first?.p50)} | ${fmtMs(first?.p99)} | ${fmtMs(first?.max)} | ${fmtRate(s.validity.achievedRatePerSec)} | ${thr} |`,
+      );
+    }
+    out.push('');
+    const notes = r.load.scenarios.flatMap((s) => [
+      ...s.thresholds.filter((x) => !x.passed).map((x) => `❌ ${s.name}: threshold \`${x.metric} ${x.expression}\` observed ${x.observed ?? 'no data'}`),
+      ...s.verdict.findings.filter((f) => !f.passed).map((f) => `❌ ${s.name}: ${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}`),
+      ...validityWarnings(s.validity).map((w) => `⚠️ ${s.name}: ${w}`),
+    ]);
+    for (const n of notes.slice(0, MAX_LISTED)) out.push(`- ${cell(n)}`);
+    if (notes.length > 0) out.push('');
+    if (r.load.scenarios[0]?.steps[0]) out.push('_Latency columns: first step, from the intended start (coordinated-omission corrected)._', '');
+  }
+
+  const fuzzFail = (r.fuzz?.properties ?? []).filter((p) => p.status !== 'pass');
+  if (fuzzFail.length > 0) {
+    out.push('### Fuzz findings', '');
+    for (const p of fuzzFail.slice(0, MAX_LISTED)) {
+      const f = p.finding;
+      out.push(`- **${cell(p.clause.section)} ${cell(p.name)}**: ${f ? cell(`expected ${f.expected}, observed ${f.observed}; counterexample ${f.counterexample}; replay with seed ${f.seed} path ${f.path}`) : cell(p.error ?? p.status)}`);
+    }
+    out.push('');
+  }
+
+  if (o.status !== 'pass') {
+    out.push('<details><summary>All reasons</summary>', '', ...o.reasons.map((x) => `- ${cell(x)}`), '', '</details>', '');
+  }
+  if (options.htmlReportPath) out.push(`Full report: \`${options.htmlReportPath}\``, '');
+  return `${out.join('\n')}`;
+}
+
+export function renderComparisonMarkdown(c: QbenchComparison): string {
+  const out: string[] = [];
+  const icon = c.verdict.status === 'pass' ? '✅' : c.verdict.status === 'fail' ? '❌' : '⚠️';
+  out.push(`## ${icon} qbench compare: ${c.verdict.status.toUpperCase()} (exit ${c.verdict.exitCode})`, '');
+  out.push(`baseline \`${cell(c.baseline.file)}\` (${c.baseline.startedAt}) → candidate \`${cell(c.candidate.file)}\` (${c.candidate.startedAt}); ${c.options.latency} latency, ${Math.round(c.options.confidenceLevel * 100)}% bootstrap intervals (${c.options.iterations} resamples, seed ${c.options.seed})`, '');
+  out.push('| scenario/step | metric | baseline | candidate | change | CI | margin | |', '|---|---|---:|---:|---:|---|---:|---|');
+  for (const s of c.scenarios) {
+    for (const st of s.steps) {
+      for (const m of st.metrics) {
+        const fmt = (v: number | null) => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
+        const u = m.unit === 'ratio' ? ' pts' : '%';
+        const flag = m.regression ? '❌ regression' : m.improvement ? '✅ better' : m.significant ? 'changed' : '';
+        out.push(
+          `| ${cell(`${s.name}/${st.step}`)} | ${m.metric} | ${fmt(m.baseline)} | ${fmt(m.candidate)} | ${fmtChange(m.changePct, u)} | ${m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–'} | ${m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`} | ${flag} |`,
+        );
+      }
+    }
+    if (s.presence !== 'both') out.push(`| ${cell(s.name)} | – | | | | | | only in the ${s.presence === 'baseline-only' ? 'baseline' : 'candidate'} |`);
+  }
+  out.push('');
+  if (c.verdict.reasons.length > 0) out.push(...c.verdict.reasons.map((x) => `- ${cell(x)}`), '');
+  return out.join('\n');
+}

@@ -1,0 +1,130 @@
+// Browser check of the HTML report (issue 7): render a report, open it in headless Chromium
+// (Debian's chromium, driven by playwright-core), and check there are no console errors, no
+// network requests besides the file itself, and that every chart canvas drew its data series.
+// A screenshot goes to test-output/. Skips with a clear message where Chromium is missing.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderComparisonHtml, renderHtml } from '../../src/report/render/html.js';
+import { PALETTE } from '../../src/report/render/html-charts.js';
+import { compareResults } from '../../src/report/compare.js';
+import { browserTestResult } from './browser-result.js';
+
+const CHROMIUM = process.env['QBENCH_CHROMIUM'] ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (install Debian's chromium: apt-get install -y chromium, or set QBENCH_CHROMIUM)`);
+}
+
+const OUT_DIR = path.resolve('test-output/browser');
+
+let browser: BrowserContext | undefined;
+let profileDir = '';
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  profileDir = await mkdtemp(path.join(tmpdir(), 'qbench-chromium-'));
+  browser = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    deviceScaleFactor: 1,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+});
+
+interface PageCheck {
+  consoleErrors: string[];
+  requests: string[];
+  charts: Array<{ id: string; drawn: string | null; seriesPixels: number }>;
+}
+
+/**
+ * Runs in the page (a string: the project's TypeScript has no DOM types): per chart, whether it
+ * was drawn and how many canvas pixels carry one of the series colours.
+ */
+const PIXEL_PROBE = String.raw`(pal) => Array.from(document.querySelectorAll('.chart')).map((el) => {
+  const canvas = el.querySelector('canvas');
+  let seriesPixels = 0;
+  if (canvas) {
+    const img = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 0; i < img.length; i += 4) {
+      if (img[i + 3] < 200) continue;
+      const r = img[i], g = img[i + 1], b = img[i + 2];
+      if (pal.some((p) => Math.abs(r - p[0]) + Math.abs(g - p[1]) + Math.abs(b - p[2]) < 24)) seriesPixels++;
+    }
+  }
+  return { id: el.id, drawn: el.getAttribute('data-drawn'), seriesPixels };
+})`;
+
+/** Open a report file, collect console errors and requests, and count series-coloured pixels per chart. */
+async function openReport(file: string, screenshot: string): Promise<PageCheck> {
+  const page = await browser!.newPage();
+  try {
+    const consoleErrors: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+    page.on('request', (r) => requests.push(r.url()));
+    const url = pathToFileURL(file).href;
+    await page.goto(url, { waitUntil: 'load', timeout: 20_000 });
+    await page.waitForFunction('window.__qbenchChartsDrawn !== undefined', undefined, { timeout: 10_000 });
+    const palette = PALETTE.map((hex) => [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)]);
+    const charts = await page.evaluate<PageCheck['charts']>(`(${PIXEL_PROBE})(${JSON.stringify(palette)})`);
+    await mkdir(OUT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(OUT_DIR, screenshot), fullPage: true });
+    return { consoleErrors, requests: requests.filter((r) => r !== url), charts };
+  } finally {
+    await page.close();
+  }
+}
+
+describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
+  it('renders a run with no console errors, no network requests, and data drawn in every chart', async () => {
+    const result = await browserTestResult();
+    await mkdir(OUT_DIR, { recursive: true });
+    const file = path.join(OUT_DIR, 'report.html');
+    await writeFile(file, renderHtml(result));
+    const check = await openReport(file, 'report.png');
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.requests).toEqual([]);
+    // spectrum, percentiles over time and throughput for each scenario, plus the scenario's own charts
+    const expected = (result.load?.scenarios ?? []).reduce((a, s) => a + 3 + s.charts.filter((c) => c.series.some((x) => x.points.length > 0)).length, 0);
+    expect(check.charts.length).toBe(expected);
+    for (const c of check.charts) {
+      expect(c.drawn, `chart ${c.id} drawn`).toBe('true');
+      // a few hundred pixels of series colour: a drawn line, not only axes and grid
+      expect(c.seriesPixels, `chart ${c.id} has data pixels`).toBeGreaterThan(150);
+    }
+  }, 60_000);
+
+  it('renders a comparison page cleanly', async () => {
+    const base = await browserTestResult();
+    const cmp = compareResults(base, base, { baselineFile: 'a.json', candidateFile: 'a.json', iterations: 200 });
+    const file = path.join(OUT_DIR, 'comparison.html');
+    await writeFile(file, renderComparisonHtml(cmp));
+    const check = await openReport(file, 'comparison.png');
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.requests).toEqual([]);
+  }, 60_000);
+});
