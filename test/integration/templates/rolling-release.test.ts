@@ -22,6 +22,7 @@ afterEach(async () => {
   emu = undefined;
 });
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON answer whose shape the test asserts
 async function call(method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${emu!.url}${path}`, {
     method,
