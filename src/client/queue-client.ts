@@ -112,7 +112,7 @@ export class QueueClient {
     if (!this.core.validateRequests) return;
     const bytes = Buffer.byteLength(JSON.stringify(body));
     if (bytes > capBytes) {
-      throw new InvalidRequestError({ method: spec.method, url: this.core.urlOf(spec).href }, 'job request body', `body is ${bytes} bytes, over the ${capBytes}-byte cap`, []);
+      throw new InvalidRequestError({ method: spec.method, url: this.core.urlOf(spec) }, 'job request body', `body is ${bytes} bytes, over the ${capBytes}-byte cap`, []);
     }
   }
 
@@ -239,7 +239,7 @@ export class QueueClient {
     try {
       await realSleep(ms, signal);
     } catch (e) {
-      throw new RequestAbortedError({ method: 'GET', url: this.core.urlOf({ path: this.prefix }).href }, e);
+      throw new RequestAbortedError({ method: 'GET', url: this.core.urlOf({ path: this.prefix }) }, e);
     }
   }
 
@@ -250,7 +250,7 @@ export class QueueClient {
   private deadline(opts: PollOptions): { remainingMs(): number; check(what: string): void } {
     const maxDurationMs = opts.maxDurationMs ?? EXECUTION_TIMEOUT_MS.defaultValue;
     const end = performance.now() + maxDurationMs;
-    const target = { method: 'GET', url: this.core.urlOf({ path: this.prefix }).href };
+    const target = { method: 'GET', url: this.core.urlOf({ path: this.prefix }) };
     return {
       remainingMs: () => Math.max(0, end - performance.now()),
       check: (what) => {
