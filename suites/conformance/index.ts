@@ -5,6 +5,8 @@ import { answerChecks } from './queue/answers.js';
 import { lifecycleChecks } from './queue/lifecycle.js';
 import { ttlRetentionChecks } from './queue/ttl-retention.js';
 import { validationChecks } from './queue/validation.js';
+import { templateChecks } from './templates.js';
+import { podChecks } from './pods.js';
 import { rateLimitChecks } from './queue/rate-limits.js';
 import { streamWebhookChecks } from './queue/stream-webhook.js';
 
@@ -15,6 +17,8 @@ export const CHECKS: readonly CheckDefinition[] = [
   ...ttlRetentionChecks,
   ...streamWebhookChecks,
   ...rateLimitChecks,
+  ...templateChecks,
+  ...podChecks,
 ];
 
 export const conformanceSuite: Suite = { clauses: CLAUSES, checks: CHECKS };
