@@ -47,10 +47,10 @@ export const GPU_TYPES: readonly GpuTypeSpec[] = [
   { id: 'NVIDIA H100 PCIe', displayName: 'H100 PCIe', manufacturer: 'Nvidia', memoryInGb: 80, cudaCores: 14_592, prices: { SECURE: p(2.39, 1.89), COMMUNITY: p(1.99, 1.49) } },
   { id: 'NVIDIA A100-SXM4-80GB', displayName: 'A100 SXM', manufacturer: 'Nvidia', memoryInGb: 80, cudaCores: 6_912, prices: { SECURE: p(1.89, 1.29) } },
   { id: 'NVIDIA A100 80GB PCIe', displayName: 'A100 PCIe', manufacturer: 'Nvidia', memoryInGb: 80, cudaCores: 6_912, prices: { SECURE: p(1.64, 1.09), COMMUNITY: p(1.19, 0.79) } },
-  { id: 'NVIDIA L40S', displayName: 'L40S', manufacturer: 'Nvidia', memoryInGb: 48, cudaCores: 18_176, prices: { SECURE: p(0.86, 0.53), COMMUNITY: p(0.79, 0.49) } },
+  { id: 'NVIDIA L40S', displayName: 'L40S', manufacturer: 'Nvidia', memoryInGb: 48, cudaCores: 18_176, prices: { SECURE: p(0.86, 0.53) } },
   { id: 'NVIDIA RTX A6000', displayName: 'RTX A6000', manufacturer: 'Nvidia', memoryInGb: 48, cudaCores: 10_752, prices: { SECURE: p(0.49, 0.25), COMMUNITY: p(0.33, 0.19) } },
   { id: 'NVIDIA GeForce RTX 4090', displayName: 'RTX 4090', manufacturer: 'Nvidia', memoryInGb: 24, cudaCores: 16_384, prices: { SECURE: p(0.69, 0.35), COMMUNITY: p(0.34, 0.2) } },
-  { id: 'NVIDIA GeForce RTX 3090', displayName: 'RTX 3090', manufacturer: 'Nvidia', memoryInGb: 24, cudaCores: 10_496, prices: { SECURE: p(0.43, 0.22), COMMUNITY: p(0.22, 0.11) } },
+  { id: 'NVIDIA GeForce RTX 3090', displayName: 'RTX 3090', manufacturer: 'Nvidia', memoryInGb: 24, cudaCores: 10_496, prices: { COMMUNITY: p(0.22, 0.11) } },
   { id: 'NVIDIA RTX A4000', displayName: 'RTX A4000', manufacturer: 'Nvidia', memoryInGb: 16, cudaCores: 6_144, prices: { SECURE: p(0.32, 0.16) } },
   { id: 'AMD Instinct MI300X OAM', displayName: 'MI300X', manufacturer: 'AMD', memoryInGb: 192, cudaCores: 0, prices: { SECURE: p(2.49, 1.99) } },
 ];

@@ -221,8 +221,9 @@ export class Stock {
     const stockStatus: StockStatus = freeSlots === 0 ? 'None' : share >= HIGH_SHARE ? 'High' : share >= MEDIUM_SHARE ? 'Medium' : 'Low';
     const availableGpuCounts: number[] = [];
     for (let n = 1; n <= maxFree; n++) availableGpuCounts.push(n);
-    const clouds: CloudKind[] = cloud === 'ALL' ? ['SECURE', 'COMMUNITY'] : [cloud];
-    const prices = clouds.map((c) => priceOf(type, c)).filter((x) => x !== undefined);
+    // Prices of the clouds that have machines of the type, rented out or not.
+    const clouds = new Set<CloudKind>(inCloud.map((m) => m.cloud));
+    const prices = [...clouds].map((c) => priceOf(type, c)).filter((x) => x !== undefined);
     const totalCount = inCloud.reduce((s, m) => s + m.gpuCount, 0);
     const rentedCount = inCloud.reduce((s, m) => s + (m.gpuCount - this.free(m)), 0);
     return {

@@ -37,6 +37,11 @@ describe('gpuTypes (§2.7)', () => {
     const all = (await gqlData(m.url, `{ gpuTypes { id displayName memoryInGb secureCloud communityCloud maxGpuCount securePrice communityPrice secureSpotPrice communitySpotPrice
       lowestPrice(input: {gpuCount: 1}) { minimumBidPrice uninterruptablePrice stockStatus availableGpuCounts } } }`)).gpuTypes;
     expect(all.map((t: { id: string }) => t.id)).toEqual(GPU_TYPES.map((t) => t.id));
+    // The catalogue prices exactly the clouds that have machines of each type.
+    for (const spec of GPU_TYPES) {
+      const clouds = new Set(MACHINES.filter((x) => x.gpuTypeId === spec.id).map((x) => x.cloud));
+      expect(new Set(Object.keys(spec.prices)), spec.id).toEqual(clouds);
+    }
     for (const t of all) {
       GpuTypeRecord.parse(t);
       const spec = GPU_TYPES.find((g) => g.id === t.id)!;
