@@ -152,7 +152,7 @@ export class RequestTimeoutError extends ClientError {
 
   /** `what` replaces the default "no complete answer" text (polling loops past their limit). */
   constructor(target: RequestTarget, timeoutMs: number, what?: string) {
-    super('QB_ERR_TIMEOUT', `${describeTarget(target)}-> ${what ?? `no complete answer within ${timeoutMs} ms`}`, target, { timeoutMs });
+    super('QB_ERR_TIMEOUT', `${describeTarget(target)}-> ${what ?? `no answer within ${timeoutMs} ms (headers, or a pause in the body)`}`, target, { timeoutMs });
     this.timeoutMs = timeoutMs;
   }
 }
