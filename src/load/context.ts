@@ -46,6 +46,8 @@ export interface IterationContext {
   readonly iteration: number;
   readonly shard: number;
   readonly target: LoadTarget;
+  /** When the schedule started (performance.timeOrigin + performance.now() base, ms). */
+  readonly scheduleStartMs: number;
   /** The job id of the iteration's last run/runsync step (or set by a custom step). */
   jobId: string | undefined;
   /** What the scenario's setup hook returned (per thread). */
@@ -72,6 +74,8 @@ export interface RunContext {
   log(line: string): void;
   /** What setup returned. */
   readonly state: unknown;
+  /** When the schedule started (hrNow base, ms); before the start, the planned start. */
+  readonly scheduleStartMs: number;
 }
 
 export interface Analysis {

@@ -58,12 +58,14 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   const log = opts.log ?? (() => undefined);
   const controlHttp = new TargetHttp(opts.target, { connections: 4, requestTimeoutMs: s.requestTimeoutMs });
   let state: unknown;
+  let t0Ms = hrNowMs() + START_LEAD_MS;
   const runCtx = (): RunContext => ({
     target: opts.target,
     signal: controller.signal,
     request: (spec) => controlHttp.send(spec, controller.signal),
     log,
     state,
+    scheduleStartMs: t0Ms,
   });
   const startedAt = new Date();
   const agg = new Aggregator(s.threads);
@@ -74,7 +76,6 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     if (s.hooks?.setup) state = await s.hooks.setup(runCtx());
     const threads = s.executor === 'max-throughput' ? 1 : s.threads;
     const planned = plannedDurationMs(s);
-    let t0Ms = hrNowMs() + START_LEAD_MS;
     /** Fix the schedule's start and arm the timeline actions relative to it. */
     const begin = (): number => {
       t0Ms = hrNowMs() + START_LEAD_MS;

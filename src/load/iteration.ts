@@ -16,6 +16,7 @@ export interface IterationEnv {
   readonly recorder: ShardRecorder;
   readonly state: unknown;
   readonly shard: number;
+  readonly scheduleStartMs: number;
   readonly signal: AbortSignal;
   readonly backoff: BackoffOptions | undefined;
   /** Called before every HTTP request; false stops the iteration (request budget used up). */
@@ -51,6 +52,7 @@ export async function runIteration(env: IterationEnv, index: number, intendedMs:
     iteration: index,
     shard: env.shard,
     target: env.target,
+    scheduleStartMs: env.scheduleStartMs,
     jobId: undefined,
     state: env.state,
     signal: env.signal,
@@ -81,10 +83,9 @@ export async function runIteration(env: IterationEnv, index: number, intendedMs:
     };
     if (!env.backoff) {
       const a = await once(intended);
-      if (a.status === HTTP_STATUS.tooManyRequests) {
-        stopped = true;
-        throw new StopIteration();
-      }
+      // count-and-stop: the 429 is counted and the caller sees it; the iteration ends after
+      // the current step.
+      if (a.status === HTTP_STATUS.tooManyRequests) stopped = true;
       return a;
     }
     const logicalStart = intended ?? hrNowMs();
@@ -102,10 +103,7 @@ export async function runIteration(env: IterationEnv, index: number, intendedMs:
         { signal: env.signal },
       );
       env.recorder.logicalRequest(metric, result.attempts.length, hrNowMs() - logicalStart, result.exhausted, hrNowMs());
-      if (result.exhausted) {
-        stopped = true;
-        throw new StopIteration();
-      }
+      if (result.exhausted) stopped = true;
       return result.outcome.value;
     } catch (e) {
       if (!(e instanceof StopIteration) && attempts > 0) env.recorder.logicalRequest(metric, attempts, hrNowMs() - logicalStart, true, hrNowMs());

@@ -10,6 +10,8 @@ import { parseScenario, type Scenario, type ScenarioInput } from './scenario.js'
 
 export interface ScenarioFactoryContext {
   readonly target: LoadTarget;
+  /** Free `--param key=value` pairs (e.g. which operation a rate-limit scenario probes). */
+  readonly params: Readonly<Record<string, string>>;
 }
 export type ScenarioModuleExport =
   | ScenarioInput
@@ -19,6 +21,7 @@ export type ScenarioModuleExport =
 /** Where a scenario came from: enough for a worker thread to load the same one. */
 export interface ScenarioSource {
   readonly file: string;
+  readonly params: Readonly<Record<string, string>>;
   /** Position in the module's list. */
   readonly index: number;
   readonly overrides: ScenarioOverrides;
@@ -123,6 +126,6 @@ export async function loadScenarioFile(file: string, ctx: ScenarioFactoryContext
   return inputs.map((raw, index) => {
     const { input, notes } = applyOverrides(raw, overrides);
     const scenario = parseScenario(input, `${file}${inputs.length > 1 ? ` [${index}]` : ''}`);
-    return { scenario, source: { file: abs, index, overrides }, notes };
+    return { scenario, source: { file: abs, params: ctx.params, index, overrides }, notes };
   });
 }

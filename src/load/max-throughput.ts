@@ -25,7 +25,7 @@ export function requestOf(s: MaxThroughputScenario, target: LoadTarget): Autocan
   const headers: Record<string, string> = { accept: 'application/json' };
   if (target.apiKey) headers['authorization'] = `Bearer ${target.apiKey}`;
   const noId = 'qbench-max-throughput';
-  const iter = { iteration: 0, shard: 0, target, jobId: undefined, state: undefined, signal: new AbortController().signal, request: () => Promise.reject(new Error('no requests here')), recordTrend: () => undefined, stop: () => undefined };
+  const iter = { iteration: 0, shard: 0, target, scheduleStartMs: 0, jobId: undefined, state: undefined, signal: new AbortController().signal, request: () => Promise.reject(new Error('no requests here')), recordTrend: () => undefined, stop: () => undefined };
   const job = (input: unknown, policy: unknown) => JSON.stringify({ input: typeof input === 'function' ? (input as (c: typeof iter) => unknown)(iter) : input, ...(policy ? { policy } : {}) });
   if (!step) throw new Error('max-throughput needs one step');
   switch (step.kind) {

@@ -3,6 +3,7 @@
 // answers (bounded in-flight, dropped iterations counted), and the closed-loop executors
 // (constant-concurrency, iterations). Recording goes to a ShardRecorder (issue 6).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setMaxListeners } from 'node:events';
 import type { Percentiles } from '../report/model.js';
 import { schedule, type RateSegment } from './arrivals.js';
 import type { LoadTarget } from './context.js';
@@ -72,6 +73,8 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
   const http = new TargetHttp(plan.target, { connections: s.connections ?? s.maxInFlight, requestTimeoutMs: s.requestTimeoutMs });
   // Our own controller: the graceful stop aborts in-flight iterations without aborting the caller.
   const inner = new AbortController();
+  // Every waiting request and poll pause listens on this one signal.
+  setMaxListeners(0, inner.signal);
   const onOuterAbort = () => inner.abort(plan.signal.reason);
   plan.signal.addEventListener('abort', onOuterAbort, { once: true });
   let requestBudget = shareOf(s.maxRequests, plan.shardIndex, plan.shardCount);
@@ -82,6 +85,7 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
     recorder,
     state: plan.state,
     shard: plan.shardIndex,
+    scheduleStartMs: plan.t0Ms,
     signal: inner.signal,
     backoff: backoffFor(s),
     takeRequestBudget: () => requestBudget-- > 0,

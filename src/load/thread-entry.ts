@@ -46,7 +46,7 @@ async function main(): Promise<void> {
 }
 
 async function scenarioFromSource(source: ScenarioSource, target: LoadTarget) {
-  const list = await loadScenarioFile(source.file, { target }, source.overrides);
+  const list = await loadScenarioFile(source.file, { target, params: source.params }, source.overrides);
   const found = list[source.index];
   if (!found) throw new Error(`scenario ${source.index} not found in ${source.file}`);
   return found.scenario;

@@ -1,0 +1,66 @@
+// The whole of `qbench load` as a function (the CLI and the tests call it): load every
+// scenario file against one target, run the scenarios one after another, and return a
+// QbenchResult in the shared report model with its overall verdict and exit code.
+import { hostname } from 'node:os';
+import type { LoadScenarioResult, QbenchResult } from '../report/model.js';
+import { SCHEMA_VERSION } from '../report/model.js';
+import { buildMeta } from '../report/machine.js';
+import { computeOverall } from '../report/overall.js';
+import type { LoadTarget } from './context.js';
+import { runScenario, type ProgressSnapshot } from './engine.js';
+import { loadScenarioFile, type LoadedScenario, type ScenarioOverrides } from './loader.js';
+
+export interface RunLoadOptions {
+  readonly files: readonly string[];
+  readonly target: LoadTarget;
+  readonly overrides?: ScenarioOverrides;
+  /** Free parameters handed to scenario factories (`--param key=value`). */
+  readonly params?: Readonly<Record<string, string>>;
+  /** Only the scenarios with these names (all when empty). */
+  readonly only?: readonly string[];
+  readonly signal?: AbortSignal;
+  readonly command?: readonly string[];
+  readonly onProgress?: (p: ProgressSnapshot) => void;
+  readonly log?: (line: string) => void;
+  /** Called after each scenario (the CLI prints a one-line verdict). */
+  readonly onScenarioDone?: (r: LoadScenarioResult) => void;
+}
+
+/** Load and validate every scenario first: a bad file fails before any traffic is sent. */
+export async function loadAll(files: readonly string[], target: LoadTarget, overrides: ScenarioOverrides, params: Readonly<Record<string, string>>, only: readonly string[] = []): Promise<LoadedScenario[]> {
+  const all: LoadedScenario[] = [];
+  for (const f of files) all.push(...(await loadScenarioFile(f, { target, params }, overrides)));
+  return only.length === 0 ? all : all.filter((l) => only.includes(l.scenario.name));
+}
+
+export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
+  const startedAt = new Date();
+  const log = o.log ?? (() => undefined);
+  const loaded = await loadAll(o.files, o.target, o.overrides ?? {}, o.params ?? {}, o.only);
+  for (const l of loaded) for (const n of l.notes) log(`note: ${n}`);
+  const scenarios: LoadScenarioResult[] = [];
+  let internal: string[] = [];
+  for (const l of loaded) {
+    if (o.signal?.aborted) break;
+    try {
+      const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source });
+      scenarios.push(r);
+      o.onScenarioDone?.(r);
+    } catch (e) {
+      // A scenario error (bad thresholds) is the user's: let it reach the CLI as exit 2.
+      if (e instanceof Error && 'code' in e && String((e as { code: unknown }).code).startsWith('QB_ERR_SCENARIO')) throw e;
+      internal = [...internal, `${l.scenario.name}: ${e instanceof Error ? e.message : String(e)}`];
+    }
+  }
+  const endedAt = new Date();
+  const meta = buildMeta({
+    command: o.command ?? ['qbench', 'load', ...o.files],
+    startedAt,
+    endedAt,
+    target: { kind: o.target.kind, queueUrl: o.target.queueUrl, endpointId: o.target.endpointId, timeScale: o.target.timeScale },
+    labels: { host: hostname() },
+  });
+  const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, load: { scenarios } };
+  const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal });
+  return { ...partial, overall };
+}

@@ -1,0 +1,74 @@
+// Where `qbench load` sends its traffic: `emulator` starts the in-process emulator (port 0,
+// a random key, optional time scale and scaled rate windows); a URL names a real or remote
+// endpoint (http://host:port[/v2/<endpoint_id>]). An emulator answers GET /_qbench/info,
+// whose advertised limits the shipped scenarios aim at.
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { registerSecret, usageError } from '../errors.js';
+import { API_VERSIONS } from '../spec/index.js';
+import type { EmulatorConfigInput } from '../emulator/index.js';
+import type { LoadTarget } from './context.js';
+
+export interface ResolveTargetOptions {
+  /** 'emulator' or a URL. */
+  readonly target: string;
+  readonly endpointId?: string | undefined;
+  readonly apiKey?: string | undefined;
+  /** Emulator only. */
+  readonly emulator?: Partial<EmulatorConfigInput> | undefined;
+}
+
+export interface ResolvedTarget {
+  readonly target: LoadTarget;
+  close(): Promise<void>;
+}
+
+/** GET /_qbench/info; undefined when the target is not an emulator. */
+export async function fetchEmulatorInfo(queueUrl: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) return undefined;
+    const body = JSON.parse(text) as unknown;
+    return typeof body === 'object' && body !== null && (body as { name?: unknown }).name === 'qbench-emulator' ? (body as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTarget> {
+  if (o.target === 'emulator') {
+    const { startEmulator } = await import('../emulator/index.js');
+    const apiKey = o.apiKey ?? `qb-${randomBytes(12).toString('hex')}`;
+    registerSecret(apiKey);
+    const emu = await startEmulator({ ...o.emulator, apiKey, port: 0, host: '127.0.0.1' });
+    const endpointId = o.endpointId ?? emu.config.endpoints[0] ?? 'demo';
+    if (!emu.config.endpoints.includes(endpointId)) {
+      await emu.close();
+      throw usageError(`--endpoint-id: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
+    }
+    const info = await fetchEmulatorInfo(emu.url);
+    return {
+      target: { kind: 'emulator', queueUrl: emu.url, endpointId, apiKey, timeScale: emu.clock.scale, info },
+      close: () => emu.close(),
+    };
+  }
+  let url: URL;
+  try {
+    url = new URL(o.target);
+  } catch {
+    throw usageError(`--target: "${o.target}" is neither "emulator" nor a URL (http://host:port[/v2/<endpoint_id>])`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--target: only http and https URLs, got ${url.protocol}`);
+  const m = new RegExp(`^/${API_VERSIONS.queue}/([^/]+)/?$`).exec(url.pathname);
+  const endpointId = o.endpointId ?? (m ? decodeURIComponent(m[1] ?? '') : undefined);
+  if (!endpointId) throw usageError('--endpoint-id is required when --target is a URL without /v2/<endpoint_id>');
+  if (o.apiKey) registerSecret(o.apiKey);
+  const queueUrl = url.origin;
+  const info = await fetchEmulatorInfo(queueUrl);
+  const scale = info && typeof info['timeScale'] === 'number' ? info['timeScale'] : 1;
+  return {
+    target: { kind: 'remote', queueUrl, endpointId, apiKey: o.apiKey, timeScale: scale, info },
+    close: () => Promise.resolve(),
+  };
+}

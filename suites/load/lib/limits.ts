@@ -1,0 +1,152 @@
+// Shared by the shipped load scenarios: the documented §8 limits (src/spec), the limits an
+// emulator advertises in GET /_qbench/info, the real-time length of a rate window, the
+// request of each rate-limited operation, and window arithmetic on send times.
+import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../../../src/spec/index.js';
+import type { LoadTarget, RequestSpec, RunContext } from '../../../src/load/context.js';
+import type { ScenarioFactoryContext } from '../../../src/load/loader.js';
+
+export const PROBED_OPERATIONS = ['run', 'runsync', 'status', 'stream', 'cancel', 'purge-queue'] as const satisfies readonly RateLimitedOperation[];
+export type ProbedOperation = (typeof PROBED_OPERATIONS)[number];
+
+export interface ExpectedRule {
+  readonly requestsPerWindow: number;
+  readonly concurrency: number | null;
+  /** Where the numbers come from, for the findings. */
+  readonly source: string;
+}
+
+function advertisedRates(target: LoadTarget): Record<string, { requestsPerWindow?: unknown; concurrency?: unknown }> | undefined {
+  const limits = target.info?.['limits'] as { rates?: unknown } | undefined;
+  return limits && typeof limits.rates === 'object' && limits.rates !== null ? (limits.rates as Record<string, { requestsPerWindow?: unknown; concurrency?: unknown }>) : undefined;
+}
+
+/** The limit the target enforces (the emulator says so), else the documented one. */
+export function enforcedRule(target: LoadTarget, op: RateLimitedOperation): ExpectedRule {
+  const a = advertisedRates(target)?.[op];
+  if (a && typeof a.requestsPerWindow === 'number') {
+    return { requestsPerWindow: a.requestsPerWindow, concurrency: typeof a.concurrency === 'number' ? a.concurrency : null, source: 'emulator /_qbench/info' };
+  }
+  return documentedRule(op);
+}
+
+export function documentedRule(op: RateLimitedOperation): ExpectedRule {
+  const r = RATE_LIMITS[op];
+  return { requestsPerWindow: r.requestsPerWindow, concurrency: r.concurrency, source: `${r.section} table` };
+}
+
+/**
+ * What the verdict compares with: the documented §8 value (default), or with
+ * `--param expect=advertised` what the emulator says it enforces.
+ */
+export function expectedRule(ctx: ScenarioFactoryContext, op: RateLimitedOperation): ExpectedRule {
+  return ctx.params['expect'] === 'advertised' ? enforcedRule(ctx.target, op) : documentedRule(op);
+}
+
+/** Real ms of one §8 rate window on this target (shorter when the emulator scales its windows). */
+export function rateWindowRealMs(target: LoadTarget): number {
+  const scaled = target.info?.['scaleRateWindows'] === true;
+  return scaled ? RATE_WINDOW_MS / target.timeScale : RATE_WINDOW_MS;
+}
+
+/** Requests per window the emulator adds per running worker (§8 dynamic rule), if it says. */
+export function advertisedRequestsPerWorker(target: LoadTarget): number | undefined {
+  const limits = target.info?.['limits'] as { requestsPerWorker?: unknown } | undefined;
+  return typeof limits?.requestsPerWorker === 'number' ? limits.requestsPerWorker : undefined;
+}
+
+export function parseOperations(ctx: ScenarioFactoryContext): ProbedOperation[] {
+  const p = ctx.params['op'];
+  if (p === undefined) return [...PROBED_OPERATIONS];
+  const ops = p.split(',').map((x) => x.trim());
+  const bad = ops.filter((o) => !(PROBED_OPERATIONS as readonly string[]).includes(o));
+  if (bad.length > 0) throw new Error(`--param op: unknown operation ${bad.join(', ')}; use ${PROBED_OPERATIONS.join(', ')}`);
+  return ops as ProbedOperation[];
+}
+
+/** The request one probe of `op` sends; `jobId` is a real job for the id-taking operations. */
+export function operationRequest(op: ProbedOperation, jobId: string, input: Record<string, unknown> = {}): RequestSpec {
+  switch (op) {
+    case 'run':
+      return { method: 'POST', path: '/run', body: { input } };
+    case 'runsync':
+      return { method: 'POST', path: '/runsync', body: { input } };
+    case 'status':
+      return { method: 'GET', path: `/status/${encodeURIComponent(jobId)}` };
+    case 'stream':
+      return { method: 'GET', path: `/stream/${encodeURIComponent(jobId)}` };
+    case 'cancel':
+      return { method: 'POST', path: `/cancel/${encodeURIComponent(jobId)}` };
+    case 'purge-queue':
+      return { method: 'POST', path: '/purge-queue' };
+  }
+}
+
+/** Submit a job and wait until it is terminal (setup of status/stream/cancel probes). */
+export async function finishedJob(ctx: RunContext, input: Record<string, unknown> = {}): Promise<string> {
+  const a = await ctx.request({ method: 'POST', path: '/runsync', body: { input } });
+  const id = (a.json() as { id?: unknown } | undefined)?.id;
+  if (a.status !== 200 || typeof id !== 'string') throw new Error(`setup: POST /runsync answered ${a.status ?? 'no answer'}: ${a.bodyText.slice(0, 200)}`);
+  return id;
+}
+
+/** Largest number of times inside any window of `windowMs` (times sorted ascending). */
+export function maxInSlidingWindow(sortedTimesMs: readonly number[], windowMs: number): number {
+  let best = 0;
+  let lo = 0;
+  for (let hi = 0; hi < sortedTimesMs.length; hi++) {
+    while ((sortedTimesMs[hi] as number) - (sortedTimesMs[lo] as number) >= windowMs) lo++;
+    best = Math.max(best, hi - lo + 1);
+  }
+  return best;
+}
+
+/** Counts per consecutive window from `t0Ms` (the "accepted in every window" table). */
+export function countsPerWindow(timesMs: readonly number[], t0Ms: number, windowMs: number, windows: number): number[] {
+  const out = new Array<number>(windows).fill(0);
+  for (const t of timesMs) {
+    const i = Math.floor((t - t0Ms) / windowMs);
+    if (i >= 0 && i < windows) out[i] = (out[i] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** One request as the client saw it: admitted by the server somewhere in [sentMs, endMs]. */
+export interface Exchange {
+  readonly sentMs: number;
+  readonly endMs: number;
+  readonly status: number | null;
+}
+
+/**
+ * Bounds on the most requests the server admitted inside any window of `windowMs`, from the
+ * client's view (admission happened between send and answer): `atLeast` counts requests
+ * wholly inside some window, `atMost` those overlapping it. Robust to generator jitter.
+ */
+export function admittedPerWindowBounds(xs: readonly Exchange[], windowMs: number): { atLeast: number; atMost: number } {
+  const bySent = [...xs].sort((a, b) => a.sentMs - b.sentMs);
+  let atLeast = 0;
+  let atMost = 0;
+  const n = bySent.length;
+  for (let i = 0; i < n; i++) {
+    const a = (bySent[i] as Exchange).sentMs;
+    let inside = 0;
+    for (let j = i; j < n; j++) {
+      const x = bySent[j] as Exchange;
+      if (x.sentMs >= a + windowMs) break;
+      if (x.endMs <= a + windowMs) inside++;
+    }
+    atLeast = Math.max(atLeast, inside);
+  }
+  const byEnd = [...xs].sort((a, b) => a.endMs - b.endMs);
+  for (let i = 0; i < n; i++) {
+    const a = (byEnd[i] as Exchange).endMs;
+    // Window [a, a + windowMs): anything answered at or after a and sent before its end.
+    let overlapping = 0;
+    for (let j = i; j < n; j++) {
+      const x = byEnd[j] as Exchange;
+      if (x.sentMs < a + windowMs) overlapping++;
+    }
+    atMost = Math.max(atMost, overlapping);
+  }
+  return { atLeast, atMost };
+}

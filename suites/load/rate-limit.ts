@@ -1,0 +1,124 @@
+// §8 rate limit per operation (/run, /runsync, /status, /stream, /cancel, /purge-queue):
+// offered load ramps from 0 to twice the documented rate over two windows, holds for one,
+// pauses one window, then offers half the rate for one more (recovery). Verdict: the most
+// requests accepted in any window equals the documented limit, the first 429 comes once it
+// is used up, and after a quiet window everything is accepted again.
+// `--param op=cancel,run` picks operations; `--param expect=advertised` compares with what
+// the emulator says it enforces instead of the §8 table.
+import type { Analysis, RunContext, IterationContext } from '../../src/load/context.js';
+import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { ScenarioInput } from '../../src/load/scenario.js';
+import {
+  admittedPerWindowBounds, countsPerWindow, expectedRule, finishedJob, operationRequest, parseOperations, rateWindowRealMs,
+  type Exchange, type ProbedOperation,
+} from './lib/limits.js';
+
+interface ProbeState {
+  jobId: string;
+  /** Every probe as the client saw it; bounded by the scenario's maxRequests. */
+  log: Exchange[];
+}
+
+const admitted = (x: Exchange) => x.status !== null && x.status !== 429;
+
+export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryContext): ScenarioInput {
+  const rule = expectedRule(ctx, op);
+  const windowMs = rateWindowRealMs(ctx.target);
+  const limitPerSec = rule.requestsPerWindow / (windowMs / 1000);
+  const peak = 2 * limitPerSec;
+  return {
+    name: `rate-limit-${op}`,
+    description: `§8 rate limit of /${op}: ${rule.requestsPerWindow} per ${windowMs} ms window (${rule.source}); ramp to 2x, hold, pause, recover`,
+    executor: 'ramping-arrival-rate',
+    startRatePerSec: 0,
+    stages: [
+      { durationMs: 2 * windowMs, targetRatePerSec: peak },
+      { durationMs: windowMs, targetRatePerSec: peak },
+      { durationMs: 1, targetRatePerSec: 0 },
+      { durationMs: windowMs, targetRatePerSec: 0 },
+      { durationMs: 1, targetRatePerSec: limitPerSec / 2 },
+      { durationMs: windowMs, targetRatePerSec: limitPerSec / 2 },
+    ],
+    maxRequests: Math.ceil(6 * rule.requestsPerWindow) + 10,
+    // This scenario counts admissions with bounds that hold whatever the send jitter; the
+    // generator is only invalid when it distorts the offered profile itself.
+    validity: { maxSendLatenessP99Ms: windowMs / 4, maxEventLoopDelayP99Ms: windowMs / 4, minAchievedRatio: 0.9 },
+    steps: [
+      {
+        kind: 'custom',
+        name: op,
+        fn: async (it: IterationContext) => {
+          const st = it.state as ProbeState;
+          const sentMs = performance.timeOrigin + performance.now();
+          const a = await it.request(op, operationRequest(op, st.jobId));
+          st.log.push({ sentMs, endMs: performance.timeOrigin + performance.now(), status: a.status });
+        },
+      },
+    ],
+    thresholds: { [`${op}.network_error.rate`]: ['rate==0'] },
+    hooks: {
+      setup: async (rc: RunContext): Promise<ProbeState> => {
+        const needsJob = op === 'status' || op === 'stream' || op === 'cancel';
+        return { jobId: needsJob ? await finishedJob(rc) : 'none', log: [] };
+      },
+      analyze: (_result, rc): Analysis => {
+        const st = rc.state as ProbeState;
+        const t0 = rc.scheduleStartMs;
+        const sorted = [...st.log].sort((a, b) => a.sentMs - b.sentMs);
+        const ok = sorted.filter(admitted);
+        const bounds = admittedPerWindowBounds(ok, windowMs);
+        const first429 = sorted.findIndex((x) => x.status === 429);
+        const acceptedBefore429 = first429 < 0 ? ok.length : sorted.slice(0, first429).filter(admitted).length;
+        const recovery = sorted.filter((x) => x.sentMs - t0 >= 4 * windowMs);
+        const recovered = recovery.filter(admitted).length;
+        const perWindow = countsPerWindow(ok.map((x) => x.sentMs), t0, windowMs, 5);
+        const limit = rule.requestsPerWindow;
+        const observedWindow = bounds.atLeast === bounds.atMost ? String(bounds.atLeast) : `between ${bounds.atLeast} and ${bounds.atMost}`;
+        const findings = [
+          {
+            label: `most /${op} requests admitted in any ${windowMs} ms window`,
+            clause: '§8',
+            expected: `${limit} (${rule.source})`,
+            observed: observedWindow,
+            // The limit must be reachable (atMost >= limit) and never exceeded (atLeast <= limit).
+            passed: bounds.atLeast <= limit && bounds.atMost >= limit,
+          },
+          {
+            label: 'first 429',
+            clause: '§8',
+            expected: `once ${limit} were admitted in a window`,
+            observed: first429 < 0 ? 'never (no 429 at twice the rate)' : `after ${acceptedBefore429} admitted, ${((sorted[first429]!.sentMs - t0) / 1000).toFixed(2)} s in`,
+            passed: first429 >= 0 && acceptedBefore429 >= limit,
+          },
+          {
+            label: 'recovery after a quiet window',
+            clause: '§8',
+            expected: 'every request admitted at half the rate',
+            observed: `${recovered} of ${recovery.length} admitted`,
+            passed: recovery.length > 0 && recovered === recovery.length,
+          },
+        ];
+        const passed = findings.every((f) => f.passed);
+        return {
+          status: passed ? 'pass' : 'fail',
+          summary: `/${op}: ${observedWindow} admitted per ${windowMs} ms window (expected ${limit}); admitted per window ${perWindow.join(', ')}`,
+          findings,
+          charts: [
+            {
+              id: `rate-limit-${op}-windows`,
+              title: `/${op}: accepted per ${windowMs} ms window vs the limit`,
+              xLabel: 'window',
+              yLabel: 'accepted',
+              xKind: 'category',
+              categories: ['ramp 1', 'ramp 2', 'hold 2x', 'pause', 'recovery'],
+              series: [{ name: 'accepted', points: perWindow.map((n, i) => [i, n]) }],
+              referenceLines: [{ label: `limit (${rule.source})`, y: limit }],
+            },
+          ],
+        };
+      },
+    },
+  };
+}
+
+export default (ctx: ScenarioFactoryContext): ScenarioInput[] => parseOperations(ctx).map((op) => rateLimitScenario(op, ctx));
