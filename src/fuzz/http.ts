@@ -77,7 +77,8 @@ export class FuzzHttp {
       ...(req.body !== undefined ? { body: truncate(redactSecrets(describeBody(req.body))) } : {}),
       bodyBytes: req.body === undefined ? 0 : bodyBytes(req.body),
     };
-    const curl = redactSecrets(curlLine({ method: req.method, url: req.url, auth: req.auth, body: req.body }));
+    // The line names the key only as $QBENCH_API_KEY; the key itself is scrubbed should a body quote it.
+    const curl = curlLine({ method: req.method, url: req.url, auth: req.auth, body: req.body }).split(this.options.apiKey).join('[REDACTED]');
     const started = performance.now();
     try {
       const result = await withBackoff(
@@ -90,6 +91,8 @@ export class FuzzHttp {
             headers,
             ...(payload !== undefined ? { body: payload } : {}),
             dispatcher: this.agent,
+            // A server may cut an oversized body off and close the socket: never reuse one that carried a big body.
+            reset: req.body?.kind === 'padded',
             headersTimeout: this.options.timeoutMs ?? 30_000,
             bodyTimeout: this.options.timeoutMs ?? 30_000,
             ...(signal ? { signal } : {}),

@@ -65,41 +65,50 @@ export function sleepMs(ms: number, signal?: AbortSignal): Promise<void> {
 /** Budgeted operations: the §8 ones plus those the table leaves out. */
 export type BudgetOperation = RateLimitedOperation | 'retry' | 'health' | 'templates' | 'graphql';
 
+/**
+ * Operations §8 does not name are budgeted like the documented operation they resemble:
+ * reads like /status, mutations like /cancel (the tightest per-job mutation of the table).
+ */
+export const UNLISTED_OPERATION_PROXY: Readonly<Record<Exclude<BudgetOperation, RateLimitedOperation>, RateLimitedOperation>> = {
+  retry: 'cancel',
+  health: 'status',
+  templates: 'cancel',
+  graphql: 'cancel',
+};
+
 export interface RateBudgetOptions {
   /** Share of each documented rate the fuzzer may use (0 < f <= 1). */
   readonly fraction: number;
   /** Length of the target's rate window in real ms (shorter when the emulator scales its windows). */
   readonly windowMs: number;
-  /** Requests per window for operations §8 does not name (retry, health, templates, GraphQL). */
-  readonly unlistedRequestsPerWindow: number;
 }
 
-export const DEFAULT_RATE_BUDGET: RateBudgetOptions = {
-  fraction: 0.5,
-  windowMs: RATE_WINDOW_MS,
-  // As strict as the tightest per-request operation of the table that is not purge (/cancel).
-  unlistedRequestsPerWindow: RATE_LIMITS.cancel.requestsPerWindow,
-};
+export const DEFAULT_RATE_BUDGET: RateBudgetOptions = { fraction: 0.5, windowMs: RATE_WINDOW_MS };
 
-/** One bucket per operation, each refilled at `fraction` of its documented rate. */
+/**
+ * One bucket per operation, refilled at `fraction` of its documented rate, with a burst of
+ * half that share: in any window at most 1.5 x fraction of the documented count is sent.
+ */
 export class RateBudget {
   private readonly buckets = new Map<BudgetOperation, TokenBucket>();
 
   constructor(readonly options: RateBudgetOptions = DEFAULT_RATE_BUDGET) {
     if (!(options.fraction > 0 && options.fraction <= 1)) throw new RangeError(`rate fraction must be in (0, 1], got ${options.fraction}`);
+    if (!(options.windowMs > 0)) throw new RangeError(`rate window must be > 0 ms, got ${options.windowMs}`);
   }
 
   /** Requests per second the fuzzer allows itself for `op`. */
   ratePerSec(op: BudgetOperation): number {
-    const perWindow = Object.hasOwn(RATE_LIMITS, op) ? RATE_LIMITS[op as RateLimitedOperation].requestsPerWindow : this.options.unlistedRequestsPerWindow;
-    return (perWindow * this.options.fraction * SECOND_MS) / this.options.windowMs;
+    const documented: RateLimitedOperation = Object.hasOwn(UNLISTED_OPERATION_PROXY, op)
+      ? UNLISTED_OPERATION_PROXY[op as keyof typeof UNLISTED_OPERATION_PROXY]
+      : (op as RateLimitedOperation);
+    return (RATE_LIMITS[documented].requestsPerWindow * this.options.fraction * SECOND_MS) / this.options.windowMs;
   }
 
   bucket(op: BudgetOperation): TokenBucket {
     let b = this.buckets.get(op);
     if (!b) {
       const rate = this.ratePerSec(op);
-      // A burst of one window's share is still under the documented count per window.
       b = new TokenBucket(rate, Math.max(1, Math.floor((rate * this.options.windowMs) / SECOND_MS / 2)));
       this.buckets.set(op, b);
     }
