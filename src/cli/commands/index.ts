@@ -2,7 +2,6 @@
 import type { CommandModule } from '../command.js';
 import { startCommand } from './start.js';
 import { emulateCommand } from './emulate.js';
-import { loadCommand } from './load.js';
 import { reportCommand } from './report.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
@@ -10,7 +9,6 @@ import { mergeCommand } from './merge.js';
 export const COMMANDS: readonly CommandModule[] = [
   startCommand,
   emulateCommand,
-  loadCommand,
   reportCommand,
   compareCommand,
   mergeCommand,

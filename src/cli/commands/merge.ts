@@ -1,0 +1,42 @@
+// `qbench merge <a.json> <b.json> ... -o all.json` (issue 7): combine shards of the same scenarios
+// losslessly (histograms merged, counts summed, series aligned), re-evaluate thresholds on the
+// merged whole, and exit with the merged verdict.
+import { writeFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { type ExitCode } from '../../exit-codes.js';
+import { QbenchError, usageError } from '../../errors.js';
+import { mergeResults } from '../../report/merge.js';
+import { readResult } from '../../report/read-result.js';
+import { renderConsole } from '../../report/render/console.js';
+import { renderJson } from '../../report/render/json.js';
+import type { CommandModule } from '../command.js';
+
+const Args = z.object({
+  results: z.array(z.string().min(1)).min(2, { error: 'name at least two result files to merge' }),
+  out: z.string({ error: '-o/--out <file> is required: where to write the merged result' }).min(1),
+});
+
+export const mergeCommand: CommandModule = {
+  command: 'merge <results..>',
+  describe: 'Merge results of the same scenarios from several generators (shards) losslessly; thresholds are evaluated on the whole',
+  builder: (y) =>
+    y
+      .positional('results', { type: 'string', array: true, describe: 'Two or more result.json files' })
+      .option('out', { alias: 'o', type: 'string', describe: 'Where to write the merged result.json (required)' })
+      .example('$0 merge gen-a/result.json gen-b/result.json -o all.json', 'merge two shards'),
+  run: async (argv, io) => {
+    const parsed = Args.safeParse({ results: argv['results'], out: argv['out'] });
+    if (!parsed.success) throw usageError(`qbench merge: ${z.prettifyError(parsed.error)}`);
+    const { results, out } = parsed.data;
+    const inputs = await Promise.all(results.map(async (source) => ({ result: await readResult(source), source })));
+    const merged = mergeResults(inputs, { command: ['qbench', 'merge', ...results, '-o', out] });
+    try {
+      await writeFile(out, renderJson(merged));
+    } catch (e) {
+      throw new QbenchError('QB_ERR_USAGE', `qbench merge: cannot write ${out}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    io.stdout(renderConsole(merged, { color: io.isTty }));
+    io.stdout(`merged ${results.length} results into ${out}\n`);
+    return merged.overall.exitCode as ExitCode;
+  },
+};

@@ -1,0 +1,86 @@
+// `qbench report <result.json> [--html|--junit|--md|--json|--console] [out]` (issue 7): re-render
+// a saved result in one format (to a file, or stdout), or every format into a directory.
+import { writeFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { EXIT, type ExitCode } from '../../exit-codes.js';
+import { QbenchError, usageError } from '../../errors.js';
+import { readResult } from '../../report/read-result.js';
+import { renderConsole } from '../../report/render/console.js';
+import { renderHtml } from '../../report/render/html.js';
+import { renderJson } from '../../report/render/json.js';
+import { renderJunit } from '../../report/render/junit.js';
+import { renderMarkdown } from '../../report/render/markdown.js';
+import { writeAllReports } from '../../report/write-all.js';
+import type { CommandModule } from '../command.js';
+
+const FORMATS = ['html', 'junit', 'md', 'json', 'console'] as const;
+type Format = (typeof FORMATS)[number];
+
+const Args = z.object({
+  result: z.string().min(1),
+  out: z.string().min(1).optional(),
+  html: z.boolean().optional(),
+  junit: z.boolean().optional(),
+  md: z.boolean().optional(),
+  json: z.boolean().optional(),
+  console: z.boolean().optional(),
+  'exit-code': z.boolean().optional(),
+});
+
+export const reportCommand: CommandModule = {
+  command: 'report <result> [out]',
+  describe: 'Re-render a saved result: one format to [out] (or stdout), or every format into the directory [out]',
+  builder: (y) =>
+    y
+      .positional('result', { type: 'string', describe: 'A result.json written by qbench check, load, start or merge' })
+      .positional('out', { type: 'string', describe: 'Output file for one format; output directory when no format is named' })
+      .option('html', { type: 'boolean', describe: 'Single-file HTML report' })
+      .option('junit', { type: 'boolean', describe: 'JUnit XML (every check and threshold a test case)' })
+      .option('md', { type: 'boolean', describe: 'Markdown summary (CI job summary, pull-request comment)' })
+      .option('json', { type: 'boolean', describe: 'The result model as JSON' })
+      .option('console', { type: 'boolean', describe: 'The end-of-run summary table' })
+      .option('exit-code', { type: 'boolean', describe: "Exit with the result's own exit code (re-gate a saved run in CI)" })
+      .example('$0 report reports/latest/result.json --html report.html', 'write the HTML report')
+      .example('$0 report result.json --md >> "$GITHUB_STEP_SUMMARY"', 'markdown summary to stdout')
+      .example('$0 report result.json out/', 'every format into out/'),
+  run: async (argv, io) => {
+    const parsed = Args.safeParse(argv);
+    if (!parsed.success) throw usageError(`qbench report: ${z.prettifyError(parsed.error)}`);
+    const a = parsed.data;
+    const chosen = FORMATS.filter((f) => a[f] === true);
+    if (chosen.length > 1) throw usageError(`qbench report: name one format, got ${chosen.map((f) => `--${f}`).join(' ')}; with no format and an [out] directory every format is written`);
+    const result = await readResult(a.result);
+    const own: ExitCode = a['exit-code'] ? (result.overall.exitCode as ExitCode) : EXIT.OK;
+    const format: Format | undefined = chosen[0];
+    if (format === undefined) {
+      if (a.out === undefined) {
+        io.stdout(renderConsole(result, { color: io.isTty }));
+        return own;
+      }
+      const written = await writeAllReports(result, a.out, { updateLatest: false });
+      io.stdout(`wrote ${written.json}\nwrote ${written.html}\nwrote ${written.junit}\nwrote ${written.markdown}\nwrote ${written.console}\n`);
+      return own;
+    }
+    const text =
+      format === 'html'
+        ? renderHtml(result)
+        : format === 'junit'
+          ? renderJunit(result)
+          : format === 'md'
+            ? renderMarkdown(result)
+            : format === 'json'
+              ? renderJson(result)
+              : renderConsole(result, { color: a.out === undefined && io.isTty });
+    if (a.out === undefined) {
+      io.stdout(text);
+      return own;
+    }
+    try {
+      await writeFile(a.out, text);
+    } catch (e) {
+      throw new QbenchError('QB_ERR_USAGE', `qbench report: cannot write ${a.out}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    io.stderr(`wrote ${a.out}\n`);
+    return own;
+  },
+};
