@@ -2,6 +2,7 @@
 import type { CommandModule } from '../command.js';
 import { startCommand } from './start.js';
 import { emulateCommand } from './emulate.js';
+import { loadCommand } from './load.js';
 import { reportCommand } from './report.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
@@ -9,6 +10,7 @@ import { mergeCommand } from './merge.js';
 export const COMMANDS: readonly CommandModule[] = [
   startCommand,
   emulateCommand,
+  loadCommand,
   reportCommand,
   compareCommand,
   mergeCommand,
