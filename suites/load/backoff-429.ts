@@ -1,0 +1,95 @@
+// §7/§8 "clients back off exponentially and retry": offer twice the documented rate of /run
+// (or /runsync) for two windows with the shared backoff policy on (src/client/backoff.ts,
+// Retry-After honoured). Verdict: every job is eventually accepted, goodput per window is
+// close to the limit, and retries stay bounded (no retry storm).
+// `--param op=run|runsync`, `--param expect=advertised` as in rate-limit.ts.
+import type { Analysis } from '../../src/load/context.js';
+import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { ScenarioInput } from '../../src/load/scenario.js';
+import { expectedRule, rateWindowRealMs } from './lib/limits.js';
+
+/** Mean attempts per job above this is a retry storm (each job retried 3+ times on average). */
+const MAX_MEAN_ATTEMPTS = 4;
+/** Goodput per window must reach this share of the limit while the backlog drains. */
+const MIN_GOODPUT_SHARE = 0.8;
+
+export default (ctx: ScenarioFactoryContext): ScenarioInput => {
+  const op = ctx.params['op'] ?? 'run';
+  if (op !== 'run' && op !== 'runsync') throw new Error(`--param op: ${op}; backoff-429 drives run or runsync`);
+  const rule = expectedRule(ctx, op);
+  const windowMs = rateWindowRealMs(ctx.target);
+  const offered = (2 * rule.requestsPerWindow) / (windowMs / 1000);
+  return {
+    name: `backoff-429-${op}`,
+    description: `/${op} at twice its limit (${rule.requestsPerWindow} per ${windowMs} ms, ${rule.source}) with exponential backoff on 429`,
+    executor: 'constant-arrival-rate',
+    ratePerSec: offered,
+    durationMs: 2 * windowMs,
+    // 4 windows' worth of jobs drain at one window's limit each: give them time.
+    gracefulStopMs: 12 * windowMs,
+    maxInFlight: Math.ceil(4 * rule.requestsPerWindow) + 10,
+    on429: { mode: 'backoff', backoff: { baseMs: Math.max(1, windowMs / 20), capMs: windowMs, maxAttempts: 12, honourRetryAfter: true, retryAfterCapMs: 2 * windowMs } },
+    validity: { maxSendLatenessP99Ms: windowMs / 4, maxEventLoopDelayP99Ms: windowMs / 4 },
+    steps: [{ kind: op, input: {} }],
+    thresholds: { [`${op}.network_error.rate`]: ['rate==0'] },
+    hooks: {
+      analyze: (r): Analysis => {
+        const st = r.steps.find((s) => s.step === op);
+        const jobs = st?.attempts?.histogram.count ?? 0;
+        const gaveUp = st?.attempts?.gaveUp ?? 0;
+        const accepted = st?.counts['2xx'] ?? 0;
+        const attempts = st ? Object.values(st.counts).reduce((a, b) => a + b, 0) : 0;
+        const meanAttempts = jobs > 0 ? attempts / jobs : 0;
+        const points = r.series.find((s) => s.step === op)?.points ?? [];
+        // Most accepted in any window: sums of consecutive 1 s points (windows of whole seconds),
+        // else the mean over the active seconds.
+        const k = Math.round(windowMs / 1000);
+        let perWindow = 0;
+        if (k >= 1 && Math.abs(k * 1000 - windowMs) < 1) {
+          const byT = new Map(points.map((p) => [p.tSec, p.goodputPerSec]));
+          const maxT = points.reduce((a, p) => Math.max(a, p.tSec), 0);
+          for (let t = 0; t <= maxT; t++) {
+            let sum = 0;
+            for (let i = 0; i < k; i++) sum += byT.get(t + i) ?? 0;
+            perWindow = Math.max(perWindow, sum);
+          }
+        } else {
+          const active = points.filter((p) => p.goodputPerSec > 0);
+          perWindow = active.length > 0 ? accepted / (active.length / (windowMs / 1000)) : 0;
+        }
+        const limit = rule.requestsPerWindow;
+        const findings = [
+          { label: 'every job eventually accepted', clause: '§7', expected: `${jobs} of ${jobs}`, observed: `${accepted} accepted, ${gaveUp} gave up`, passed: jobs > 0 && gaveUp === 0 && accepted === jobs },
+          {
+            label: 'goodput per window while draining',
+            clause: '§8',
+            expected: `close to ${limit} (${MIN_GOODPUT_SHARE * 100}%..105% of ${rule.source})`,
+            observed: `${perWindow.toFixed(1)} per ${windowMs} ms`,
+            passed: perWindow >= MIN_GOODPUT_SHARE * limit && perWindow <= 1.05 * limit,
+          },
+          { label: 'no retry storm', clause: '§7', expected: `mean attempts per job <= ${MAX_MEAN_ATTEMPTS}`, observed: `${meanAttempts.toFixed(2)} (max ${st?.attempts?.maxAttempts ?? 0})`, passed: meanAttempts <= MAX_MEAN_ATTEMPTS },
+        ];
+        return {
+          status: findings.every((f) => f.passed) ? 'pass' : 'fail',
+          summary: `/${op}: ${accepted}/${jobs} jobs accepted with ${meanAttempts.toFixed(2)} attempts each; ${perWindow.toFixed(1)} accepted per window (limit ${limit})`,
+          findings,
+          charts: [
+            {
+              id: `backoff-${op}-goodput`,
+              title: `/${op}: attempts and goodput per second under backoff`,
+              xLabel: 's',
+              yLabel: 'requests/s',
+              xKind: 'time',
+              series: [
+                { name: 'attempts', points: points.map((p) => [p.tSec, p.offeredPerSec]) },
+                { name: 'accepted', points: points.map((p) => [p.tSec, p.goodputPerSec]) },
+                { name: '429', points: points.map((p) => [p.tSec, p.counts['429']]) },
+              ],
+              referenceLines: [{ label: 'limit per second', y: limit / (windowMs / 1000) }],
+            },
+          ],
+        };
+      },
+    },
+  };
+};

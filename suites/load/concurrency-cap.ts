@@ -1,0 +1,122 @@
+// §8 concurrency column per operation: open 1.5x the documented cap of requests at once,
+// each held open by the server (a /runsync whose job runs longer than its `wait`; a /stream
+// long-poll on a job that produces nothing yet), and count how many were admitted before
+// the rest got 429. Verdict: admitted == the cap in the table. Operations the server answers
+// at once (/run, /status, /cancel) cannot be held open by a client and are not probed here.
+// `--param op=runsync|stream`, `--param expect=advertised` as in rate-limit.ts.
+import { RUNSYNC_WAIT_MS, SECOND_MS } from '../../src/spec/index.js';
+import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
+import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { ScenarioInput } from '../../src/load/scenario.js';
+import { expectedRule, type Exchange } from './lib/limits.js';
+
+const HELD_OPS = ['runsync', 'stream'] as const;
+type HeldOp = (typeof HELD_OPS)[number];
+/** Real ms each request is held: long enough for the whole burst to be in flight together. */
+const HOLD_REAL_MS = 2 * SECOND_MS;
+
+interface CapState {
+  jobId: string;
+  log: Exchange[];
+}
+
+export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): ScenarioInput {
+  const rule = expectedRule(ctx, op);
+  const cap = rule.concurrency ?? 0;
+  const burst = Math.ceil(cap * 1.5) + 1;
+  const scale = ctx.target.timeScale;
+  const waitMs = Math.min(RUNSYNC_WAIT_MS.max, Math.max(RUNSYNC_WAIT_MS.min, Math.round(HOLD_REAL_MS * scale)));
+  // The job outlives the wait by far, so /runsync answers only when `wait` runs out.
+  const longJobSec = Math.ceil((waitMs * 10) / SECOND_MS);
+  return {
+    name: `concurrency-cap-${op}`,
+    description: `§8 concurrency cap of /${op}: ${cap} in flight (${rule.source}); ${burst} requests held open at once`,
+    executor: 'iterations',
+    iterations: burst,
+    vus: burst,
+    maxInFlight: burst,
+    maxDurationMs: 60 * SECOND_MS,
+    validity: { maxEventLoopDelayP99Ms: 1000 },
+    steps: [
+      {
+        kind: 'custom',
+        name: op,
+        fn: async (it: IterationContext) => {
+          const st = it.state as CapState;
+          const sentMs = performance.timeOrigin + performance.now();
+          const a = await it.request(
+            op,
+            op === 'runsync'
+              ? { method: 'POST', path: '/runsync', query: { wait: waitMs }, body: { input: { mock_delay: longJobSec } } }
+              : { method: 'GET', path: `/stream/${encodeURIComponent(st.jobId)}` },
+          );
+          st.log.push({ sentMs, endMs: performance.timeOrigin + performance.now(), status: a.status });
+        },
+      },
+    ],
+    hooks: {
+      setup: async (rc: RunContext): Promise<CapState> => {
+        if (op === 'runsync') return { jobId: 'none', log: [] };
+        // A queued job that will not stream for a long while: /stream long-polls on it.
+        const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_delay: longJobSec } } });
+        const id = (a.json() as { id?: unknown } | undefined)?.id;
+        if (typeof id !== 'string') throw new Error(`setup: POST /run answered ${a.status ?? 'no answer'}`);
+        return { jobId: id, log: [] };
+      },
+      teardown: async (rc: RunContext) => {
+        await rc.request({ method: 'POST', path: '/purge-queue' });
+      },
+      analyze: (_r, rc): Analysis => {
+        const st = rc.state as CapState;
+        const admitted = st.log.filter((x) => x.status !== null && x.status !== 429);
+        const refused = st.log.filter((x) => x.status === 429).length;
+        const lastSend = Math.max(...st.log.map((x) => x.sentMs));
+        // Admitted requests that were still open when the last one was sent: held together.
+        const heldTogether = admitted.filter((x) => x.endMs >= lastSend).length;
+        // A /stream long-poll answers after the emulator's hold (1 s by default); /runsync after `wait`.
+        const minHeldMs = op === 'runsync' ? HOLD_REAL_MS / 2 : HOLD_REAL_MS / 5;
+        const heldMs = admitted.length > 0 ? Math.min(...admitted.map((x) => x.endMs - x.sentMs)) : 0;
+        const findings = [
+          {
+            label: `/${op} requests admitted while ${burst} were sent at once`,
+            clause: '§8',
+            expected: `${cap} (${rule.source})`,
+            observed: `${heldTogether} held together (${admitted.length} admitted, ${refused} got 429)`,
+            passed: heldTogether === cap && admitted.length === cap,
+          },
+          {
+            label: 'requests were really held open',
+            expected: `each admitted request open >= ${minHeldMs} ms`,
+            observed: `shortest ${heldMs.toFixed(0)} ms`,
+            passed: heldMs >= minHeldMs,
+          },
+        ];
+        return {
+          status: findings.every((f) => f.passed) ? 'pass' : 'fail',
+          summary: `/${op}: ${admitted.length} admitted of ${burst} at once, 429 from request ${admitted.length + 1} on (cap ${cap})`,
+          findings,
+          charts: [
+            {
+              id: `concurrency-${op}`,
+              title: `/${op}: admitted vs refused at ${burst} concurrent requests`,
+              xLabel: 'outcome',
+              yLabel: 'requests',
+              xKind: 'category',
+              categories: ['admitted', '429'],
+              series: [{ name: 'requests', points: [[0, admitted.length], [1, refused]] }],
+              referenceLines: [{ label: `cap (${rule.source})`, y: cap }],
+            },
+          ],
+        };
+      },
+    },
+  };
+}
+
+export default (ctx: ScenarioFactoryContext): ScenarioInput[] => {
+  const p = ctx.params['op'];
+  const ops = p === undefined ? [...HELD_OPS] : p.split(',').map((x) => x.trim());
+  const bad = ops.filter((o) => !(HELD_OPS as readonly string[]).includes(o));
+  if (bad.length > 0) throw new Error(`--param op: ${bad.join(', ')} cannot be held open by a client; use ${HELD_OPS.join(', ')}`);
+  return (ops as HeldOp[]).map((op) => concurrencyScenario(op, ctx));
+};
