@@ -69,6 +69,7 @@ export function createPodService(services: EmulatorServices, options: PodService
 
   async function execute(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
+    if (body.kind === 'aborted') return;
     if (body.kind === 'too-large') return requestError(res, PAYLOAD_TOO_LARGE, `body: larger than ${body.limitBytes} bytes`, 'PAYLOAD_TOO_LARGE');
     if (body.kind === 'empty') return requestError(res, HTTP_STATUS.badRequest, 'body: must be a JSON object with a "query" string', 'BAD_REQUEST');
     if (body.kind === 'invalid-json') return requestError(res, HTTP_STATUS.badRequest, `body: is not valid JSON (${body.reason})`, 'BAD_REQUEST');

@@ -10,28 +10,38 @@ export type BodyRead =
   | { readonly kind: 'empty' }
   | { readonly kind: 'json'; readonly value: unknown }
   | { readonly kind: 'invalid-json'; readonly reason: string }
-  | { readonly kind: 'too-large'; readonly limitBytes: number };
+  | { readonly kind: 'too-large'; readonly limitBytes: number }
+  /** The client went away before the body ended: there is nobody to answer. */
+  | { readonly kind: 'aborted' };
 
-/** Read the whole body; parse it as JSON whatever the content-type says (clients differ). */
-export async function readJsonBody(req: IncomingMessage, limitBytes = MAX_DOCUMENT_BODY_BYTES): Promise<BodyRead> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > limitBytes) {
-      // Drain the rest without keeping it, so the answer can still be written.
-      req.resume();
-      return { kind: 'too-large', limitBytes };
-    }
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return { kind: 'empty' };
-  try {
-    return { kind: 'json', value: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { kind: 'invalid-json', reason: e instanceof Error ? e.message : String(e) };
-  }
+/**
+ * Read the whole body; parse it as JSON whatever the content-type says (clients differ).
+ * Past `limitBytes` the rest is read and discarded (not kept) so that the answer can still
+ * be written on an intact connection.
+ */
+export function readJsonBody(req: IncomingMessage, limitBytes = MAX_DOCUMENT_BODY_BYTES): Promise<BodyRead> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    req.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= limitBytes) chunks.push(chunk);
+    });
+    req.once('error', () => resolve({ kind: 'aborted' }));
+    req.once('close', () => {
+      if (!req.complete) resolve({ kind: 'aborted' });
+    });
+    req.once('end', () => {
+      if (total > limitBytes) return resolve({ kind: 'too-large', limitBytes });
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return resolve({ kind: 'empty' });
+      try {
+        resolve({ kind: 'json', value: JSON.parse(text) as unknown });
+      } catch (e) {
+        resolve({ kind: 'invalid-json', reason: e instanceof Error ? e.message : String(e) });
+      }
+    });
+  });
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -103,6 +103,8 @@ export function createTemplateService(services: EmulatorServices): SubService {
       case 'too-large':
         sendJson(res, PAYLOAD_TOO_LARGE, { error: `body: larger than ${body.limitBytes} bytes`, code: 'BODY_TOO_LARGE' });
         return undefined;
+      case 'aborted':
+        return undefined;
     }
   }
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GPU_TYPES, MACHINES } from '../../../src/emulator/graphql/index.js';
 import { GpuTypeRecord, NO_INSTANCES_MESSAGE, STOCK_STATUSES } from '../../../src/spec/index.js';
-import { mountSubServices, type Mounted } from '../templates/mount.js';
+import { mountSubServices, TEST_API_KEY, type Mounted } from '../templates/mount.js';
 import { gql, gqlData } from './gql-client.js';
 
 let m: Mounted;
@@ -121,6 +121,32 @@ describe('stock follows the pods', () => {
   it('a request bigger than any machine gets no instances', async () => {
     expect((await gql(m.url, DEPLOY, { input: { imageName: 'i', gpuTypeId: A4000, gpuCount: 9 } })).body.errors[0].message).toBe(NO_INSTANCES_MESSAGE);
     expect((await deploy({ gpuTypeId: A4000, gpuCount: 8 })).gpuCount).toBe(8);
+  });
+});
+
+describe('concurrency and reset', () => {
+  it('parallel deploys never take more GPUs than the machine has', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => gql(m.url, DEPLOY, { input: { imageName: 'i', gpuTypeId: A4000, gpuCount: 1 } })));
+    const ok = answers.filter((a) => a.body.data.podFindAndDeployOnDemand !== null);
+    const refused = answers.filter((a) => a.body.errors?.[0]?.message === NO_INSTANCES_MESSAGE);
+    expect(ok).toHaveLength(8);
+    expect(refused).toHaveLength(12);
+    expect(new Set(ok.map((a) => a.body.data.podFindAndDeployOnDemand.id)).size).toBe(8);
+    expect((await lowest(A4000)).stockStatus).toBe('None');
+  });
+
+  it('POST /_qbench/reset removes pods and templates and restores the stock', async () => {
+    await deploy({ gpuTypeId: A4000, gpuCount: 8 });
+    const tpl = await fetch(`${m.url}/v1/templates`, { method: 'POST', headers: { authorization: `Bearer ${TEST_API_KEY}` }, body: JSON.stringify({ name: 'r', imageName: 'i' }) });
+    expect(tpl.status).toBe(200);
+    await tpl.text();
+    const reset = await fetch(`${m.url}/_qbench/reset`, { method: 'POST', headers: { authorization: `Bearer ${TEST_API_KEY}` } });
+    expect(reset.status).toBe(200);
+    await reset.text();
+    expect((await gqlData(m.url, '{ myself { pods { id } } }')).myself.pods).toEqual([]);
+    expect((await lowest(A4000)).availableGpuCounts).toHaveLength(8);
+    const list = await fetch(`${m.url}/v1/templates`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } });
+    expect(await list.json()).toEqual([]);
   });
 });
 
