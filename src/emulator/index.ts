@@ -41,6 +41,8 @@ export async function startEmulator(input: EmulatorConfigInput | EmulatorConfig,
       headersTimeout: config.http.headersTimeoutMs,
       keepAliveTimeout: config.http.keepAliveTimeoutMs,
       maxHeaderSize: config.http.maxHeaderBytes,
+      // How often slow requests are checked against the timeouts above (Node's default is 30 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.requestTimeoutMs / 4))),
     },
     http.listener,
   );

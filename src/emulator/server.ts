@@ -10,6 +10,7 @@ import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
 import { acceptableBodyType, discardRest, parseJson, readBody, sendError, sendJson, type BodyResult } from './http-io.js';
 import { handleInfoRoute } from './info-routes.js';
+import { OPENAI_ROUTES } from './handlers/openai.js';
 
 const STATUS_CODES = { ...HTTP_STATUS, methodNotAllowed: 405, payloadTooLarge: 413, unsupportedMediaType: 415 } as const;
 
@@ -353,8 +354,8 @@ export class EmulatorHttp {
 
   private async openai(ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, rest: string[], body: Buffer): Promise<void> {
     const route = `/${rest.map(decodeSeg).join('/')}`;
-    if (!route.startsWith('/v1/') || route.length <= 4) {
-      sendError(res, STATUS_CODES.notFound, `no such OpenAI route ${route}; use /openai/v1/...`);
+    if (!OPENAI_ROUTES.has(route)) {
+      sendError(res, STATUS_CODES.notFound, `no such OpenAI route ${route}; supported: ${[...OPENAI_ROUTES].map((r) => `/openai${r}`).join(', ')}`);
       return;
     }
     let openaiInput: unknown = null;

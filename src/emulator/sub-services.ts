@@ -38,6 +38,12 @@ export interface EmulatorServices {
    * part answers that binding is unsupported.
    */
   bindEndpoint?(endpointId: string, templateId: string, version: number): boolean;
+  /**
+   * Endpoint id -> template id bindings from the emulator config (`endpointTemplates`). The
+   * REST part creates a serverless template under each such id that it does not hold yet
+   * (version 1), so that updating it rolls those endpoints. Optional.
+   */
+  readonly endpointTemplates?: Readonly<Record<string, string>>;
 }
 
 export type SubServiceFactory = (services: EmulatorServices) => SubService;

@@ -7,6 +7,9 @@ import { generate, LlmParams } from './llm.js';
 
 export const OPENAI_MODEL = 'qbench-emulated-model';
 
+/** The OpenAI routes the emulated worker serves; others answer 404 before any job is made. */
+export const OPENAI_ROUTES: ReadonlySet<string> = new Set(['/v1/models', '/v1/chat/completions', '/v1/completions']);
+
 function promptTokens(body: Record<string, unknown>): number {
   let chars = 0;
   const messages = body['messages'];

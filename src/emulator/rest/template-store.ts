@@ -97,6 +97,9 @@ const PROVIDER_TEMPLATES: readonly { id: string; fields: TemplateFields; earned:
   },
 ];
 
+/** Image of the templates seeded for config bindings: the emulator's own mock worker. */
+const CONFIG_TEMPLATE_IMAGE = 'qbench/mock-worker:1';
+
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const ID_LENGTH = 10;
 
@@ -136,6 +139,10 @@ function withoutDefaults(body: TemplateCreate): TemplateFields {
 
 export interface TemplateStoreOptions {
   readonly now: () => number;
+  /** Endpoint -> template bindings from the emulator config, seeded on every reset. */
+  readonly configBindings?: Readonly<Record<string, string>> | undefined;
+  /** Tell the queue part about a seeded binding (EmulatorServices.bindEndpoint). */
+  readonly bindEndpoint?: ((endpointId: string, templateId: string, version: number) => boolean) | undefined;
   readonly nameMustBeUnique: () => boolean;
   readonly applyDefaults: () => boolean;
 }
@@ -167,6 +174,29 @@ export class TemplateStore {
         baseEarned: p.earned,
         baseRuntimeMs: p.runtimeMin * MINUTE_MS,
       });
+    }
+    this.seedConfigBindings(now);
+  }
+
+  /** A serverless template for each template id the config binds an endpoint to. */
+  private seedConfigBindings(now: number): void {
+    for (const [endpointId, templateId] of Object.entries(this.options.configBindings ?? {})) {
+      if (!this.templates.has(templateId)) {
+        this.templates.set(templateId, {
+          id: templateId,
+          version: 1,
+          owner: 'user',
+          createdAtMs: now,
+          updatedAtMs: now,
+          fields: withDefaults({ name: templateId, imageName: CONFIG_TEMPLATE_IMAGE, isServerless: true }),
+          baseEarned: 0,
+          baseRuntimeMs: 0,
+        });
+      }
+      const t = this.templates.get(templateId);
+      if (t?.fields.isServerless !== true) continue;
+      this.bindings.set(endpointId, templateId);
+      this.options.bindEndpoint?.(endpointId, templateId, t.version);
     }
   }
 
@@ -298,6 +328,8 @@ export function templateStoreFor(services: EmulatorServices): TemplateStore {
       now: () => services.clock.now(),
       nameMustBeUnique: () => !services.faults.has('template-name-not-unique'),
       applyDefaults: () => !services.faults.has('template-defaults-missing'),
+      configBindings: services.endpointTemplates,
+      bindEndpoint: services.bindEndpoint ? (e, t, v) => services.bindEndpoint?.(e, t, v) ?? false : undefined,
     });
     stores.set(services, store);
   }
