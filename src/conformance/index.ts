@@ -20,3 +20,7 @@ export type { LoadedExpectations } from './expectations.js';
 export { buildConformanceSection, buildResult, conformanceExitCode, isBlocking, machineInfo } from './result.js';
 export type { ResultInput } from './result.js';
 export { runPool } from './pool.js';
+export { runSelfTest, renderDetectionTable, checksForSection } from './self-test.js';
+export type { SelfTestRow, SelfTestReport, SelfTestOptions } from './self-test.js';
+export { connectTarget, startEmulatorTarget, EMULATOR_MAIN_ENDPOINT, EMULATOR_SPARE_ENDPOINTS, EMULATOR_API_KEY_ENV, DEFAULT_EMULATOR_TIME_SCALE } from './connect.js';
+export type { ConnectOptions, Connected, EmulatorTargetOptions, EmulatorTarget } from './connect.js';

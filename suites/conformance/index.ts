@@ -5,6 +5,7 @@ import { answerChecks } from './queue/answers.js';
 import { lifecycleChecks } from './queue/lifecycle.js';
 import { ttlRetentionChecks } from './queue/ttl-retention.js';
 import { validationChecks } from './queue/validation.js';
+import { compatChecks } from './queue/compat.js';
 import { templateChecks } from './templates.js';
 import { podChecks } from './pods.js';
 import { rateLimitChecks } from './queue/rate-limits.js';
@@ -16,6 +17,7 @@ export const CHECKS: readonly CheckDefinition[] = [
   ...lifecycleChecks,
   ...ttlRetentionChecks,
   ...streamWebhookChecks,
+  ...compatChecks,
   ...rateLimitChecks,
   ...templateChecks,
   ...podChecks,

@@ -8,6 +8,9 @@ import { HTTP_STATUS } from '../../../src/spec/index.js';
 /** Attempts a non-rate-limit check makes when the target answers 429. */
 const MAX_429_ATTEMPTS = 8;
 const BACKOFF_BASE_REAL_MS = 100;
+/** Attempts after a network error (no HTTP answer) before the check judges it. */
+const MAX_NETWORK_ATTEMPTS = 3;
+const NETWORK_RETRY_REAL_MS = 100;
 
 export function describe(res: ProbeResponse): string {
   if (res.status === 0) return `no answer (${res.exchange.error ?? 'network error'})`;
@@ -18,8 +21,11 @@ export function describe(res: ProbeResponse): string {
 /** Send, backing off exponentially on 429 (the check is not about rate limits). */
 export async function send(ctx: CheckContext, req: ProbeRequest): Promise<ProbeResponse> {
   let res = await ctx.http.send({ ...req, signal: ctx.signal });
-  // A reused keep-alive socket the server had just closed: one fresh attempt.
-  if (res.status === 0) res = await ctx.http.send({ ...req, signal: ctx.signal });
+  // A reused keep-alive socket the server had just closed, or a reset under a burst: fresh attempts.
+  for (let attempt = 1; res.status === 0 && attempt < MAX_NETWORK_ATTEMPTS; attempt++) {
+    await ctx.time.sleepReal(NETWORK_RETRY_REAL_MS * attempt, ctx.signal);
+    res = await ctx.http.send({ ...req, signal: ctx.signal });
+  }
   for (let attempt = 1; res.status === HTTP_STATUS.tooManyRequests && attempt < MAX_429_ATTEMPTS; attempt++) {
     await ctx.time.sleepReal(BACKOFF_BASE_REAL_MS * 2 ** (attempt - 1), ctx.signal);
     res = await ctx.http.send({ ...req, signal: ctx.signal });

@@ -251,7 +251,12 @@ export const lifecycleChecks: CheckDefinition[] = [
     async run(ctx) {
       const ep = endpointFor(ctx, 'health');
       const exact = isDedicated(ctx, ep);
-      const base = (await health(ctx, ep)).record;
+      const first = await health(ctx, ep);
+      const base = first.record;
+      // A fresh endpoint of the check's own holds no jobs yet: its queue counters start at zero.
+      if (exact && (base.jobs.inQueue !== 0 || base.jobs.inProgress !== 0)) {
+        fail('inQueue 0 and inProgress 0 on an endpoint with no jobs', JSON.stringify(base.jobs), first.res);
+      }
       const { id: ok1 } = await submitRun(ctx, ep, { mock_return: 1 });
       const { id: ok2 } = await submitRun(ctx, ep, { mock_return: 2 });
       const bad = await failedJob(ctx, ep, {});

@@ -1,0 +1,114 @@
+// `qbench check --self-test` (issue 5): proof that the suite catches broken implementations.
+// The clean emulator must pass every selected check; then, for each fault switch of
+// src/emulator/faults.ts, an emulator with that one fault runs the checks that cite the
+// fault's clause, and at least one of them must fail. The detection table lists them.
+import type { CheckResult } from '../report/model.js';
+import { FAULTS, FAULT_NAMES, type FaultName } from '../emulator/faults.js';
+import { startEmulatorTarget } from './connect.js';
+import { runPool } from './pool.js';
+import { runChecks, type Profile } from './runner.js';
+import { clauseById, type Suite } from './suite.js';
+
+export interface SelfTestRow {
+  readonly fault: FaultName;
+  readonly clause: string;
+  readonly description: string;
+  /** Failing checks that cite a clause of the fault's section: the detection. */
+  readonly caughtBy: readonly string[];
+  /** Other checks that failed or broke under this fault (collateral). */
+  readonly alsoFailed: readonly string[];
+  /** Checks run against this fault. */
+  readonly ran: number;
+  readonly durationMs: number;
+}
+
+export interface SelfTestReport {
+  readonly clean: readonly CheckResult[];
+  readonly cleanPassed: boolean;
+  readonly rows: readonly SelfTestRow[];
+  readonly allCaught: boolean;
+  readonly durationMs: number;
+}
+
+export interface SelfTestOptions {
+  readonly profile?: Profile;
+  readonly faults?: readonly FaultName[];
+  /** Fault emulators run side by side (default 3); rate-limit bursts stay serialized across them. */
+  readonly parallel?: number;
+  readonly timeScale?: number;
+  /** Checks in flight within one run (default 6). */
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  readonly skipClean?: boolean;
+  readonly onClean?: (results: readonly CheckResult[]) => void;
+  readonly onRow?: (row: SelfTestRow) => void;
+}
+
+/** Ids of the checks citing at least one clause of `section`. */
+export function checksForSection(suite: Suite, section: string): string[] {
+  const clauses = clauseById(suite);
+  return suite.checks.filter((c) => c.clauses.some((id) => clauses.get(id)?.section === section)).map((c) => c.id);
+}
+
+function failed(r: CheckResult): boolean {
+  return r.verdict.status === 'fail' || r.verdict.status === 'error';
+}
+
+async function runAgainst(suite: Suite, faults: readonly FaultName[], only: readonly string[] | undefined, o: SelfTestOptions): Promise<CheckResult[]> {
+  const t = await startEmulatorTarget({ faults, ...(o.timeScale !== undefined ? { timeScale: o.timeScale } : {}) });
+  try {
+    return await runChecks(suite, t.target, t.probe, {
+      profile: o.profile ?? 'quick',
+      concurrency: o.concurrency ?? 6,
+      ...(only ? { only } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+  } finally {
+    await t.close();
+  }
+}
+
+export async function runSelfTest(suite: Suite, o: SelfTestOptions = {}): Promise<SelfTestReport> {
+  const started = performance.now();
+  const clauses = clauseById(suite);
+  let clean: CheckResult[] = [];
+  if (!o.skipClean) {
+    clean = await runAgainst(suite, [], undefined, o);
+    o.onClean?.(clean);
+  }
+  const faults = o.faults ?? FAULT_NAMES;
+  const rows = await runPool(faults, o.parallel ?? 3, async (fault): Promise<SelfTestRow> => {
+    const t0 = performance.now();
+    const info = FAULTS[fault];
+    const only = checksForSection(suite, info.clause);
+    const results = only.length > 0 ? await runAgainst(suite, [fault], only, o) : [];
+    const cites = (r: CheckResult) => (suite.checks.find((c) => c.id === r.id)?.clauses ?? []).some((id) => clauses.get(id)?.section === info.clause);
+    const row: SelfTestRow = {
+      fault,
+      clause: info.clause,
+      description: info.description,
+      caughtBy: results.filter((r) => r.kind === 'spec' && r.verdict.status === 'fail' && cites(r)).map((r) => r.id),
+      alsoFailed: results.filter((r) => failed(r) && !(r.kind === 'spec' && r.verdict.status === 'fail' && cites(r))).map((r) => r.id),
+      ran: results.filter((r) => r.verdict.status !== 'skip').length,
+      durationMs: performance.now() - t0,
+    };
+    o.onRow?.(row);
+    return row;
+  });
+  return {
+    clean,
+    cleanPassed: o.skipClean === true || clean.every((r) => !failed(r)),
+    rows,
+    allCaught: rows.every((r) => r.caughtBy.length > 0),
+    durationMs: performance.now() - started,
+  };
+}
+
+/** The detection table as markdown (README and `--self-test` output). */
+export function renderDetectionTable(rows: readonly SelfTestRow[]): string {
+  const lines = ['| Fault | Clause | What it breaks | Caught by (failing checks citing the clause) |', '|---|---|---|---|'];
+  for (const r of rows) {
+    lines.push(`| \`${r.fault}\` | ${r.clause} | ${r.description} | ${r.caughtBy.length > 0 ? r.caughtBy.map((id) => `\`${id}\``).join(', ') : '**NOT CAUGHT**'} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
