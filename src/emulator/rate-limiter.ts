@@ -110,7 +110,7 @@ export class EndpointRateLimiter {
   effectiveLimit(op: RateLimitedOperation, runningWorkers: number): number {
     const rule = this.opts.rules()[op];
     const limit = effectiveRateLimit(rule.requestsPerWindow, runningWorkers, this.opts.requestsPerWorker());
-    return this.opts.late ? Math.ceil(limit * 1.1) : limit;
+    return this.opts.late ? limit + Math.ceil(limit / 10) : limit;
   }
 
   admit(op: RateLimitedOperation, runningWorkers: number): Admission {
