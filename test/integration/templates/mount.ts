@@ -38,6 +38,7 @@ export async function mountSubServices(options: MountOptions = {}): Promise<Moun
     clock: services.clock,
     apiKey: services.apiKey,
     faults: services.faults,
+    ...(services.endpointTemplates ? { endpointTemplates: services.endpointTemplates } : {}),
     rollingRelease(templateId, version) {
       releases.push({ templateId, version });
       if (options.release === 'hang') return new Promise<void>(() => {});

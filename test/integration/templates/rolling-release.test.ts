@@ -6,6 +6,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- JSON answers are untyped; the tests assert their shape */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
+import { SUB_SERVICES, type EmulatorServices } from '../../../src/emulator/sub-services.js';
 import { TEST_API_KEY } from './mount.js';
 import { rest } from './rest-client.js';
 
@@ -115,6 +116,26 @@ describe('rolling release under load (§4.2)', () => {
     const health = await call('GET', `/v2/${EP}/health`);
     expect(health.jobs.completed).toBe(JOBS_BEFORE + JOBS_DURING);
     expect(health.jobs.failed).toBe(0);
+  });
+
+  it('a template id that the config binds an endpoint to exists as a serverless template, and updating it rolls that endpoint', async () => {
+    const endpointTemplates = { [EP]: 'tpl-from-config' };
+    // Hand the config bindings to the sub-services (one shared services object, as the core does).
+    let shared: EmulatorServices | undefined;
+    const factories = SUB_SERVICES.map((f) => (s: EmulatorServices) => f((shared ??= { ...s, endpointTemplates: s.endpointTemplates ?? endpointTemplates })));
+    emu = await startEmulator(
+      { apiKey: TEST_API_KEY, endpoints: [EP], endpointTemplates, timeScale: 50, workers: { min: 2, max: 2, coldStartMs: 1_000 } },
+      { subServices: factories },
+    );
+    const tpl = await call('GET', '/v1/templates/tpl-from-config');
+    expect(tpl).toMatchObject({ id: 'tpl-from-config', name: 'tpl-from-config', isServerless: true });
+    await until(async () => ((await workersNow()).filter((w) => w.state !== 'initializing').length === 2 ? true : undefined), 500, 'workers ready');
+    expect((await workersNow()).map((w) => w.version)).toEqual([1, 1]);
+    await call('POST', '/v1/templates/tpl-from-config/update', { imageName: 'acme/worker:2' });
+    await until(async () => ((await releaseNow())?.state === 'done' ? true : undefined), 1_000, 'release end');
+    expect((await workersNow()).map((w) => w.version)).toEqual([2, 2]);
+    // A template in use by an endpoint cannot be deleted.
+    expect((await rest(emu.url, 'DELETE', '/v1/templates/tpl-from-config')).status).toBe(400);
   });
 
   it('a pod template update starts no release; an unbound serverless one rolls nothing', async () => {
