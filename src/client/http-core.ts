@@ -14,6 +14,7 @@ import {
   SchemaMismatchError,
   InvalidRequestError,
   ClientError,
+  type MismatchReason,
   type RequestTarget,
 } from './errors.js';
 
@@ -256,10 +257,29 @@ export class HttpCore {
     }
     const answer: HttpAnswer = { target, ...result.outcome.value, attempts };
     if (result.exhausted) throw this.withAttempts(new RateLimitedError(target, attempts, answer.text), attempts);
-    if (expectOk && (answer.status < 200 || answer.status > 299)) {
-      throw this.withAttempts(new HttpStatusError(target, answer.status, answer.text, this.tryJson(answer.text)), attempts);
-    }
+    if (expectOk && (answer.status < 200 || answer.status > 299)) throw this.statusError(answer);
     return answer;
+  }
+
+  /** The HttpStatusError of an answer (with its attempts). */
+  statusError(answer: HttpAnswer): HttpStatusError {
+    return this.withAttempts(new HttpStatusError(answer.target, answer.status, answer.text, this.tryJson(answer.text)), answer.attempts);
+  }
+
+  /** The SchemaMismatchError of an answer (with its attempts); keeps the raw body. */
+  mismatch(answer: HttpAnswer, schemaName: string, reason: MismatchReason, summary: string, issues?: readonly z.core.$ZodIssue[]): SchemaMismatchError {
+    return this.withAttempts(
+      new SchemaMismatchError(answer.target, {
+        reason,
+        status: answer.status,
+        contentType: answer.contentType,
+        rawBody: answer.text,
+        summary,
+        schemaName,
+        ...(issues ? { issues } : {}),
+      }),
+      answer.attempts,
+    );
   }
 
   private withAttempts<E extends ClientError>(e: E, attempts: readonly AttemptRecord[]): E {
@@ -277,19 +297,7 @@ export class HttpCore {
 
   /** Check content type, parse JSON and validate with `schema`; SchemaMismatchError keeps the raw body. */
   parse<S extends z.ZodType>(answer: HttpAnswer, schema: S, schemaName: string): z.output<S> {
-    const fail = (reason: 'content-type' | 'json' | 'schema', summary: string, issues?: readonly z.core.$ZodIssue[]) =>
-      this.withAttempts(
-        new SchemaMismatchError(answer.target, {
-          reason,
-          status: answer.status,
-          contentType: answer.contentType,
-          rawBody: answer.text,
-          summary,
-          schemaName,
-          ...(issues ? { issues } : {}),
-        }),
-        answer.attempts,
-      );
+    const fail = (reason: MismatchReason, summary: string, issues?: readonly z.core.$ZodIssue[]) => this.mismatch(answer, schemaName, reason, summary, issues);
     if (!answer.contentType || !JSON_CONTENT_TYPE.test(answer.contentType)) {
       throw fail('content-type', `content-type is ${answer.contentType ?? '(none)'}, not application/json`);
     }

@@ -16,7 +16,7 @@ import {
   PodStopInput,
   PodTerminateInput,
 } from '../spec/index.js';
-import { GraphqlError, HttpStatusError, SchemaMismatchError, type GraphqlErrorEntry } from './errors.js';
+import { GraphqlError, SchemaMismatchError, type GraphqlErrorEntry } from './errors.js';
 import { DOCUMENTS } from './graphql-documents.js';
 import { HttpCore, type HttpAnswer, type HttpCoreOptions, type RequestOptions } from './http-core.js';
 
@@ -67,7 +67,7 @@ export class PodClient {
     try {
       parsed = this.core.parse(answer, GraphqlAnswer, 'GraphqlAnswer');
     } catch (e) {
-      if (!ok && e instanceof SchemaMismatchError) throw this.statusError(answer);
+      if (!ok && e instanceof SchemaMismatchError) throw this.core.statusError(answer);
       throw e;
     }
     if (parsed.errors && parsed.errors.length > 0) {
@@ -75,47 +75,21 @@ export class PodClient {
       err.attempts = answer.attempts;
       throw err;
     }
-    if (!ok) throw this.statusError(answer);
+    if (!ok) throw this.core.statusError(answer);
     return { data: parsed.data ?? null, answer };
-  }
-
-  private statusError(answer: HttpAnswer): HttpStatusError {
-    let body: unknown;
-    try {
-      body = JSON.parse(answer.text);
-    } catch {
-      body = undefined;
-    }
-    const err = new HttpStatusError(answer.target, answer.status, answer.text, body);
-    err.attempts = answer.attempts;
-    return err;
   }
 
   /** Run an operation and parse `data[field]` with `schema`. */
   private async operation<S extends z.ZodType>(field: string, document: string, variables: Record<string, unknown> | undefined, schema: S, schemaName: string, opts?: RequestOptions): Promise<z.output<S>> {
     const { data, answer } = await this.query(document, variables, opts);
     if (data === null || !(field in data)) {
-      throw this.mismatch(answer, schemaName, `data.${field} is missing`);
+      throw this.core.mismatch(answer, schemaName, 'schema', `data.${field} is missing`);
     }
     const value = data[field];
     if (!this.core.validateAnswers) return value as z.output<S>;
     const r = schema.safeParse(value);
-    if (!r.success) throw this.mismatch(answer, schemaName, z.prettifyError(r.error), r.error.issues);
+    if (!r.success) throw this.core.mismatch(answer, schemaName, 'schema', z.prettifyError(r.error), r.error.issues);
     return r.data;
-  }
-
-  private mismatch(answer: HttpAnswer, schemaName: string, summary: string, issues?: readonly z.core.$ZodIssue[]): SchemaMismatchError {
-    const err = new SchemaMismatchError(answer.target, {
-      reason: 'schema',
-      status: answer.status,
-      contentType: answer.contentType,
-      rawBody: answer.text,
-      summary,
-      schemaName,
-      ...(issues ? { issues } : {}),
-    });
-    err.attempts = answer.attempts;
-    return err;
   }
 
   private input<S extends z.ZodType>(op: string, schema: S, value: unknown): { input: unknown } {

@@ -102,8 +102,8 @@ export class QueueClient {
     return { method, path: `${this.prefix}${op}`, ...extra };
   }
 
-  private jobPath(op: string, id: string): string {
-    this.core.checkRequest({ method: 'GET', path: `${this.prefix}/${op}` }, JobId, id, 'job id');
+  private jobPath(op: string, id: string, method: CallSpec['method']): string {
+    this.core.checkRequest({ method, path: `${this.prefix}/${op}` }, JobId, id, 'job id');
     return `/${op}/${encodePathSegment(id)}`;
   }
 
@@ -147,14 +147,14 @@ export class QueueClient {
 
   /** GET /status/{id}[?ttl=]: the job record. */
   async status(id: string, opts: StatusOptions = {}): Promise<JobRecord> {
-    const spec = this.spec('GET', this.jobPath('status', id), { query: { ttl: opts.ttlMs } });
+    const spec = this.spec('GET', this.jobPath('status', id, 'GET'), { query: { ttl: opts.ttlMs } });
     if (opts.ttlMs !== undefined) this.core.checkRequest(spec, StatusTtlMs, opts.ttlMs, 'ttl');
     return this.core.call(spec, JobRecord, 'JobRecord', opts);
   }
 
   /** GET /status-sync/{id}?wait= (WIRE-COMPAT, the JS SDK): waits up to `wait` ms for the job to end. */
   async statusSync(id: string, opts: RunSyncOptions = {}): Promise<JobRecord> {
-    const spec = this.spec('GET', this.jobPath('status-sync', id), { query: { wait: opts.waitMs } });
+    const spec = this.spec('GET', this.jobPath('status-sync', id, 'GET'), { query: { wait: opts.waitMs } });
     if (opts.waitMs !== undefined) this.core.checkRequest(spec, WaitMs, opts.waitMs, 'wait');
     const timeoutMs = opts.timeoutMs ?? (opts.waitMs ?? RUNSYNC_WAIT_MS.defaultValue) + this.core.defaultTimeoutMs;
     return this.core.call(spec, JobRecord, 'JobRecord', { ...opts, timeoutMs });
@@ -187,7 +187,7 @@ export class QueueClient {
     const deadline = this.deadline(opts);
     const pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const { pollIntervalMs: _p, maxDurationMs: _m, ...reqOpts } = opts;
-    const spec = this.spec('GET', this.jobPath('stream', id));
+    const spec = this.spec('GET', this.jobPath('stream', id, 'GET'));
     let polls = 0;
     let chunks = 0;
     let shape: StreamEnd['shape'];
@@ -213,12 +213,12 @@ export class QueueClient {
 
   /** POST /cancel/{id}: `{id, status: CANCELLED}`. */
   async cancel(id: string, opts?: RequestOptions): Promise<CancelAnswer> {
-    return this.core.call(this.spec('POST', this.jobPath('cancel', id), { json: {} }), CancelAnswer, 'CancelAnswer', opts);
+    return this.core.call(this.spec('POST', this.jobPath('cancel', id, 'POST'), { json: {} }), CancelAnswer, 'CancelAnswer', opts);
   }
 
   /** POST /retry/{id}: `{id, status: IN_QUEUE}` (only from FAILED or TIMED_OUT, §3.1). */
   async retry(id: string, opts?: RequestOptions): Promise<RetryAnswer> {
-    return this.core.call(this.spec('POST', this.jobPath('retry', id), { json: {} }), RetryAnswer, 'RetryAnswer', opts);
+    return this.core.call(this.spec('POST', this.jobPath('retry', id, 'POST'), { json: {} }), RetryAnswer, 'RetryAnswer', opts);
   }
 
   /** POST /purge-queue: `{removed, status: "completed"}`. */

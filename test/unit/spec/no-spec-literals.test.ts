@@ -1,15 +1,18 @@
 // "No other file may repeat one of these literals" (issue 2): every number of src/spec/limits.ts
 // is imported, never retyped. The scan reads the TypeScript syntax tree of src/** outside
 // src/spec, so strings and comments never count, and folds constant products such as
-// `7 * 24 * 60 * 60 * 1000`. Distinctive values (>= 1 minute in ms, the payload byte sizes)
-// count anywhere; values that are also everyday numbers (1000, 100, 2000, 10 s...) count
-// only on a line that speaks of what the spec uses them for.
+// `7 * 24 * 60 * 60 * 1000`. Distinctive values (ms values over one minute other than a whole
+// hour or day, the binary payload sizes) count anywhere; values that are also everyday numbers
+// (1000, 100, 2000, 10 s, one minute, one day, 10,000,000...) count only on a line that speaks of
+// what the spec uses them for.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
+  DAY_MS,
   EXECUTION_TIMEOUT_MS,
+  HOUR_MS,
   RATE_LIMITS,
   RATE_WINDOW_MS,
   RETENTION_MS,
@@ -39,10 +42,13 @@ function add(value: number, what: string, context: RegExp | null): void {
 
 /** Above one minute a ms value is distinctive; one minute itself is everyday (MINUTE_MS). */
 const DISTINCTIVE_MS = 60_000 + 1;
+/** Whole units of time that are everyday too (a 24 h cap on a fuzz run is not the ttl default). */
+const EVERYDAY_MS: ReadonlySet<number> = new Set([DAY_MS, HOUR_MS]);
 const bounds: [string, Bounds][] = [['executionTimeout', EXECUTION_TIMEOUT_MS], ['ttl', TTL_MS], ['wait', RUNSYNC_WAIT_MS]];
 for (const [name, b] of bounds) {
   for (const [k, v] of Object.entries({ defaultValue: b.defaultValue, min: b.min, max: b.max })) {
-    add(v, `${name}.${k} (${b.section})`, v >= DISTINCTIVE_MS ? null : new RegExp(`\\b${name}(Ms)?\\b\\s*[:=<>!]`, 'i'));
+    const everyday = v < DISTINCTIVE_MS || EVERYDAY_MS.has(v);
+    add(v, `${name}.${k} (${b.section})`, everyday ? new RegExp(`\\b${name}(Ms)?\\b\\s*[:=<>!]`, 'i') : null);
   }
 }
 for (const [k, v] of Object.entries(RETENTION_MS)) if (typeof v === 'number') add(v, `retention.${k} (§2.2)`, v >= DISTINCTIVE_MS ? null : /retention|retain|runsync/i);
@@ -143,9 +149,11 @@ describe('no spec literal outside src/spec', () => {
       "const pct = (a / b) * 100; // at the target rate",
       "const g = { requestsPerWindow: 100 };",
       "const waitMs = 1000;",
+      "const maxRunMs = 24 * 3_600_000;",
+      "const ttl = 86_400_000;",
     ].join('\n');
     const found = scanSource('fake.ts', src).map((f) => [f.line, f.value]);
-    expect(found).toEqual([[1, 600000], [2, 604800000], [3, 1000000], [7, 2000], [9, 10485760], [10, 90000], [14, 100], [15, 1000]]);
+    expect(found).toEqual([[1, 600000], [2, 604800000], [3, 1000000], [7, 2000], [9, 10485760], [10, 90000], [14, 100], [15, 1000], [17, 86400000]]);
   });
 
   it('src/** outside src/spec repeats none of them', () => {

@@ -1,7 +1,6 @@
 // Boundary tests of the queue-endpoint schemas (§2.1-§2.4, §4.1, WIRE-COMPAT): each range
 // accepts both ends and rejects the value just outside; each rule rejects what it forbids.
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   ASYNC_ID_PATTERN,
   CancelAnswer,
@@ -26,15 +25,8 @@ import {
   WaitQuery,
   applyPolicyDefaults,
 } from '../../../src/spec/index.js';
+import { bad, ok, problems } from './schema-assert.js';
 
-const ok = (schema: z.ZodType, v: unknown) => expect(schema.safeParse(v).success, JSON.stringify(v)).toBe(true);
-const bad = (schema: z.ZodType, v: unknown) => expect(schema.safeParse(v).success, JSON.stringify(v)).toBe(false);
-/** The prettified error of a value that must fail. */
-const problems = (schema: z.ZodType, v: unknown): string => {
-  const r = schema.safeParse(v);
-  if (r.success) throw new Error(`expected ${JSON.stringify(v)} to fail`);
-  return z.prettifyError(r.error);
-};
 
 describe('§2.1 policy bounds', () => {
   it('executionTimeout: 5000 and 604800000 accepted, 4999 and 604800001 rejected', () => {

@@ -1,6 +1,5 @@
 // Boundary tests of the template (§2.5) and pod / GPU type (§2.6, §2.7, §4.3) schemas.
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   CREATE_ONLY_TEMPLATE_FIELDS,
   GpuTypeRecord,
@@ -20,14 +19,8 @@ import {
   applyTemplateDefaults,
   isPortEntry,
 } from '../../../src/spec/index.js';
+import { bad, ok, problems } from './schema-assert.js';
 
-const ok = (schema: z.ZodType, v: unknown) => expect(schema.safeParse(v).success, JSON.stringify(v)).toBe(true);
-const bad = (schema: z.ZodType, v: unknown) => expect(schema.safeParse(v).success, JSON.stringify(v)).toBe(false);
-const problems = (schema: z.ZodType, v: unknown): string => {
-  const r = schema.safeParse(v);
-  if (r.success) throw new Error(`expected ${JSON.stringify(v)} to fail`);
-  return z.prettifyError(r.error);
-};
 
 const minimal = { name: 'tpl', imageName: 'repo/image:1' };
 
