@@ -21,6 +21,12 @@ export const TargetInfo = z.strictObject({
   graphqlUrl: z.string().optional(),
   /** Emulated ms per real ms; 1 on a real target. */
   timeScale: z.number().positive(),
+  /**
+   * Real-time length of the §8 rate window on this target, when it is not the spec's 10 s
+   * (the emulator with scaleRateWindows runs the windows on its scaled clock). Charts draw the
+   * documented limits per real second from it.
+   */
+  rateWindowRealMs: z.number().positive().optional(),
   /** Emulator fault switches in force (self-test runs). */
   faults: z.array(z.string()).optional(),
 });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderComparisonHtml, renderHtml } from '../../src/report/render/html.js';
 import { PALETTE } from '../../src/report/render/html-charts.js';
 import { compareResults } from '../../src/report/compare.js';
+import type { QbenchResult } from '../../src/report/model.js';
 import { browserTestResult } from './browser-result.js';
 
 const CHROMIUM = process.env['QBENCH_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -24,6 +25,9 @@ const OUT_DIR = path.resolve('test-output/browser');
 
 let browser: BrowserContext | undefined;
 let profileDir = '';
+let realRun: Promise<QbenchResult> | undefined;
+/** One real emulator run shared by both tests. */
+const result = () => (realRun ??= browserTestResult());
 
 beforeAll(async () => {
   if (!haveChromium) return;
@@ -101,15 +105,15 @@ async function openReport(file: string, screenshot: string): Promise<PageCheck> 
 
 describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
   it('renders a run with no console errors, no network requests, and data drawn in every chart', async () => {
-    const result = await browserTestResult();
+    const r = await result();
     await mkdir(OUT_DIR, { recursive: true });
     const file = path.join(OUT_DIR, 'report.html');
-    await writeFile(file, renderHtml(result));
+    await writeFile(file, renderHtml(r));
     const check = await openReport(file, 'report.png');
     expect(check.consoleErrors).toEqual([]);
     expect(check.requests).toEqual([]);
     // spectrum, percentiles over time and throughput for each scenario, plus the scenario's own charts
-    const expected = (result.load?.scenarios ?? []).reduce((a, s) => a + 3 + s.charts.filter((c) => c.series.some((x) => x.points.length > 0)).length, 0);
+    const expected = (r.load?.scenarios ?? []).reduce((a, s) => a + 3 + s.charts.filter((c) => c.series.some((x) => x.points.length > 0)).length, 0);
     expect(check.charts.length).toBe(expected);
     for (const c of check.charts) {
       expect(c.drawn, `chart ${c.id} drawn`).toBe('true');
@@ -119,7 +123,7 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
   }, 60_000);
 
   it('renders a comparison page cleanly', async () => {
-    const base = await browserTestResult();
+    const base = await result();
     const cmp = compareResults(base, base, { baselineFile: 'a.json', candidateFile: 'a.json', iterations: 200 });
     const file = path.join(OUT_DIR, 'comparison.html');
     await writeFile(file, renderComparisonHtml(cmp));

@@ -105,17 +105,21 @@ function percentilesOverTime(s: LoadScenarioResult, idBase: string): ChartSpec |
   };
 }
 
-/** The §8 base limit for a step named after a rate-limited operation, per real second. */
-export function documentedLimitPerSec(step: string, timeScale: number): { label: string; perSec: number } | undefined {
+/**
+ * The §8 base limit for a step named after a rate-limited operation, per real second:
+ * requestsPerWindow over the window's real length (the spec's 10 s unless the target runs
+ * its windows on a scaled clock).
+ */
+export function documentedLimitPerSec(step: string, rateWindowRealMs: number = RATE_WINDOW_MS): { label: string; perSec: number } | undefined {
   const key = step.replace(/^\//, '') as RateLimitedOperation;
   const rule = Object.hasOwn(RATE_LIMITS, key) ? RATE_LIMITS[key] : undefined;
   if (!rule) return undefined;
-  const perSec = (rule.requestsPerWindow / (RATE_WINDOW_MS / SECOND_MS)) * timeScale;
-  const scaled = timeScale !== 1 ? ` ×${timeScale} time scale` : '';
+  const perSec = rule.requestsPerWindow / (rateWindowRealMs / SECOND_MS);
+  const scaled = rateWindowRealMs !== RATE_WINDOW_MS ? ` (window runs ${rateWindowRealMs / SECOND_MS} s here)` : '';
   return { label: `${rule.section} ${rule.method} ${rule.path} base limit: ${rule.requestsPerWindow} per ${RATE_WINDOW_MS / SECOND_MS} s${scaled}`, perSec };
 }
 
-function throughputOverTime(s: LoadScenarioResult, idBase: string, timeScale: number): ChartSpec | undefined {
+function throughputOverTime(s: LoadScenarioResult, idBase: string, rateWindowRealMs: number | undefined): ChartSpec | undefined {
   const series: ChartSpec['series'] = [];
   const points: Array<Array<[number, number]>> = [];
   const refs: ChartSpec['refs'] = [];
@@ -130,7 +134,7 @@ function throughputOverTime(s: LoadScenarioResult, idBase: string, timeScale: nu
     points.push(ss.points.map((p) => [p.tSec, p.goodputPerSec]));
     series.push({ name: label('429/s'), color: color(base + 1) });
     points.push(ss.points.map((p) => [p.tSec, p.counts['429']]));
-    const limit = documentedLimitPerSec(ss.step, timeScale);
+    const limit = documentedLimitPerSec(ss.step, rateWindowRealMs);
     if (limit) refs.push({ label: limit.label, y: limit.perSec });
   });
   if (series.length === 0) return undefined;
@@ -166,12 +170,12 @@ function scenarioChart(c: Chart, idBase: string, i: number): ChartSpec {
 }
 
 /** Every chart of a scenario, in reading order. */
-export function scenarioCharts(s: LoadScenarioResult, index: number, timeScale: number): ChartSpec[] {
+export function scenarioCharts(s: LoadScenarioResult, index: number, rateWindowRealMs?: number): ChartSpec[] {
   const idBase = `s${index}`;
   return [
     spectrumChart(s, idBase),
     percentilesOverTime(s, idBase),
-    throughputOverTime(s, idBase, timeScale),
+    throughputOverTime(s, idBase, rateWindowRealMs),
     ...s.charts.filter((c) => c.series.some((x) => x.points.length > 0)).map((c, i) => scenarioChart(c, idBase, i)),
   ].filter((c): c is ChartSpec => c !== undefined);
 }

@@ -62,7 +62,7 @@ function metaBlock(r: QbenchResult): string {
   const t = m.target;
   const rows: Array<[string, string]> = [
     ['target', `${t.kind} · ${t.queueUrl} · endpoint ${t.endpointId}${t.restUrl ? ` · REST ${t.restUrl}` : ''}${t.graphqlUrl ? ` · GraphQL ${t.graphqlUrl}` : ''}`],
-    ['time scale', t.timeScale === 1 ? 'real time' : `×${t.timeScale} (emulated time runs ${t.timeScale} times faster)`],
+    ['time scale', `${t.timeScale === 1 ? 'real time' : `×${t.timeScale} (emulated time runs ${t.timeScale} times faster)`}${t.rateWindowRealMs !== undefined ? `; §8 rate windows last ${fmtDuration(t.rateWindowRealMs)} of real time` : ''}`],
     ['started', `${m.startedAt} (${fmtDuration(m.durationMs)})`],
     ['command', m.command.join(' ')],
     ['machine', `${m.machine.hostname} · ${m.machine.platform}/${m.machine.arch} · ${m.machine.cpus} × ${m.machine.cpuModel} · ${(m.machine.memoryBytes / 2 ** 30).toFixed(1)} GiB · Node ${m.machine.nodeVersion}`],
@@ -229,7 +229,7 @@ ${findings ? `<div class="card"><h3>Findings</h3>${findings}</div>` : ''}
 export function renderHtml(r: QbenchResult): string {
   const charts: ChartSpec[] = [];
   const scenarios = (r.load?.scenarios ?? []).map((s, i) => {
-    const cs = scenarioCharts(s, i, r.meta.target.timeScale);
+    const cs = scenarioCharts(s, i, r.meta.target.rateWindowRealMs);
     charts.push(...cs);
     return scenarioSection(s, cs);
   });
