@@ -11,3 +11,11 @@ export {
 export type {
   AttemptRecord, BackoffOptions, RequestOptions, QueueClientOptions, StreamEnd, TemplateClientOptions, PodClientOptions,
 } from './client/index.js';
+export {
+  SCHEMA_VERSION, QbenchResult, QbenchComparison, readResult, parseResult, computeOverall, collectMachineInfo, buildMeta,
+  renderJson, renderHtml, renderJunit, renderMarkdown, renderConsole, renderComparisonHtml, renderComparisonJunit,
+  renderComparisonMarkdown, renderComparisonConsole, writeAllReports, writeComparisonReports, compareResults,
+  parseMaxRegression, mergeResults, createHistogram, recordMs, encodeHistogram, decodeHistogram, mergeHistograms,
+  mergeEncoded, percentilesOf, summarize, evaluateThresholds,
+} from './report/index.js';
+export type { WrittenReports, CompareOptions, MergeInput, Histogram, ThresholdSpec } from './report/index.js';

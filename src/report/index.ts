@@ -37,3 +37,5 @@ export type { WrittenReports, WriteAllOptions } from './write-all.js';
 export { compareResults, parseMaxRegression, DEFAULT_MAX_REGRESSION, COMPARE_LIMITS } from './compare.js';
 export type { CompareOptions } from './compare.js';
 export { SCHEMA_FILES, writeSchemas } from './schema.js';
+export { mergeResults } from './merge.js';
+export type { MergeInput, MergeOptions } from './merge.js';
