@@ -1,0 +1,258 @@
+// GPU throughput of an LLM-streaming endpoint: jobs in the emulator's `mock_llm` mode (or a
+// real vLLM worker) at rising concurrency, each read from /stream to the end. Measures time
+// to first token, gaps between chunks, client-observed tokens/s against the worker-reported
+// `avg_gen_throughput`, `gpu_kv_cache_usage` over time, and aggregate tokens/s per level.
+// Verdict: every stream delivers all its tokens, the §4.1 1 MB chunk cap holds (a big output
+// is split), and client and worker agree on tokens/s within 15%.
+// Params: levels=1,2,4,8  phaseMs=<real ms per level>  tokens=64  tps=50 (tokens/s) ttftMs=200
+// agreement=0.15.
+import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, type JobState } from '../../src/spec/index.js';
+import type { Analysis, HttpAnswer, IterationContext, RunContext } from '../../src/load/context.js';
+import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { ScenarioInput } from '../../src/load/scenario.js';
+
+/** Default agreement between client and worker tokens/s (`--param agreement=0.25` to widen). */
+const DEFAULT_AGREEMENT = 0.15;
+/** One KV-cache sample per this many real ms is kept for the chart. */
+const KV_SAMPLE_MS = 100;
+
+interface LevelStats {
+  jobs: number;
+  completeJobs: number;
+  tokens: number;
+  ttftMs: number[];
+  gapsMs: number[];
+  clientTps: number[];
+  reportedTps: number[];
+  firstStartMs: number;
+  lastEndMs: number;
+}
+interface GpuState {
+  level: number;
+  active: number;
+  levels: Map<number, LevelStats>;
+  kv: [tSec: number, usage: number][];
+  lastKvBucket: number;
+  bigChunks: number[];
+  bigError?: string;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface StreamBody {
+  status?: unknown;
+  stream?: { output?: { output_tokens?: unknown; text?: unknown }; metrics?: { avg_gen_throughput?: unknown; gpu_kv_cache_usage?: unknown } }[];
+}
+
+function streamOf(a: HttpAnswer): StreamBody {
+  const b = a.json();
+  if (Array.isArray(b)) return { status: 'COMPLETED', stream: b as NonNullable<StreamBody['stream']> };
+  return (b as StreamBody | undefined) ?? {};
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[Math.floor(s.length / 2)] ?? 0);
+};
+
+export default (ctx: ScenarioFactoryContext): ScenarioInput => {
+  const levels = (ctx.params['levels'] ?? '1,2,4,8').split(',').map(Number);
+  if (levels.some((l) => !Number.isInteger(l) || l < 1 || l > 1000)) throw new Error('--param levels: comma-separated integers 1..1000');
+  const phaseMs = Number(ctx.params['phaseMs'] ?? 10 * SECOND_MS);
+  const tokens = Number(ctx.params['tokens'] ?? 64);
+  const tps = Number(ctx.params['tps'] ?? 50);
+  const ttftMs = Number(ctx.params['ttftMs'] ?? 200);
+  const scale = ctx.target.timeScale;
+  const maxLevel = Math.max(...levels);
+  const AGREEMENT = Number(ctx.params['agreement'] ?? DEFAULT_AGREEMENT);
+  if (!(AGREEMENT > 0 && AGREEMENT < 1)) throw new Error('--param agreement: a share between 0 and 1');
+  return {
+    name: 'gpu-throughput',
+    description: `LLM streaming at concurrency ${levels.join(', ')} (${phaseMs} ms each): TTFT, chunk gaps, tokens/s vs avg_gen_throughput, KV cache`,
+    executor: 'constant-concurrency',
+    vus: maxLevel,
+    durationMs: phaseMs * levels.length,
+    gracefulStopMs: 60 * SECOND_MS,
+    validity: { maxEventLoopDelayP99Ms: 250 },
+    steps: [
+      {
+        kind: 'custom',
+        name: 'llm',
+        metrics: ['run', 'stream', 'ttft', 'chunk_gap'],
+        fn: async (it: IterationContext) => {
+          const st = it.state as GpuState;
+          while (st.active >= st.level && !it.signal.aborted) await sleep(2);
+          if (it.signal.aborted) return;
+          const level = st.level;
+          st.active++;
+          try {
+            await oneJob(it, st, level, { prompt_tokens: 128, output_tokens: tokens, tokens_per_sec: tps, ttft_ms: ttftMs, scenario: 'qbench-gpu-throughput' }, scale);
+          } finally {
+            st.active--;
+          }
+        },
+      },
+    ],
+    thresholds: { 'stream.errors.rate': ['rate==0'] },
+    hooks: {
+      setup: async (rc: RunContext): Promise<GpuState> => {
+        const st: GpuState = { level: levels[0] ?? 1, active: 0, levels: new Map(), kv: [], lastKvBucket: -1, bigChunks: [] };
+        await bigOutputChunks(rc, st);
+        return st;
+      },
+      timeline: levels.map((level, i) => ({
+        atMs: i * phaseMs,
+        label: `concurrency ${level}`,
+        action: (rc: RunContext) => {
+          (rc.state as GpuState).level = level;
+          return Promise.resolve();
+        },
+      })),
+      analyze: (_r, rc): Analysis => {
+        const st = rc.state as GpuState;
+        const rows = levels.map((l) => [l, st.levels.get(l)] as const);
+        let incomplete = 0;
+        let jobs = 0;
+        const disagreements: string[] = [];
+        for (const [l, s] of rows) {
+          if (!s) continue;
+          jobs += s.jobs;
+          incomplete += s.jobs - s.completeJobs;
+          const c = median(s.clientTps);
+          const w = median(s.reportedTps);
+          if (w > 0 && Math.abs(c - w) / w > AGREEMENT) disagreements.push(`c=${l}: client ${c.toFixed(1)} vs worker ${w.toFixed(1)} tokens/s`);
+        }
+        const maxChunk = Math.max(0, ...st.bigChunks);
+        const findings = [
+          { label: 'every stream delivered all its tokens', clause: '§4.1', expected: `${jobs} of ${jobs} streams with ${tokens} tokens`, observed: `${jobs - incomplete} complete`, passed: jobs > 0 && incomplete === 0 },
+          {
+            label: 'streamed chunk size (a 1.5 MB output)',
+            clause: STREAM_CHUNK.section,
+            expected: `every chunk <= ${STREAM_CHUNK.megabytes} MB, the output split`,
+            observed: st.bigError ?? `${st.bigChunks.length} chunks, largest ${maxChunk.toLocaleString('en-US')} bytes`,
+            passed: st.bigError === undefined && st.bigChunks.length > 1 && maxChunk <= STREAM_CHUNK.binaryBytes,
+          },
+          {
+            label: 'client-observed tokens/s vs worker-reported avg_gen_throughput',
+            clause: '§2.3',
+            expected: `within ${AGREEMENT * 100}% at every level`,
+            observed: disagreements.length === 0 ? 'agree' : disagreements.join('; '),
+            passed: disagreements.length === 0,
+          },
+        ];
+        const aggregate = (s: LevelStats | undefined) => (s && s.lastEndMs > s.firstStartMs ? s.tokens / (((s.lastEndMs - s.firstStartMs) * scale) / SECOND_MS) : 0);
+        return {
+          status: findings.every((f) => f.passed) ? 'pass' : 'fail',
+          summary: rows.map(([l, s]) => `c=${l}: ${aggregate(s).toFixed(0)} tok/s, TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms`).join('; '),
+          findings,
+          charts: [
+            {
+              id: 'gpu-throughput-curve',
+              title: 'Aggregate tokens/s (target clock) vs concurrency',
+              xLabel: 'concurrent streams',
+              yLabel: 'tokens/s',
+              xKind: 'category',
+              categories: levels.map(String),
+              series: [
+                { name: 'client-observed', points: rows.map(([, s], i) => [i, aggregate(s)]) },
+                { name: 'worker avg_gen_throughput x streams', points: rows.map(([l, s], i) => [i, median(s?.reportedTps ?? []) * l]) },
+              ],
+            },
+            {
+              id: 'gpu-ttft',
+              title: 'Time to first token and chunk gap (real ms, p50) vs concurrency',
+              xLabel: 'concurrent streams',
+              yLabel: 'ms',
+              xKind: 'category',
+              categories: levels.map(String),
+              series: [
+                { name: 'TTFT p50', points: rows.map(([, s], i) => [i, median(s?.ttftMs ?? [])]) },
+                { name: 'chunk gap p50', points: rows.map(([, s], i) => [i, median(s?.gapsMs ?? [])]) },
+              ],
+            },
+            { id: 'gpu-kv-cache', title: 'gpu_kv_cache_usage over time', xLabel: 's', yLabel: 'share', xKind: 'time', series: [{ name: 'gpu_kv_cache_usage', points: st.kv }] },
+          ],
+        };
+      },
+    },
+  };
+};
+
+async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Record<string, unknown>, scale: number): Promise<void> {
+  let s = st.levels.get(level);
+  if (!s) {
+    s = { jobs: 0, completeJobs: 0, tokens: 0, ttftMs: [], gapsMs: [], clientTps: [], reportedTps: [], firstStartMs: Number.POSITIVE_INFINITY, lastEndMs: 0 };
+    st.levels.set(level, s);
+  }
+  const start = now();
+  s.firstStartMs = Math.min(s.firstStartMs, start);
+  const a = await it.request('run', { method: 'POST', path: '/run', body: { input: { mock_llm: llm } } });
+  const id = (a.json() as { id?: unknown } | undefined)?.id;
+  if (a.status !== HTTP_STATUS.ok || typeof id !== 'string') return;
+  s.jobs++;
+  let got = 0;
+  let first = 0;
+  let last = 0;
+  let reported = 0;
+  for (;;) {
+    const r = await it.request('stream', { method: 'GET', path: `/stream/${encodeURIComponent(id)}` });
+    if (r.status !== HTTP_STATUS.ok) return;
+    const t = now();
+    const body = streamOf(r);
+    for (const chunk of body.stream ?? []) {
+      const n = typeof chunk.output?.output_tokens === 'number' ? chunk.output.output_tokens : Array.isArray(chunk.output?.text) ? chunk.output.text.length : 0;
+      if (n === 0) continue;
+      if (first === 0) {
+        first = t;
+        s.ttftMs.push(t - start);
+        it.recordTrend('ttft', t - start);
+      } else if (t > last) {
+        s.gapsMs.push(t - last);
+        it.recordTrend('chunk_gap', t - last);
+      }
+      last = t;
+      got += n;
+      const m = chunk.metrics;
+      if (typeof m?.avg_gen_throughput === 'number') reported = m.avg_gen_throughput;
+      if (typeof m?.gpu_kv_cache_usage === 'number') {
+        const bucket = Math.floor((t - it.scheduleStartMs) / KV_SAMPLE_MS);
+        if (bucket > st.lastKvBucket) {
+          st.lastKvBucket = bucket;
+          st.kv.push([(t - it.scheduleStartMs) / SECOND_MS, m.gpu_kv_cache_usage]);
+        }
+      }
+    }
+    if (typeof body.status === 'string' && isTerminal(body.status as JobState)) break;
+  }
+  s.tokens += got;
+  s.lastEndMs = Math.max(s.lastEndMs, now());
+  if (got === llm['output_tokens']) s.completeJobs++;
+  // Generation rate seen by the client from the first token on, per second of the target's
+  // clock (real seconds x time scale).
+  if (got > 1 && last > first) s.clientTps.push((got - 1) / (((last - first) * scale) / SECOND_MS));
+  if (reported > 0) s.reportedTps.push(reported);
+}
+
+/** Stream one 1.5 MB output and measure every chunk's serialized size. */
+async function bigOutputChunks(rc: RunContext, st: GpuState): Promise<void> {
+  const big = 'x'.repeat(Math.round(STREAM_CHUNK.decimalBytes * 1.5));
+  const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_return: [big] } } });
+  const id = (a.json() as { id?: unknown } | undefined)?.id;
+  if (a.status !== HTTP_STATUS.ok || typeof id !== 'string') {
+    st.bigError = `POST /run of a 1.5 MB output answered ${a.status ?? 'no answer'}`;
+    return;
+  }
+  const deadline = now() + 60 * SECOND_MS;
+  while (now() < deadline) {
+    const r = await rc.request({ method: 'GET', path: `/stream/${encodeURIComponent(id)}` });
+    if (r.status !== HTTP_STATUS.ok) {
+      st.bigError = `/stream answered ${r.status ?? 'no answer'}`;
+      return;
+    }
+    const body = streamOf(r);
+    for (const c of body.stream ?? []) st.bigChunks.push(Buffer.byteLength(JSON.stringify(c)));
+    if (typeof body.status === 'string' && isTerminal(body.status as JobState)) return;
+  }
+  st.bigError = 'the big-output job did not finish within 60 s';
+}
