@@ -1,0 +1,177 @@
+// §8 dynamic rule: the effective rate limit is max(base, running_workers * requests_per_worker).
+// Offer a constant overload of one operation (default /status) through three phases of two
+// windows each: no busy worker, k busy workers, none again. On an emulator the workers are
+// set with POST /_qbench/workers and kept busy with long jobs; on a real target the long jobs
+// make it autoscale. The last window of each phase is measured; requests_per_worker is
+// estimated from the busy phase. Verdict: each phase admits max(base, running * rpw).
+// Params: op=status  workers=<k>  rpw=<expected requests_per_worker> expect=advertised.
+import { DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit } from '../../src/spec/index.js';
+import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
+import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { ScenarioInput } from '../../src/load/scenario.js';
+import {
+  PROBED_OPERATIONS, advertisedRequestsPerWorker, expectedRule, finishedJob, operationRequest, rateWindowRealMs, type Exchange, type ProbedOperation,
+} from './lib/limits.js';
+
+interface ScaleState {
+  jobId: string;
+  log: Exchange[];
+  longJobs: string[];
+  running: [phase: number, running: number][];
+  originalWorkers?: { min: number; max: number };
+}
+
+const PHASES = ['no busy workers', 'busy workers', 'no busy workers again'] as const;
+const now = () => performance.timeOrigin + performance.now();
+
+async function health(rc: RunContext): Promise<number | undefined> {
+  const h = await rc.request({ method: 'GET', path: '/health' });
+  const running = (h.json() as { workers?: { running?: unknown } } | undefined)?.workers?.running;
+  return typeof running === 'number' ? running : undefined;
+}
+
+/** Admissions inside the window [a, a + w): at least those wholly inside, at most those touching it. */
+function windowBounds(xs: readonly Exchange[], a: number, w: number): { atLeast: number; atMost: number } {
+  const ok = xs.filter((x) => x.status !== null && x.status !== 429);
+  return {
+    atLeast: ok.filter((x) => x.sentMs >= a && x.endMs < a + w).length,
+    atMost: ok.filter((x) => x.endMs >= a && x.sentMs < a + w).length,
+  };
+}
+
+export default (ctx: ScenarioFactoryContext): ScenarioInput => {
+  const op = (ctx.params['op'] ?? 'status') as ProbedOperation;
+  if (!(PROBED_OPERATIONS as readonly string[]).includes(op) || op === 'purge-queue' || op === 'cancel') {
+    throw new Error(`--param op: ${op}; use run, runsync, status or stream (cancel and purge-queue are needed to steer workers)`);
+  }
+  const rule = expectedRule(ctx, op);
+  const base = rule.requestsPerWindow;
+  const rpw = Number(ctx.params['rpw'] ?? advertisedRequestsPerWorker(ctx.target) ?? DEFAULT_REQUESTS_PER_WORKER);
+  if (!(rpw > 0)) throw new Error('--param rpw: a positive number of requests per window per worker');
+  const k = Number(ctx.params['workers'] ?? Math.ceil((1.5 * base) / rpw));
+  if (!Number.isInteger(k) || k < 1 || k > 1000) throw new Error('--param workers: an integer 1..1000');
+  const windowMs = rateWindowRealMs(ctx.target);
+  const high = effectiveRateLimit(base, k, rpw);
+  const phaseMs = 2 * windowMs;
+  const scale = ctx.target.timeScale;
+  const controllable = ctx.target.info !== undefined;
+  return {
+    name: `worker-scaled-limit-${op}`,
+    description: `§8 dynamic rule on /${op}: base ${base} (${rule.source}), ${k} busy workers x ${rpw} per window -> ${high}`,
+    executor: 'constant-arrival-rate',
+    ratePerSec: (2 * high) / (windowMs / 1000),
+    durationMs: PHASES.length * phaseMs,
+    maxRequests: Math.ceil(2 * high * PHASES.length * 2) + 100,
+    validity: { maxSendLatenessP99Ms: windowMs / 4, maxEventLoopDelayP99Ms: windowMs / 4, minAchievedRatio: 0.9 },
+    steps: [
+      {
+        kind: 'custom',
+        name: op,
+        fn: async (it: IterationContext) => {
+          const st = it.state as ScaleState;
+          const sentMs = now();
+          const a = await it.request(op, operationRequest(op, st.jobId));
+          st.log.push({ sentMs, endMs: now(), status: a.status });
+        },
+      },
+    ],
+    hooks: {
+      setup: async (rc: RunContext): Promise<ScaleState> => {
+        const st: ScaleState = { jobId: op === 'status' || op === 'stream' ? await finishedJob(rc) : 'none', log: [], longJobs: [], running: [] };
+        if (controllable) {
+          const w = rc.target.info?.['workers'] as { min?: unknown; max?: unknown } | undefined;
+          if (typeof w?.min === 'number' && typeof w.max === 'number') st.originalWorkers = { min: w.min, max: w.max };
+        }
+        return st;
+      },
+      timeline: [
+        {
+          atMs: phaseMs,
+          label: `phase 2: ${k} busy workers`,
+          action: async (rc) => {
+            const st = rc.state as ScaleState;
+            if (controllable) {
+              const max = Math.max(k, st.originalWorkers?.max ?? k);
+              const r = await rc.request({ method: 'POST', path: '/_qbench/workers', scope: 'origin', body: { endpoint: rc.target.endpointId, min: k, max, running: k } });
+              if (r.status !== HTTP_STATUS.ok) rc.log(`POST /_qbench/workers answered ${r.status ?? 'no answer'}: ${r.bodyText.slice(0, 200)}`);
+            }
+            // Long jobs keep k workers busy (running) through the phase.
+            const holdSec = Math.ceil(((4 * phaseMs) * scale) / SECOND_MS);
+            const ids = await Promise.all(
+              Array.from({ length: k }, async () => {
+                const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_delay: holdSec } } });
+                return (a.json() as { id?: unknown } | undefined)?.id;
+              }),
+            );
+            st.longJobs = ids.filter((x): x is string => typeof x === 'string');
+          },
+        },
+        {
+          atMs: 2 * phaseMs,
+          label: 'phase 3: busy jobs cancelled',
+          action: async (rc) => {
+            const st = rc.state as ScaleState;
+            await Promise.all(st.longJobs.map((id) => rc.request({ method: 'POST', path: `/cancel/${encodeURIComponent(id)}` })));
+            if (controllable && st.originalWorkers) {
+              await rc.request({ method: 'POST', path: '/_qbench/workers', scope: 'origin', body: { endpoint: rc.target.endpointId, min: st.originalWorkers.min, max: st.originalWorkers.max } });
+            }
+          },
+        },
+        ...PHASES.map((_, i) => ({
+          atMs: i * phaseMs + 1.5 * windowMs,
+          label: `sample /health (phase ${i + 1})`,
+          action: async (rc: RunContext) => {
+            const r = await health(rc);
+            if (r !== undefined) (rc.state as ScaleState).running.push([i, r]);
+          },
+        })),
+      ],
+      teardown: async (rc) => {
+        const st = rc.state as ScaleState | undefined;
+        for (const id of st?.longJobs ?? []) await rc.request({ method: 'POST', path: `/cancel/${encodeURIComponent(id)}` });
+      },
+      analyze: (_r, rc): Analysis => {
+        const st = rc.state as ScaleState;
+        const t0 = rc.scheduleStartMs;
+        const rows = PHASES.map((label, i) => {
+          const running = st.running.find(([p]) => p === i)?.[1] ?? 0;
+          const expected = effectiveRateLimit(base, running, rpw);
+          const b = windowBounds(st.log, t0 + i * phaseMs + windowMs, windowMs);
+          return { label, running, expected, ...b, passed: b.atLeast <= expected && b.atMost >= expected };
+        });
+        const busy = rows[1]!;
+        const estimate = busy.running > 0 && busy.atLeast > base ? `${(busy.atLeast / busy.running).toFixed(1)}..${(busy.atMost / busy.running).toFixed(1)}` : 'not measurable (the busy phase did not rise above the base)';
+        const findings = [
+          ...rows.map((r) => ({
+            label: `admitted in the last window of "${r.label}" (${r.running} running workers)`,
+            clause: '§8',
+            expected: `max(${base}, ${r.running} x ${rpw}) = ${r.expected}`,
+            observed: r.atLeast === r.atMost ? String(r.atLeast) : `between ${r.atLeast} and ${r.atMost}`,
+            passed: r.passed,
+          })),
+          { label: 'workers really busy in the busy phase', expected: `${k} running`, observed: String(busy.running), passed: busy.running === k },
+        ];
+        return {
+          status: findings.every((f) => f.passed) ? 'pass' : 'fail',
+          summary: `/${op}: admitted ${rows.map((r) => `${r.atLeast}-${r.atMost} @${r.running} workers`).join(', ')}; requests_per_worker estimate ${estimate}`,
+          findings,
+          charts: [
+            {
+              id: `worker-scaled-${op}`,
+              title: `/${op}: admitted per window vs max(base, running x requests_per_worker)`,
+              xLabel: 'phase',
+              yLabel: 'requests per window',
+              xKind: 'category',
+              categories: rows.map((r) => `${r.label} (${r.running})`),
+              series: [
+                { name: 'admitted (at least)', points: rows.map((r, i) => [i, r.atLeast]) },
+                { name: 'expected', points: rows.map((r, i) => [i, r.expected]) },
+              ],
+              referenceLines: [{ label: `base (${rule.source})`, y: base }],
+            },
+          ],
+        };
+      },
+    },
+  };
+};
