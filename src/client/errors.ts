@@ -188,7 +188,7 @@ export class InvalidRequestError extends ClientError {
   readonly issues: readonly z.core.$ZodIssue[];
 
   constructor(target: RequestTarget, what: string, pretty: string, issues: readonly z.core.$ZodIssue[]) {
-    super('QB_ERR_INVALID_REQUEST', `${describeTarget(target)}-> ${what} does not match the spec:\n${pretty}`, target);
+    super('QB_ERR_INVALID_REQUEST', `${describeTarget(target)}-> invalid ${what}:\n${pretty}`, target);
     this.issues = issues;
   }
 

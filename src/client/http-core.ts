@@ -3,7 +3,7 @@
 // answer checks (content type, JSON, zod schema) that raise typed, redacted errors.
 import { Pool, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { registerSecret } from '../errors.js';
+import { configError, redactSecrets, registerSecret } from '../errors.js';
 import { resolveBackoff, withBackoff, type AttemptRecord, type BackoffOptions, type BackoffRuntime } from './backoff.js';
 import {
   HttpStatusError,
@@ -125,18 +125,23 @@ export class HttpCore {
     try {
       base = new URL(options.baseUrl);
     } catch {
-      throw new InvalidRequestError({ method: 'NEW', url: String(options.baseUrl) }, 'baseUrl', 'baseUrl must be an absolute http(s) URL', []);
+      throw configError(`baseUrl must be an absolute http(s) URL (got ${redactSecrets(String(options.baseUrl))})`);
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-      throw new InvalidRequestError({ method: 'NEW', url: base.href }, 'baseUrl', 'baseUrl must use http: or https:', []);
+      throw configError(`baseUrl must use http: or https: (got ${base.protocol})`);
     }
-    if (options.auth.kind !== 'none') registerSecret(options.auth.apiKey);
+    if (options.auth.kind !== 'none') {
+      if (typeof options.auth.apiKey !== 'string' || options.auth.apiKey.trim() === '') {
+        throw configError('apiKey must be a non-empty string');
+      }
+      registerSecret(options.auth.apiKey);
+    }
     this.baseUrl = base;
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
     this.backoff = resolveBackoff(options.backoff);
     this.defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!positiveMs.safeParse(this.defaultTimeoutMs).success) {
-      throw new InvalidRequestError({ method: 'NEW', url: base.href }, 'timeoutMs', 'timeoutMs must be a positive number of ms', []);
+      throw configError(`timeoutMs must be a positive number of ms (got ${this.defaultTimeoutMs})`);
     }
     this.validateRequests = options.validateRequests ?? true;
     this.validateAnswers = options.validateAnswers ?? true;
@@ -147,8 +152,8 @@ export class HttpCore {
       this.dispatcher = new Pool(base.origin, {
         ...(options.connections !== undefined ? { connections: options.connections } : {}),
         keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS,
-        // The per-request AbortSignal is the one timeout; undici's 300 s defaults would cut
-        // a /runsync with the maximum wait short.
+        // Each request sets its own headersTimeout/bodyTimeout; undici's 300 s defaults would
+        // otherwise apply to requests that ask for more (a long runsync wait plus margin).
         headersTimeout: 0,
         bodyTimeout: 0,
       });
@@ -158,7 +163,7 @@ export class HttpCore {
 
   /** Path and query of a call (what goes on the request line), with the auth query parameter when the scheme uses one. */
   pathOf(spec: Pick<CallSpec, 'path' | 'query'>): string {
-    // Built as a string: a URL object per request is measurable overhead under load.
+    // Built as a string, to spare a URL object per request on the hot path.
     let query: URLSearchParams | undefined;
     for (const [k, v] of Object.entries(spec.query ?? {})) {
       if (v === undefined) continue;

@@ -24,6 +24,7 @@ import {
   type JobState,
   type StreamChunk,
 } from '../spec/index.js';
+import { configError } from '../errors.js';
 import { realSleep } from './backoff.js';
 import { InvalidRequestError, RequestAbortedError, RequestTimeoutError } from './errors.js';
 import { HttpCore, encodePathSegment, type CallSpec, type HttpCoreOptions, type RequestOptions } from './http-core.js';
@@ -90,10 +91,8 @@ export class QueueClient {
 
   constructor(options: QueueClientOptions) {
     const { endpointId, apiKey, authForm = 'bearer', ...rest } = options;
+    if (typeof endpointId !== 'string' || endpointId.length === 0) throw configError('endpointId must be a non-empty string');
     this.core = new HttpCore({ ...rest, auth: { kind: 'header', apiKey, form: authForm } });
-    if (typeof endpointId !== 'string' || endpointId.length === 0) {
-      throw new InvalidRequestError({ method: 'NEW', url: options.baseUrl }, 'endpointId', 'endpointId must be a non-empty string', []);
-    }
     this.endpointId = endpointId;
     this.prefix = `/${API_VERSIONS.queue}/${encodePathSegment(endpointId)}`;
   }

@@ -122,6 +122,31 @@ describe('QueueClient paths, bodies and auth (§4.1, §5)', () => {
   });
 });
 
+describe('QueueClient construction', () => {
+  it('names the bad option (QB_ERR_CONFIG) and never echoes the key', () => {
+    const cases: [Partial<ConstructorParameters<typeof QueueClient>[0]>, RegExp][] = [
+      [{ apiKey: '' }, /apiKey/],
+      [{ apiKey: '   ' }, /apiKey/],
+      [{ endpointId: '' }, /endpointId/],
+      [{ baseUrl: 'not a url' }, /baseUrl/],
+      [{ baseUrl: 'ftp://127.0.0.1' }, /baseUrl/],
+      [{ timeoutMs: 0 }, /timeoutMs/],
+      [{ backoff: { maxAttempts: 0 } }, /maxAttempts/],
+    ];
+    for (const [over, re] of cases) {
+      let err: unknown;
+      try {
+        new QueueClient({ baseUrl: 'http://127.0.0.1:1', endpointId: 'ep', apiKey: KEY, ...over });
+      } catch (e) {
+        err = e;
+      }
+      expect(isQbenchError(err, 'QB_ERR_CONFIG'), JSON.stringify(over)).toBe(true);
+      expect((err as Error).message).toMatch(re);
+      expect((err as Error).message).not.toContain(KEY);
+    }
+  });
+});
+
 describe('QueueClient.stream', () => {
   it('yields every chunk of the object form and stops on terminal status with an empty batch', async () => {
     const batches = [
