@@ -30,6 +30,35 @@ export function podSchema(): GraphQLSchema {
   return schemaOnce;
 }
 
+/** Distinct valid documents kept parsed; real clients use a handful. */
+const DOCUMENT_CACHE_ENTRIES = 256;
+/** Longer documents are parsed every time, so the cache stays small whatever clients send. */
+const MAX_CACHED_DOCUMENT_CHARS = 16_384;
+
+/** A small LRU map from document text to its parsed, validated AST. */
+class DocumentCache {
+  private readonly entries = new Map<string, DocumentNode>();
+  constructor(private readonly capacity: number) {}
+
+  get(query: string): DocumentNode | undefined {
+    const doc = this.entries.get(query);
+    if (doc !== undefined) {
+      // Refresh its place: Map iteration order is insertion order.
+      this.entries.delete(query);
+      this.entries.set(query, doc);
+    }
+    return doc;
+  }
+
+  set(query: string, doc: DocumentNode): void {
+    this.entries.set(query, doc);
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+  }
+}
+
 export interface PodServiceOptions {
   /** The GPU catalogue (default: the built-in one). */
   readonly catalogue?: GpuCatalogue;
@@ -60,6 +89,8 @@ export function createPodService(services: EmulatorServices, options: PodService
   const templates = templateStoreFor(services);
   templates.setRuntimeSource((id) => store.templateRunMs(id));
   const rootValue = createRootValue(store, stock, templates);
+  // Load tests send the same few documents over and over: parse and validate each once.
+  const validDocuments = new DocumentCache(DOCUMENT_CACHE_ENTRIES);
 
   function authorised(req: IncomingMessage, url: URL): boolean {
     if (services.faults.has('graphql-auth-off')) return true;
@@ -80,15 +111,18 @@ export function createPodService(services: EmulatorServices, options: PodService
     }
     const { query, variables, operationName } = parsed.data;
     const contextValue: RequestContext = { nowMs: services.clock.now() };
-    let document: DocumentNode;
-    try {
-      document = parse(query, { maxTokens: MAX_DOCUMENT_TOKENS });
-    } catch (e) {
-      if (!(e instanceof GraphQLError)) throw e;
-      return sendJson(res, HTTP_STATUS.ok, { errors: formatErrors([e], 'GRAPHQL_PARSE_FAILED') });
+    let document = validDocuments.get(query);
+    if (document === undefined) {
+      try {
+        document = parse(query, { maxTokens: MAX_DOCUMENT_TOKENS });
+      } catch (e) {
+        if (!(e instanceof GraphQLError)) throw e;
+        return sendJson(res, HTTP_STATUS.ok, { errors: formatErrors([e], 'GRAPHQL_PARSE_FAILED') });
+      }
+      const invalid = validate(schema, document);
+      if (invalid.length > 0) return sendJson(res, HTTP_STATUS.ok, { errors: formatErrors(invalid, 'GRAPHQL_VALIDATION_FAILED') });
+      if (query.length <= MAX_CACHED_DOCUMENT_CHARS) validDocuments.set(query, document);
     }
-    const invalid = validate(schema, document);
-    if (invalid.length > 0) return sendJson(res, HTTP_STATUS.ok, { errors: formatErrors(invalid, 'GRAPHQL_VALIDATION_FAILED') });
     const result = await executeDocument({
       schema,
       document,
