@@ -19,6 +19,7 @@ import {
 import { bucketsOf, decodeHistogram, type Histogram } from './histogram.js';
 import type { LoadScenarioResult, QbenchResult, StepResult } from './model.js';
 import { beta, normal, seededRng, type Rng } from './random.js';
+import { fmtChange, fmtMs, fmtRate, fmtRatio } from './render/format.js';
 
 /** Margins used when --max-regression is not given: percent for latency, points for error rates. */
 export const DEFAULT_MAX_REGRESSION: Readonly<Partial<Record<CompareMetric, number>>> = { p50: 10, p99: 10, error_rate: 1 };
@@ -362,9 +363,10 @@ export function compareResults(baseline: QbenchResult, candidate: QbenchResult, 
     if (s.invalid.length > 0) continue;
     for (const st of s.steps) {
       for (const m of st.metrics.filter((x) => x.regression)) {
-        const u = m.unit === 'ratio' ? ' points' : '%';
+        const u = m.unit === 'ratio' ? ' pts' : '%';
+        const fmt = (v: number | null) => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
         regressions.push(
-          `${s.name}/${st.step} ${m.metric}: ${m.baseline} → ${m.candidate} (${m.changePct !== null && m.changePct > 0 ? '+' : ''}${m.changePct}${u}${m.ci ? `, ${Math.round(level * 100)}% CI ${m.ci.lowPct} … ${m.ci.highPct}${u}` : ''}) is over the allowed ${m.maxRegressionPct}${u}`,
+          `${s.name}/${st.step} ${m.metric}: ${fmt(m.baseline)} → ${fmt(m.candidate)} (${fmtChange(m.changePct, u)}${m.ci ? `, ${Math.round(level * 100)}% CI ${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : ''}) is over the allowed ${m.maxRegressionPct}${u}`,
         );
       }
     }

@@ -51,7 +51,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .b-invalid, .b-warn { background: var(--warn-bg); color: var(--warn); } .b-skip { background: var(--skip-bg); color: var(--skip); }
 .b-info, .b-compat { background: var(--info-bg); color: var(--info); }
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; font-size: 13px; }
-.meta dt { color: var(--muted); } .meta dd { margin: 0; word-break: break-all; }
+.meta dt { color: var(--muted); } .meta dd { margin: 0; overflow-wrap: anywhere; }
+tr.group-start td { border-top: 2px solid #cfd4df; }
 nav.toc { display: flex; flex-wrap: wrap; gap: 8px; margin: 10px 0 0; }
 nav.toc a { text-decoration: none; color: var(--info); background: var(--card); border: 1px solid var(--line); padding: 3px 10px; border-radius: 14px; font-size: 13px; }
 .tiles { display: flex; gap: 3px; flex-wrap: wrap; }

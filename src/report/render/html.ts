@@ -256,11 +256,12 @@ export function renderComparisonHtml(c: QbenchComparison): string {
   const rows = c.scenarios
     .flatMap((s) =>
       s.steps.flatMap((st) =>
-        st.metrics.map((m) => {
+        st.metrics.map((m, i) => {
           const fmt = (v: number | null) => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
           const u = m.unit === 'ratio' ? ' pts' : '%';
           const flag = m.regression ? badge('fail', 'regression') : m.improvement ? badge('pass', 'better') : m.significant ? badge('info', 'changed') : '';
-          return `<tr><td class="mono">${esc(s.name)}/${esc(st.step)}</td><td>${esc(m.metric)}</td><td class="num">${esc(fmt(m.baseline))}</td><td class="num">${esc(fmt(m.candidate))}</td><td class="num">${esc(fmtChange(m.changePct, u))}</td><td class="num">${m.ci ? esc(`${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}`) : '–'}</td><td class="num">${m.maxRegressionPct === null ? '–' : esc(`${m.maxRegressionPct}${u}`)}</td><td>${flag}</td></tr>`;
+          const head = i === 0 ? `<b>${esc(s.name)}</b>/${esc(st.step)}<div class="small muted">${fmtCount(st.baselineCount)} → ${fmtCount(st.candidateCount)} requests</div>` : '';
+          return `<tr${i === 0 ? ' class="group-start"' : ''}><td class="mono">${head}</td><td>${esc(m.metric)}</td><td class="num">${esc(fmt(m.baseline))}</td><td class="num">${esc(fmt(m.candidate))}</td><td class="num">${esc(fmtChange(m.changePct, u))}</td><td class="num">${m.ci ? esc(`${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}`) : '–'}</td><td class="num">${m.maxRegressionPct === null ? '–' : esc(`${m.maxRegressionPct}${u}`)}</td><td>${flag}</td></tr>`;
         }),
       ),
     )

@@ -11,6 +11,8 @@ import { validityWarnings } from '../../../src/report/render/format.js';
 import { renderHtml } from '../../../src/report/render/html.js';
 import { documentedLimitPerSec } from '../../../src/report/render/html-charts.js';
 import { renderMarkdown } from '../../../src/report/render/markdown.js';
+import { renderJunit } from '../../../src/report/render/junit.js';
+import { computeOverall } from '../../../src/report/overall.js';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../../src/spec/index.js';
 import { timestampDirName, writeAllReports } from '../../../src/report/write-all.js';
 import { sampleResult } from './sample-result.js';
@@ -87,6 +89,21 @@ describe('HTML renderer', () => {
     expect(documentedLimitPerSec('run', RATE_WINDOW_MS / 10)?.perSec).toBe(RATE_LIMITS.run.requestsPerWindow);
     expect(documentedLimitPerSec('/status', 1)?.label).toMatch(/§8 GET \/status base limit/);
     expect(documentedLimitPerSec('custom-step', 1)).toBeUndefined();
+  });
+});
+
+describe('a result with nothing run', () => {
+  it('renders in every format without sections or charts', () => {
+    const full = sampleResult({ samples: 50 });
+    const partial = { schemaVersion: full.schemaVersion, kind: full.kind, meta: full.meta };
+    const r = { ...partial, overall: computeOverall(partial) };
+    expect(r.overall).toMatchObject({ status: 'pass', reasons: ['nothing was run'] });
+    const html = renderHtml(r);
+    expect(html).toContain('{"charts":[]}');
+    expect(html).not.toContain('id="conformance"');
+    expect(renderJunit(r)).toMatch(/<testsuite name="qbench"[^>]* tests="0"/);
+    expect(renderMarkdown(r)).toMatch(/^## ✅ qbench: PASS \(exit 0\)/);
+    expect(renderConsole(r)).toMatch(/Verdict: PASS \(exit 0\)/);
   });
 });
 
