@@ -17,7 +17,7 @@ export { runChecks, selectChecks, unknownPatterns, exclusionReason, isSlow, real
 export type { Profile, RunOptions } from './runner.js';
 export { Expectation, ExpectationFile, parseExpectations, loadExpectations, NO_EXPECTATIONS } from './expectations.js';
 export type { LoadedExpectations } from './expectations.js';
-export { buildConformanceSection, buildResult, conformanceExitCode, isBlocking, machineInfo } from './result.js';
+export { buildConformanceSection, buildResult, conformanceExitCode, isBlocking } from './result.js';
 export type { ResultInput } from './result.js';
 export { runPool } from './pool.js';
 export { runSelfTest, renderDetectionTable, checksForSection } from './self-test.js';

@@ -1,18 +1,16 @@
 // From check results to the shared result model (src/report/model.ts): the conformance
 // section with its summary and coverage, the overall verdict and the exit code. Spec checks
 // decide the exit code; compat findings and skips never do; an expected failure does not.
-import { hostname, platform, arch, cpus, totalmem } from 'node:os';
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { SCHEMA_VERSION, type CheckResult, type ConformanceSection, type MachineInfo, type QbenchResult, type TargetInfo } from '../report/model.js';
-import { VERSION } from '../version.js';
+import { SCHEMA_VERSION, type CheckResult, type ConformanceSection, type QbenchResult, type TargetInfo } from '../report/model.js';
+import { buildMeta } from '../report/machine.js';
+import { checkFailsRun, computeOverall, type OverallExtras } from '../report/overall.js';
 import { buildCoverage } from './coverage.js';
 import type { Suite } from './suite.js';
 
-/** A check result that fails the run: a spec check that failed or broke, unless expected. */
+/** A check result that fails the run (the report's rule: spec failures and errors, unless an --expect entry matches). */
 export function isBlocking(r: CheckResult): boolean {
-  if (r.kind !== 'spec') return false;
-  if (r.verdict.status !== 'fail' && r.verdict.status !== 'error') return false;
-  return !(r.expectation?.matched ?? false);
+  return checkFailsRun(r);
 }
 
 export function buildConformanceSection(suite: Suite, results: readonly CheckResult[], profile: string): ConformanceSection {
@@ -36,19 +34,6 @@ export function conformanceExitCode(results: readonly CheckResult[]): ExitCode {
   return results.some(isBlocking) ? EXIT.TARGET_FAILED : EXIT.OK;
 }
 
-export function machineInfo(): MachineInfo {
-  const c = cpus();
-  return {
-    hostname: hostname(),
-    platform: platform(),
-    arch: arch(),
-    cpus: c.length,
-    cpuModel: c[0]?.model ?? 'unknown',
-    memoryBytes: totalmem(),
-    nodeVersion: process.version,
-  };
-}
-
 export interface ResultInput {
   readonly suite: Suite;
   readonly results: readonly CheckResult[];
@@ -57,28 +42,15 @@ export interface ResultInput {
   readonly startedAt: Date;
   readonly endedAt: Date;
   readonly target: TargetInfo;
+  readonly extras?: OverallExtras;
 }
 
 export function buildResult(input: ResultInput): QbenchResult {
-  const exitCode = conformanceExitCode(input.results);
-  const blocking = input.results.filter(isBlocking);
-  return {
+  const partial = {
     schemaVersion: SCHEMA_VERSION,
-    kind: 'qbench-result',
-    meta: {
-      qbenchVersion: VERSION,
-      command: [...input.command],
-      startedAt: input.startedAt.toISOString(),
-      endedAt: input.endedAt.toISOString(),
-      durationMs: input.endedAt.getTime() - input.startedAt.getTime(),
-      target: input.target,
-      machine: machineInfo(),
-    },
+    kind: 'qbench-result' as const,
+    meta: buildMeta({ command: input.command, startedAt: input.startedAt, endedAt: input.endedAt, target: input.target }),
     conformance: buildConformanceSection(input.suite, input.results, input.profile),
-    overall: {
-      status: exitCode === EXIT.OK ? 'pass' : 'fail',
-      exitCode,
-      reasons: blocking.map((r) => `${r.id} (${r.clause.section}) ${r.verdict.status}`),
-    },
   };
+  return { ...partial, overall: computeOverall(partial, input.extras ?? {}) };
 }

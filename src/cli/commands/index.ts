@@ -6,6 +6,8 @@ import { loadCommand } from './load.js';
 import { reportCommand } from './report.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
+import { fuzzCommand } from './fuzz.js';
+import { checkCommand } from './check.js';
 
 export const COMMANDS: readonly CommandModule[] = [
   startCommand,
@@ -14,4 +16,6 @@ export const COMMANDS: readonly CommandModule[] = [
   reportCommand,
   compareCommand,
   mergeCommand,
+  fuzzCommand,
+  checkCommand,
 ];

@@ -9,7 +9,7 @@ import { awaitState, endpointFor, getStatus, health, holdQueue, isDedicated, pos
 import { SHORT_JOB_MS } from './answers.js';
 
 /** A running job's handler delay: long enough to act on it while it runs, short enough to observe it finishing. */
-const RUNNING_DELAY_S = 20;
+const RUNNING_DELAY_S = 120;
 const RUNNING_DELAY_MS = RUNNING_DELAY_S * SECOND_MS;
 
 async function failedJob(ctx: CheckContext, ep: string, input: Record<string, unknown>): Promise<string> {

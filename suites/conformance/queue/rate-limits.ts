@@ -75,10 +75,6 @@ function serialized<T>(fn: () => Promise<T>): Promise<T> {
   return run;
 }
 
-function burst(ctx: CheckContext, n: number, lanes: number, make: (i: number) => ProbeRequest): Promise<Burst> {
-  return serialized(() => burstNow(ctx, n, lanes, make));
-}
-
 async function burstNow(ctx: CheckContext, n: number, lanes: number, make: (i: number) => ProbeRequest): Promise<Burst> {
   const idx = Array.from({ length: n }, (_, i) => i);
   const answers = await runPool(idx, lanes, (i) => ctx.http.send({ ...make(i), signal: ctx.signal }));
@@ -103,15 +99,20 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
       const base = rule.requestsPerWindow;
       const partial = await MAKERS[op](ctx, ep);
       const make = (i: number): ProbeRequest => { const r = partial(i); return r.path === '' ? { ...r, path: pathFor(op, ep) } : r; };
-      const probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
-      if (op === 'requests' || op === 'openai') {
-        if (probe.status === HTTP_STATUS.notFound || probe.status === 405) skip(`the target does not serve ${op === 'requests' ? 'GET /requests' : 'POST /openai/*'} (answered ${probe.status}); its shape is not specified`);
-      }
-      if (probe.status === HTTP_STATUS.tooManyRequests) skip('the window is already in use on this endpoint (429 before the burst); rerun with an idle endpoint');
-      const before = (await health(ctx, ep)).record.workers.running;
       const n = base + extraFor(base) - 1;
-      const b = await burst(ctx, n, lanesFor(rule.concurrency), make);
-      const after = (await health(ctx, ep)).record.workers.running;
+      // Probe, worker count and burst inside one serialized section: the probe's admission must
+      // fall in the same window as the burst (waiting for another check's burst would age it out).
+      const { probe, before, after, b } = await serialized(async () => {
+        const probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
+        if (op === 'requests' || op === 'openai') {
+          if (probe.status === HTTP_STATUS.notFound || probe.status === 405) skip(`the target does not serve ${op === 'requests' ? 'GET /requests' : 'POST /openai/*'} (answered ${probe.status}); its shape is not specified`);
+        }
+        if (probe.status === HTTP_STATUS.tooManyRequests) skip('the window is already in use on this endpoint (429 before the burst); rerun with an idle endpoint');
+        const before = (await health(ctx, ep)).record.workers.running;
+        const b = await burstNow(ctx, n, lanesFor(rule.concurrency), make);
+        const after = (await health(ctx, ep)).record.workers.running;
+        return { probe, before, after, b };
+      });
       const admitted = b.admitted + (probe.status === HTTP_STATUS.tooManyRequests ? 0 : 1);
       const running = Math.max(before, after);
       const rpw = lim.requestsPerWorker;
