@@ -200,3 +200,67 @@ export function describeExpectation(e: Expectation): string {
       return `either: ${e.reason}`;
   }
 }
+
+const POD_PORT_ENTRY = /^(\d{1,5})\/([a-z]+)$/;
+/** Highest port number: `<port>` above it is not a port. */
+const MAX_PORT_NUMBER = 65_535;
+
+/**
+ * §4.3 podFindAndDeployOnDemand input. The spec lists each field's type but neither which
+ * fields are required, nor bounds, nor whether the list is complete: wrong types and broken
+ * `<port>/<protocol>` strings must be refused; missing fields, unlisted fields, empty
+ * strings, enum values beyond ALL/SECURE, other protocols and GraphQL's one-item-to-list
+ * coercion are ambiguous; everything else must pass validation (the service may still
+ * decline for stock, which is not a validation refusal).
+ */
+export function classifyPodInput(input: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, string>>, required: readonly string[]): Expectation {
+  const wrong: string[] = [];
+  const open: string[] = [];
+  const isString = (v: unknown): v is string => typeof v === 'string';
+  const isEnvPair = (v: unknown) => isPlainObject(v) && isString(v['key']) && isString(v['value']) && Object.keys(v).length === 2;
+  for (const [name, value] of Object.entries(input)) {
+    const type = fields[name];
+    if (type === undefined) {
+      open.push(`${name} is not among the listed fields`);
+      continue;
+    }
+    switch (type) {
+      case 'integer':
+        if (!Number.isInteger(value)) wrong.push(`${name} must be an integer`);
+        break;
+      case 'string':
+        if (!isString(value)) wrong.push(`${name} must be a string`);
+        else if (value === '') open.push(`${name} is empty`);
+        break;
+      case 'enum':
+        if (!isString(value)) wrong.push(`${name} must be an enum value`);
+        else if (value !== 'ALL' && value !== 'SECURE') open.push(`${name}=${value} is not one of the values shown (ALL, SECURE)`);
+        break;
+      case 'ports': {
+        if (!isString(value)) {
+          wrong.push(`${name} must be a string`);
+          break;
+        }
+        const entries = value.split(',').map((e) => POD_PORT_ENTRY.exec(e));
+        if (entries.some((m) => m?.[1] === undefined || Number(m[1]) < 1 || Number(m[1]) > MAX_PORT_NUMBER)) wrong.push(`${name} must be <port>/<protocol>`);
+        else if (entries.some((m) => m?.[2] !== 'http' && m?.[2] !== 'tcp')) open.push(`${name} uses a protocol other than http or tcp`);
+        break;
+      }
+      case 'env':
+        if (Array.isArray(value) && value.every(isEnvPair)) break;
+        if (isEnvPair(value)) open.push(`${name} is one pair, not a list (GraphQL coerces it)`);
+        else wrong.push(`${name} must be a list of {key, value} strings`);
+        break;
+      case 'string-list':
+        if (Array.isArray(value) && value.every(isString)) break;
+        if (isString(value)) open.push(`${name} is one string, not a list (GraphQL coerces it)`);
+        else wrong.push(`${name} must be a list of strings`);
+        break;
+    }
+  }
+  if (wrong.length > 0) return { verdict: 'refuse', statuses: [], reason: `invalid podFindAndDeployOnDemand input (§4.3): ${wrong.join('; ')}` };
+  const missing = required.filter((f) => !Object.hasOwn(input, f));
+  if (missing.length > 0) open.push(`${missing.join(', ')} missing (the spec does not say which fields are required)`);
+  if (open.length > 0) return ambiguous(open.join('; '));
+  return accept('valid podFindAndDeployOnDemand input');
+}

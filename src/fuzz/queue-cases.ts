@@ -100,7 +100,7 @@ const input: fc.Arbitrary<unknown> = fc.oneof(
 /** A §2.1 job request object: input usually present, the optional fields often. */
 export const jobRequestObject: fc.Arbitrary<Record<string, unknown>> = fc
   .record({
-    input: maybe(input, 9),
+    input: maybe(input, 8),
     webhook: maybe(fc.oneof({ weight: 6, arbitrary: validWebhook }, { weight: 4, arbitrary: invalidWebhook }), 3),
     policy: maybe(policy, 7),
     s3Config: maybe(s3Config, 3),

@@ -12,6 +12,7 @@ import { RateBudget } from './rate-budget.js';
 import { queuePath, type FuzzTarget } from './target.js';
 import { jobRequestProperty, payloadProperty, statusTtlProperty, templateProperty } from './validation-properties.js';
 import { stateMachineProperty } from './model/model-property.js';
+import { podInputProperty } from './pod-property.js';
 
 export interface FuzzRunOptions {
   readonly target: FuzzTarget;
@@ -57,6 +58,7 @@ export function allProperties(o: Pick<FuzzRunOptions, 'maxCommands' | 'replayPat
     statusTtlProperty,
     payloadProperty,
     templateProperty,
+    podInputProperty,
     stateMachineProperty({ maxCommands: o.maxCommands, replayPath: o.replayPath }),
   ] as AnyFuzzProperty[];
 }

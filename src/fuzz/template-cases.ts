@@ -87,7 +87,7 @@ export function templateCreateBody(names: fc.Arbitrary<string>): fc.Arbitrary<Ca
 
 export function templateUpdateBody(names: fc.Arbitrary<string>): fc.Arbitrary<CaseBody> {
   const createOnly = Object.fromEntries(
-    CREATE_ONLY_TEMPLATE_FIELDS.map((f) => [f, maybe(f === 'category' ? category : bool, 1)]),
+    CREATE_ONLY_TEMPLATE_FIELDS.map((f) => [f, maybe(f === 'category' ? category : bool, 2)]),
   );
   return fc.oneof(
     {

@@ -1,0 +1,97 @@
+// Resolves `--target emulator|<url>` into a FuzzTarget: "emulator" starts the in-process
+// emulator on 127.0.0.1:0 with its own key, a validation endpoint and a model endpoint (no
+// other traffic, so §2.4 health can be checked exactly), a scaled clock and scaled rate
+// windows; a URL is read as `http://host:port[/v2/<endpoint_id>]` and asked for /_qbench/info.
+import { randomBytes } from 'node:crypto';
+import { registerSecret, usageError } from '../errors.js';
+import { API_VERSIONS, RATE_WINDOW_MS } from '../spec/index.js';
+import { startEmulator } from '../emulator/index.js';
+import type { FaultName } from '../emulator/faults.js';
+import { readTargetFacts, type FuzzTarget } from './target.js';
+
+/** Emulated ms per real ms of the in-process emulator: a 90 s wait step takes 1.5 s. */
+export const DEFAULT_EMULATOR_TIME_SCALE = 60;
+export const FUZZ_ENDPOINT = 'fuzz';
+export const MODEL_ENDPOINT = 'fuzz-model';
+/** Where the emulator mounts GraphQL (§4.3 leaves the address open). */
+const EMULATOR_GRAPHQL_PATH = '/graphql';
+
+export interface ResolveFuzzTargetOptions {
+  /** "emulator" or a URL. */
+  readonly target: string;
+  readonly apiKey?: string | undefined;
+  readonly endpointId?: string | undefined;
+  readonly modelEndpointId?: string | undefined;
+  readonly restUrl?: string | undefined;
+  readonly graphqlUrl?: string | undefined;
+  /** Emulator only. */
+  readonly faults?: readonly FaultName[];
+  readonly timeScale?: number | undefined;
+}
+
+export interface ResolvedFuzzTarget {
+  readonly target: FuzzTarget;
+  close(): Promise<void>;
+}
+
+export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<ResolvedFuzzTarget> {
+  if (o.target === 'emulator') {
+    if (o.restUrl !== undefined || o.graphqlUrl !== undefined || o.endpointId !== undefined || o.modelEndpointId !== undefined) {
+      throw usageError('--endpoint, --model-endpoint, --rest-url and --graphql-url apply to a URL target; the emulator target sets them itself');
+    }
+    const apiKey = o.apiKey ?? `qbench-fuzz-${randomBytes(12).toString('hex')}`;
+    const timeScale = o.timeScale ?? DEFAULT_EMULATOR_TIME_SCALE;
+    const emu = await startEmulator({
+      apiKey,
+      endpoints: [FUZZ_ENDPOINT, MODEL_ENDPOINT],
+      timeScale,
+      scaleRateWindows: true,
+      faults: [...(o.faults ?? [])],
+    });
+    return {
+      target: {
+        kind: 'emulator',
+        queueUrl: emu.url,
+        endpointId: FUZZ_ENDPOINT,
+        modelEndpointId: MODEL_ENDPOINT,
+        restUrl: emu.url,
+        graphqlUrl: `${emu.url}${EMULATOR_GRAPHQL_PATH}`,
+        apiKey,
+        timeScale,
+        rateWindowMs: RATE_WINDOW_MS / timeScale,
+        faults: [...(o.faults ?? [])],
+      },
+      close: () => emu.close(),
+    };
+  }
+  if ((o.faults?.length ?? 0) > 0 || o.timeScale !== undefined) throw usageError('--fault and --time-scale apply only to --target emulator');
+  let url: URL;
+  try {
+    url = new URL(o.target);
+  } catch {
+    throw usageError(`--target "${o.target}": "emulator" or an http(s) URL such as http://127.0.0.1:8080/v2/<endpoint_id>`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--target "${o.target}": an http(s) URL`);
+  if (o.apiKey === undefined || o.apiKey === '') throw usageError('a URL target needs an API key: set the variable named by --api-key-env (default QBENCH_API_KEY)');
+  registerSecret(o.apiKey);
+  const m = new RegExp(`^(.*)/${API_VERSIONS.queue}/([^/]+)/?$`).exec(url.pathname);
+  const endpointId = o.endpointId ?? (m?.[2] !== undefined ? decodeURIComponent(m[2]) : undefined);
+  if (endpointId === undefined) throw usageError(`--target "${o.target}" names no endpoint: add /${API_VERSIONS.queue}/<endpoint_id> or --endpoint`);
+  const queueUrl = `${url.origin}${m?.[1] ?? url.pathname.replace(/\/$/, '')}`;
+  const facts = await readTargetFacts(queueUrl, o.apiKey);
+  return {
+    target: {
+      kind: facts ? 'emulator' : 'remote',
+      queueUrl,
+      endpointId,
+      modelEndpointId: o.modelEndpointId ?? endpointId,
+      restUrl: o.restUrl,
+      graphqlUrl: o.graphqlUrl,
+      apiKey: o.apiKey,
+      timeScale: facts?.timeScale ?? 1,
+      rateWindowMs: facts?.rateWindowMs ?? RATE_WINDOW_MS,
+      ...(facts?.faults ? { faults: facts.faults } : {}),
+    },
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,87 @@
+// The fuzzer against the in-process emulator with fault switches: each fault that breaks a
+// rule the fuzzer covers is found, with a shrunk case, its seed and path (replayable) and a
+// curl line that names the key only as $QBENCH_API_KEY. The faults that need long emulated
+// waits to show (ttl, retention, execution timeout, purge of a running job) run on demand
+// with QBENCH_FUZZ_RUNS set.
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveFuzzTarget, type ResolvedFuzzTarget } from '../../../src/fuzz/resolve-target.js';
+import { runFuzz, type FuzzRunOptions } from '../../../src/fuzz/runner.js';
+import type { FaultName } from '../../../src/emulator/faults.js';
+
+const SEED = 20261122;
+const onDemandRuns = Number(process.env['QBENCH_FUZZ_RUNS'] ?? 0);
+
+let resolved: ResolvedFuzzTarget | undefined;
+afterEach(async () => {
+  await resolved?.close();
+  resolved = undefined;
+});
+
+async function fuzz(faults: FaultName[], o: Partial<FuzzRunOptions>) {
+  resolved = await resolveFuzzTarget({ target: 'emulator', faults });
+  return runFuzz({
+    target: resolved.target,
+    seed: SEED,
+    numRuns: 40,
+    modelRuns: 6,
+    maxCommands: 8,
+    // Generous: the budget bounds a slow CI machine, it is not what the test measures.
+    maxDurationMs: 20_000,
+    rateFraction: 0.5,
+    ...o,
+  });
+}
+
+/** fault -> the property that must catch it. */
+const CAUGHT: readonly [FaultName, string][] = [
+  ['policy-bounds-unchecked', 'job-request-validation'],
+  ['missing-input-accepted', 'job-request-validation'],
+  ['wait-bounds-unchecked', 'job-request-validation'],
+  ['run-answer-wrong-status', 'job-request-validation'],
+  ['payload-cap-off', 'payload-caps'],
+  ['template-update-accepts-category', 'template-validation'],
+  ['template-name-not-unique', 'template-validation'],
+  ['retry-from-completed', 'job-state-machine'],
+  ['retry-from-cancelled', 'job-state-machine'],
+  ['health-miscount', 'job-state-machine'],
+  ['cancel-does-not-stop-running', 'job-state-machine'],
+  ['purge-wrong-status-word', 'job-state-machine'],
+  ['wrong-sync-id-prefix', 'job-state-machine'],
+  ['unknown-job-ok', 'job-state-machine'],
+];
+
+describe('qbench fuzz finds each fault it covers', () => {
+  const SLOW: readonly [FaultName, string][] = [
+    ['purge-removes-running', 'job-state-machine'],
+    ['retry-new-id', 'job-state-machine'],
+    ['ttl-ignored', 'job-state-machine'],
+    ['execution-timeout-ignored', 'job-state-machine'],
+    ['retention-halved', 'job-state-machine'],
+    ['runsync-long-retention', 'job-state-machine'],
+  ];
+
+  it.each(onDemandRuns > 0 ? [...CAUGHT, ...SLOW] : CAUGHT)('%s is caught by %s', { timeout: 120_000 }, async (fault, property) => {
+    const r = await fuzz([fault], { properties: [property], numRuns: 100, modelRuns: onDemandRuns > 0 ? 60 : 30, maxDurationMs: onDemandRuns > 0 ? 90_000 : 10_000 });
+    const p = r.section.properties[0];
+    expect(p?.name).toBe(property);
+    expect(p?.status).toBe('fail');
+    const f = p?.finding;
+    expect(f).toBeDefined();
+    expect(f?.seed).toBe(SEED);
+    expect(f?.counterexample.length).toBeGreaterThan(0);
+    expect(f?.exchanges.length).toBeGreaterThan(0);
+    expect(f?.curl).toContain('$QBENCH_API_KEY');
+    expect(JSON.stringify(f)).not.toContain(resolved?.target.apiKey);
+  });
+
+  it('replays a finding from its seed and path alone', async () => {
+    const first = await fuzz(['missing-input-accepted'], { properties: ['job-request-validation'], numRuns: 100 });
+    const f = first.section.properties[0]?.finding;
+    expect(f).toBeDefined();
+    await resolved?.close();
+    const again = await fuzz(['missing-input-accepted'], { properties: ['job-request-validation'], seed: f!.seed, path: f!.path });
+    const g = again.section.properties[0]?.finding;
+    expect(g?.counterexample).toBe(f!.counterexample);
+    expect(again.section.properties[0]?.runs).toBe(1);
+  });
+});
