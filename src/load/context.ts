@@ -90,6 +90,7 @@ export type ResultWithoutVerdict = Omit<LoadScenarioResult, 'verdict'>;
 export interface TimelineAction {
   /** Real ms after the scenario's start. */
   readonly atMs: number;
+  /** Logged when the action runs; '' keeps it quiet. */
   readonly label: string;
   readonly action: (ctx: RunContext) => Promise<void>;
 }

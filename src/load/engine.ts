@@ -83,7 +83,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
         timers.push(
           setTimeout(
             () => {
-              log(`${s.name}: ${action.label}`);
+              if (action.label) log(`${s.name}: ${action.label}`);
               timelineDone.push(action.action(runCtx()).catch((e: unknown) => log(`${s.name}: timeline action "${action.label}" failed: ${e instanceof Error ? e.message : String(e)}`)));
             },
             Math.max(0, t0Ms + action.atMs - hrNowMs()),
@@ -164,7 +164,9 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     const ranMs = Math.max(1, Math.min(planned, endMs - t0Ms));
     const segments = segmentsOf(s);
     const isOpen = segments.length > 0;
-    const expected = isOpen ? expectedCountUpTo(segments, ranMs) : undefined;
+    // Poisson schedules have a random count: compare with the arrivals actually drawn.
+    const poisson = (s.executor === 'constant-arrival-rate' || s.executor === 'ramping-arrival-rate') && s.arrivals === 'poisson';
+    const expected = isOpen ? (poisson ? agg.scheduled : expectedCountUpTo(segments, ranMs)) : undefined;
     const validity = computeValidity({
       scenario: s,
       agg,
