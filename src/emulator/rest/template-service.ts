@@ -133,8 +133,10 @@ export function createTemplateService(services: EmulatorServices): SubService {
   async function update(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
     const body = await objectBody(req, res);
     if (body === undefined) return;
-    // An unknown id is the first thing to report: its body cannot be judged against anything.
-    if (!store.get(id)) return notFound(res, id);
+    // An unknown id, then a template the caller may not change, come before judging the body.
+    const existing = store.get(id);
+    if (!existing) return notFound(res, id);
+    if (existing.owner === 'provider') return readOnly(res, id);
     const parsed = parseTemplateUpdate(body, services.faults);
     if (!parsed.ok) return badRequest(res, parsed.problems);
     const out = store.update(id, parsed.value);

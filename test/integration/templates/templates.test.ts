@@ -264,6 +264,8 @@ describe('REST templates', () => {
       expect(upd.status).toBe(401);
       expect(upd.body.code).toBe('READ_ONLY_TEMPLATE');
       expect((await rest(m.url, 'DELETE', `/v1/templates/${official.id}`)).status).toBe(401);
+      // Permission is judged before the body.
+      expect((await rest(m.url, 'PATCH', `/v1/templates/${official.id}`, { category: 'CPU' })).status).toBe(401);
     });
 
     it('delete answers 204 with no body, then the template is gone', async () => {
