@@ -3,7 +3,7 @@
 // exchange recorded with secrets redacted (authorization, api_key, s3Config.accessSecret)
 // and a curl reproduction. §5 auth per interface: queue header, REST bearer, GraphQL query.
 import { request, type Dispatcher } from 'undici';
-import { redactSecrets } from '../errors.js';
+import { redactSecrets, registerSecret } from '../errors.js';
 import type { HttpExchange } from '../report/model.js';
 import { renderCurl, type CurlAuth } from './curl.js';
 
@@ -84,7 +84,10 @@ export class Probe {
   /** Every exchange this probe made, oldest first. */
   readonly log: ProbeResponse[] = [];
 
-  constructor(private readonly config: ProbeConfig) {}
+  constructor(private readonly config: ProbeConfig) {
+    // Whatever a check does with the key (an error message, a thrown exception), the report never shows it.
+    registerSecret(config.apiKey);
+  }
 
   /** A probe with the same target and a fresh log (one per check). */
   fork(): Probe {
@@ -144,16 +147,18 @@ export class Probe {
     const recordedHeaders: Record<string, string> = { ...headers };
     if (auth.header) recordedHeaders[auth.header[0]] = auth.curl.kind === 'header' && !auth.curl.secret ? auth.header[1] : `${auth.header[1].startsWith('Bearer ') ? 'Bearer ' : ''}[REDACTED]`;
     const recordedUrl = auth.query ? `${plainUrl}${plainUrl.includes('?') ? '&' : '?'}api_key=${auth.curl.kind === 'query' && !auth.curl.secret ? auth.query[1] : '[REDACTED]'}` : plainUrl;
-    const curl = redactSecrets(renderCurl({
+    // The curl line is built from redacted parts (the key is an env-var reference); scrubbing the
+    // whole line with the generic patterns would mangle that reference, so only the raw key is scrubbed.
+    const curl = renderCurl({
       method: req.method,
       url: plainUrl,
       headers,
       auth: auth.curl,
       apiKeyEnv: this.config.apiKeyEnv,
-      ...(bodyText !== undefined ? { body: bodyText } : {}),
+      ...(bodyText !== undefined ? { body: redactSecrets(bodyText) } : {}),
       bodyBytes,
       ...(req.bodyRecipe !== undefined ? { bodyRecipe: req.bodyRecipe } : {}),
-    }));
+    }).split(this.config.apiKey).join('[REDACTED]');
     const requestRecord: HttpExchange['request'] = {
       method: req.method,
       url: recordedUrl,

@@ -1,0 +1,142 @@
+// The runner against a fake target: verdict mapping (pass, fail with evidence and curl, skip,
+// error), secrets never in the result, selection by id/tag/prefix, billable and profile gating,
+// expectations (matched, unexpected pass), and the bound on checks in flight.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Probe, runChecks, fail, skip, buildResult, parseExpectations, selectChecks, unknownPatterns, suiteProblems,
+  specLimits, type CheckDefinition, type Suite, type Target,
+} from '../../../src/conformance/index.js';
+import { QbenchResult } from '../../../src/report/model.js';
+import { startFakeTarget, type FakeTarget } from './fake-target.js';
+
+const KEY = 'sk-test-SECRET-0123456789';
+let fake: FakeTarget;
+
+beforeAll(async () => {
+  fake = await startFakeTarget({
+    'GET /v2/ep/health': (req) => (req.headers.authorization === KEY ? { status: 200, json: { ok: true } } : { status: 401, json: { error: 'no' } }),
+    'POST /v2/ep/run': () => ({ status: 200, json: { id: 'x', status: 'QUEUED' } }),
+  });
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+function target(over: Partial<Target> = {}): Target {
+  return {
+    kind: 'remote', queueUrl: fake.url, endpointId: 'ep', apiKeyEnv: 'MY_KEY', timeScale: 1, limits: specLimits(),
+    spareEndpoints: [], callbackHost: null, allowBillable: false, faults: [], ...over,
+  };
+}
+const probe = () => new Probe({ queueUrl: fake.url, apiKey: KEY, apiKeyEnv: 'MY_KEY' });
+
+const base = { interface: 'queue', kind: 'spec', tags: [] } as const;
+const checks: CheckDefinition[] = [
+  { ...base, id: 't.pass', title: 'pass', clauses: ['c/one'], async run(ctx) {
+    const r = await ctx.http.send({ iface: 'queue', method: 'GET', path: '/v2/ep/health' });
+    return r.status === 200 ? { observed: 'ok' } : fail('200', String(r.status), r);
+  } },
+  { ...base, id: 't.fail', title: 'fail', clauses: ['c/one'], async run(ctx) {
+    const r = await ctx.http.send({ iface: 'queue', method: 'POST', path: '/v2/ep/run', json: { input: { a: 1 }, s3Config: { accessSecret: 'hush-hush' } } });
+    const s = (r.json as { status: string }).status;
+    return s === 'IN_QUEUE' ? undefined : fail('status IN_QUEUE', `status ${s}`, r);
+  } },
+  { ...base, id: 't.skip', title: 'skip', clauses: ['c/two'], run: () => skip('not here') },
+  { ...base, id: 't.error', title: 'error', clauses: ['c/two'], run: () => Promise.reject(new Error(`boom ${KEY}`)) },
+  { ...base, id: 't.billable', title: 'billable', clauses: ['c/two'], tags: ['billable'], run: () => Promise.resolve(undefined) },
+  { ...base, id: 't.slow', title: 'slow', clauses: ['c/two'], emulatedWaitMs: 30 * 60_000, run: () => Promise.resolve(undefined) },
+  { ...base, id: 't.compat', title: 'compat', clauses: ['c/two'], kind: 'compat', run: () => fail('x', 'y') },
+];
+const suite: Suite = {
+  clauses: [
+    { id: 'c/one', section: '§1', quote: 'rule one', observable: true },
+    { id: 'c/two', section: '§2', quote: 'rule two', observable: true },
+  ],
+  checks,
+};
+
+describe('conformance runner', () => {
+  it('has a consistent suite', () => {
+    expect(suiteProblems(suite)).toEqual([]);
+    expect(suiteProblems({ ...suite, checks: [...checks, { ...checks[0]!, clauses: ['c/none'] }] })).toEqual([
+      'check t.pass is defined twice',
+      'check t.pass cites unknown clause c/none',
+    ]);
+  });
+
+  it('maps outcomes to verdicts, with evidence, a curl line and no secret', async () => {
+    const results = await runChecks(suite, target(), probe(), { profile: 'quick' });
+    const by = Object.fromEntries(results.map((r) => [r.id, r]));
+    expect(by['t.pass']!.verdict).toEqual({ status: 'pass', observed: 'ok' });
+    const f = by['t.fail']!.verdict;
+    expect(f.status).toBe('fail');
+    if (f.status !== 'fail') throw new Error('unreachable');
+    expect(f.expected).toBe('status IN_QUEUE');
+    expect(f.observed).toBe('status QUEUED');
+    expect(f.exchanges).toHaveLength(1);
+    expect(f.exchanges[0]!.response?.status).toBe(200);
+    expect(f.curl).toContain(`'${fake.url}/v2/ep/run'`);
+    expect(f.curl).toContain('"$MY_KEY"');
+    expect(by['t.skip']!.verdict).toEqual({ status: 'skip', reason: 'not here' });
+    expect(by['t.error']!.verdict.status).toBe('error');
+    expect(by['t.billable']!.verdict).toMatchObject({ status: 'skip' });
+    expect(by['t.slow']!.verdict).toMatchObject({ status: 'skip' });
+    expect(by['t.slow']!.tags).toContain('slow');
+    expect(by['t.pass']!.clause).toEqual({ section: '§1', quote: 'rule one' });
+    const text = JSON.stringify(results);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain('hush-hush');
+    // The key did travel on the wire, in the documented raw form.
+    expect(fake.seenAuth).toContain(KEY);
+  });
+
+  it('runs billable checks when allowed and slow ones in the full profile', async () => {
+    const results = await runChecks(suite, target({ allowBillable: true }), probe(), { profile: 'full', only: ['t.billable', 't.slow'] });
+    expect(results.map((r) => [r.id, r.verdict.status])).toEqual([['t.billable', 'pass'], ['t.slow', 'pass']]);
+  });
+
+  it('selects by id, prefix and tag, and reports unknown patterns', () => {
+    expect(selectChecks(suite, { only: ['billable'] }).map((c) => c.id)).toEqual(['t.billable']);
+    expect(selectChecks(suite, { only: ['t.s*'] }).map((c) => c.id)).toEqual(['t.skip', 't.slow']);
+    expect(selectChecks(suite, { skip: ['t.*'] })).toEqual([]);
+    expect(unknownPatterns(suite, ['t.pass', 'nope', 'billable'])).toEqual(['nope']);
+  });
+
+  it('applies expectations: a matched failure passes the run, a compat failure never fails it', async () => {
+    const exp = parseExpectations({ expectations: [{ id: 't.fail', verdict: 'fail', reason: 'known bug 12' }, { id: 't.error', verdict: 'error', reason: 'flaky' }] }, 'inline');
+    const results = await runChecks(suite, target(), probe(), { profile: 'quick', expectations: exp });
+    const r = buildResult({ suite, results, profile: 'quick', command: ['qbench', 'check'], startedAt: new Date(), endedAt: new Date(), target: { kind: 'remote', queueUrl: fake.url, endpointId: 'ep', timeScale: 1 } });
+    expect(QbenchResult.safeParse(r).success).toBe(true);
+    expect(r.conformance?.summary.expectedFailures).toBe(2);
+    expect(r.overall.exitCode).toBe(0);
+    const without = buildResult({ suite, results: await runChecks(suite, target(), probe(), { profile: 'quick' }), profile: 'quick', command: [], startedAt: new Date(), endedAt: new Date(), target: { kind: 'remote', queueUrl: fake.url, endpointId: 'ep', timeScale: 1 } });
+    expect(without.overall.exitCode).toBe(1);
+    expect(without.overall.reasons.join('\n')).toContain('t.fail');
+    expect(without.overall.reasons.join('\n')).not.toContain('t.compat');
+  });
+
+  it('reports an unexpected pass', async () => {
+    const exp = parseExpectations({ expectations: [{ id: 't.pass', verdict: 'fail', reason: 'was broken' }] }, 'inline');
+    const results = await runChecks(suite, target(), probe(), { profile: 'quick', only: ['t.pass'], expectations: exp });
+    expect(results[0]!.expectation).toEqual({ expected: 'fail', reason: 'was broken', matched: false });
+    const r = buildResult({ suite, results, profile: 'quick', command: [], startedAt: new Date(), endedAt: new Date(), target: { kind: 'remote', queueUrl: fake.url, endpointId: 'ep', timeScale: 1 } });
+    expect(r.conformance?.summary.unexpectedPasses).toBe(1);
+  });
+
+  it('keeps at most `concurrency` checks in flight', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const many: CheckDefinition[] = Array.from({ length: 12 }, (_, i) => ({
+      ...base, id: `p.${i}`, title: 'p', clauses: ['c/one'] as [string],
+      async run(ctx) {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        await ctx.time.sleepReal(5);
+        inFlight -= 1;
+        return undefined;
+      },
+    }));
+    await runChecks({ clauses: suite.clauses, checks: many }, target(), probe(), { profile: 'quick', concurrency: 3 });
+    expect(peak).toBe(3);
+  });
+});
