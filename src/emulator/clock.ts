@@ -125,6 +125,21 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new Error('aborted', { cause: reason });
 }
 
+class HeapTimerHandle implements TimerHandle {
+  constructor(
+    private readonly clock: HeapClock,
+    private readonly entry: Entry,
+  ) {}
+
+  get dueAtMs(): number {
+    return this.entry.dueAtMs;
+  }
+
+  cancel(): void {
+    this.clock.cancelEntry(this.entry);
+  }
+}
+
 abstract class HeapClock implements Clock {
   protected readonly heap = new TimerHeap();
   abstract readonly scale: number;
@@ -135,16 +150,17 @@ abstract class HeapClock implements Clock {
     const dueAtMs = this.now() + Math.max(0, delayMs);
     const entry = this.heap.push(dueAtMs, fn);
     if (this.heap.peek() === entry) this.rearm();
-    return {
-      dueAtMs,
-      cancel: () => {
-        if (entry.cancelled) return;
-        entry.cancelled = true;
-        const wasTop = this.heap.peek() === entry;
-        this.heap.remove(entry);
-        if (wasTop) this.rearm();
-      },
-    };
+    // A class instance, not a closure: the emulator makes several timers per job.
+    return new HeapTimerHandle(this, entry);
+  }
+
+  /** @internal Cancel one entry (HeapTimerHandle.cancel). */
+  cancelEntry(entry: Entry): void {
+    if (entry.cancelled) return;
+    entry.cancelled = true;
+    const wasTop = this.heap.peek() === entry;
+    this.heap.remove(entry);
+    if (wasTop) this.rearm();
   }
 
   sleep(delayMs: number, signal?: AbortSignal): Promise<void> {

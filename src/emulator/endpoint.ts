@@ -13,6 +13,7 @@ import { WorkerPool, type PoolSettings, type Worker } from './worker-pool.js';
 import type { WebhookDispatcher } from './webhooks.js';
 import type { EndpointRateLimiter } from './rate-limiter.js';
 import { toChunks } from './stream-chunks.js';
+import { JobQueue } from './job-queue.js';
 
 export interface JobCounters {
   submitted: number;
@@ -58,10 +59,59 @@ export interface StreamTake {
 
 const NO_CHUNKS: StoredChunk[] = [];
 
+/** The HandlerContext of one job on one simulated worker (a class: no closures per job). */
+class SimulatedRun implements HandlerContext {
+  constructor(
+    private readonly ep: QueueEndpoint,
+    private readonly job: Job,
+    private readonly worker: Worker,
+    private readonly attempt: number,
+  ) {}
+
+  get clock(): Clock {
+    return this.ep.clock;
+  }
+
+  get jobId(): string {
+    return this.job.id;
+  }
+
+  get llm(): HandlerContext['llm'] {
+    return this.ep.llm;
+  }
+
+  /** Made on first use (most load-test jobs never sleep); aborted at once for a stopped job. */
+  get signal(): AbortSignal {
+    if (!this.ep.current(this.job, this.attempt)) return AbortSignal.abort(new Error('job stopped'));
+    this.job.abort ??= new AbortController();
+    return this.job.abort.signal;
+  }
+
+  emit(output: unknown, metrics?: Record<string, unknown>): void {
+    this.ep.emitChunk(this.job, this.attempt, output, metrics);
+  }
+
+  progress(output: unknown): void {
+    this.ep.progress(this.job, this.attempt, output);
+  }
+
+  workerJobs(): number {
+    return this.worker.jobs.size;
+  }
+
+  pendingJobs(): number {
+    return this.ep.queueSize;
+  }
+
+  setKvTokens(tokens: number): number {
+    return this.ep.pool.setKv(this.worker, this.job.id, tokens);
+  }
+}
+
 export class QueueEndpoint {
   readonly id: string;
   readonly jobs = new Map<string, Job>();
-  private readonly queue = new Set<Job>();
+  private readonly queue = new JobQueue();
   private queuedNormal = 0;
   private runningJobs = 0;
   readonly pool: WorkerPool;
@@ -78,8 +128,12 @@ export class QueueEndpoint {
     this.pool.autoscale(0);
   }
 
-  private get clock(): Clock {
+  get clock(): Clock {
     return this.deps.clock;
+  }
+
+  get llm(): HandlerContext['llm'] {
+    return this.deps.llm;
   }
 
   private has(f: Parameters<FaultSet['has']>[0]): boolean {
@@ -124,6 +178,9 @@ export class QueueEndpoint {
       finalDelivered: false,
       waiters: undefined,
       attempt: 0,
+      queued: false,
+      qPrev: undefined,
+      qNext: undefined,
     };
     this.jobs.set(id, job);
     this.counters.submitted += 1;
@@ -137,7 +194,7 @@ export class QueueEndpoint {
   }
 
   private enqueue(job: Job): void {
-    this.queue.add(job);
+    this.queue.push(job);
     if (!job.lowPriority) this.queuedNormal += 1;
     this.dispatch();
     if (this.queueWaiters.size > 0 && this.queue.has(job)) {
@@ -167,7 +224,7 @@ export class QueueEndpoint {
   }
 
   private dequeue(job: Job): boolean {
-    if (!this.queue.delete(job)) return false;
+    if (!this.queue.remove(job)) return false;
     if (!job.lowPriority) this.queuedNormal -= 1;
     return true;
   }
@@ -181,7 +238,7 @@ export class QueueEndpoint {
         while (this.queue.size > 0) {
           const w = this.pool.freeSimulated();
           if (!w) break;
-          const job = this.queue.values().next().value as Job;
+          const job = this.queue.peek() as Job;
           this.dequeue(job);
           this.start(job, w);
         }
@@ -195,7 +252,7 @@ export class QueueEndpoint {
 
   /** Oldest queued job for a pulling (external) worker, or undefined. */
   takeNext(): Job | undefined {
-    const job = this.queue.values().next().value;
+    const job = this.queue.peek();
     if (job === undefined) return undefined;
     this.dequeue(job);
     return job;
@@ -222,19 +279,7 @@ export class QueueEndpoint {
 
   private runSimulated(job: Job, w: Worker): void {
     const attempt = job.attempt;
-    const ac = new AbortController();
-    job.abort = ac;
-    const ctx: HandlerContext = {
-      clock: this.clock,
-      signal: ac.signal,
-      jobId: job.id,
-      emit: (output, metrics) => this.emitChunk(job, attempt, output, metrics),
-      progress: (output) => this.progress(job, attempt, output),
-      workerJobs: () => w.jobs.size,
-      pendingJobs: () => this.queue.size,
-      setKvTokens: (tokens) => this.pool.setKv(w, job.id, tokens),
-      llm: this.deps.llm,
-    };
+    const ctx = new SimulatedRun(this, job, w, attempt);
     let p: Promise<HandlerOutcome>;
     try {
       p = this.deps.handler(job.input, ctx);
@@ -244,13 +289,15 @@ export class QueueEndpoint {
     p.then(
       (outcome) => this.finish(job, attempt, outcome),
       (e: unknown) => {
-        if (ac.signal.aborted) return;
+        // A stopped job's handler rejects from its aborted sleep: nothing to record.
+        if (!this.current(job, attempt)) return;
         this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
       },
     );
   }
 
-  private current(job: Job, attempt: number): boolean {
+  /** True while `job` is still running the given attempt (stale handler calls are ignored). */
+  current(job: Job, attempt: number): boolean {
     return this.jobs.get(job.id) === job && job.attempt === attempt && job.status === 'IN_PROGRESS';
   }
 
@@ -443,7 +490,7 @@ export class QueueEndpoint {
   /** §3.1 purge: queued jobs are removed (deleted); jobs in progress continue. */
   purge(): number {
     let removed = 0;
-    for (const job of [...this.queue]) {
+    for (const job of this.queue.toArray()) {
       this.dequeue(job);
       this.counters.purged += 1;
       this.delete(job);

@@ -51,4 +51,8 @@ export interface Job {
   waiters: Set<() => void> | undefined;
   /** Bumps on each retry so stale handler callbacks of an earlier attempt are ignored. */
   attempt: number;
+  /** Queue links (job-queue.ts). */
+  queued: boolean;
+  qPrev: Job | undefined;
+  qNext: Job | undefined;
 }

@@ -90,6 +90,9 @@ export function rulesWithOverrides(overrides: Partial<Record<RateLimitedOperatio
   return out;
 }
 
+/** The admission of a request when limits are off: nothing to release. */
+export const UNLIMITED: Admission = Object.freeze({ ok: true as const, release: () => {} });
+
 /** One endpoint's limiter: a window log and an in-flight count per operation. */
 export class EndpointRateLimiter {
   private readonly logs = new Map<RateLimitedOperation, SlidingWindowLog>();
@@ -140,6 +143,10 @@ export class EndpointRateLimiter {
   }
 
   private admitted(c: OperationCounters): Admission {
+    if (!this.opts.enabled()) {
+      c.admitted += 1;
+      return UNLIMITED;
+    }
     c.admitted += 1;
     c.inFlight += 1;
     let released = false;

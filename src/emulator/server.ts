@@ -10,6 +10,7 @@ import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
 import { acceptableBodyType, discardRest, parseJson, readBody, sendError, sendJson, type BodyResult } from './http-io.js';
 import { handleInfoRoute } from './info-routes.js';
+import { UNLIMITED } from './rate-limiter.js';
 import { OPENAI_ROUTES } from './handlers/openai.js';
 
 const STATUS_CODES = { ...HTTP_STATUS, methodNotAllowed: 405, payloadTooLarge: 413, unsupportedMediaType: 415 } as const;
@@ -172,7 +173,7 @@ export class EmulatorHttp {
         sendError(res, STATUS_CODES.tooManyRequests, `rate limit exceeded on /${opName}: ${what}; retry after ${adm.retryAfterSec} s`, { operation: spec.op, reason: adm.reason, limit: adm.limit, retryAfterSec: adm.retryAfterSec }, { 'retry-after': String(adm.retryAfterSec) });
         return;
       }
-      res.once('close', () => adm.release());
+      if (adm !== UNLIMITED) res.once('close', () => adm.release());
     }
     const endpoint = ep;
     const cap = this.capFor(opName);

@@ -20,7 +20,10 @@ export interface Worker {
   readonly kvTokens: Map<string, number>;
   /** Template version the worker runs (rolling releases, §4.2). */
   version: number;
+  /** Armed idle check; it is not cancelled when a job comes (cheaper), it re-checks instead. */
   idleTimer: TimerHandle | undefined;
+  /** When the worker last became idle; undefined while it holds jobs. */
+  idleSinceMs: number | undefined;
   coldTimer: TimerHandle | undefined;
 }
 
@@ -78,6 +81,7 @@ export class WorkerPool {
       kvTokens: new Map(),
       version: this.version,
       idleTimer: undefined,
+      idleSinceMs: undefined,
       coldTimer: undefined,
     };
     this.workers.set(w.id, w);
@@ -98,7 +102,7 @@ export class WorkerPool {
   attachExternal(id: string, capacity: number): Worker {
     const existing = this.workers.get(id);
     if (existing) return existing;
-    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new Map(), kvTokens: new Map(), version: this.version, idleTimer: undefined, coldTimer: undefined };
+    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new Map(), kvTokens: new Map(), version: this.version, idleTimer: undefined, idleSinceMs: undefined, coldTimer: undefined };
     this.workers.set(id, w);
     this.changed();
     return w;
@@ -124,10 +128,7 @@ export class WorkerPool {
   assign(w: Worker, job: Job): void {
     if (w.jobs.size === 0) this.busyCount += 1;
     w.jobs.set(job.id, job);
-    if (w.idleTimer) {
-      w.idleTimer.cancel();
-      w.idleTimer = undefined;
-    }
+    w.idleSinceMs = undefined;
   }
 
   /** The job left the worker (ended, cancelled, expired). */
@@ -147,10 +148,17 @@ export class WorkerPool {
 
   private armIdle(w: Worker): void {
     if (w.kind !== 'simulated' || w.jobs.size > 0 || w.state !== 'ready') return;
-    w.idleTimer?.cancel();
-    w.idleTimer = this.clock.setTimer(this.settings.idleTimeoutMs, () => {
+    w.idleSinceMs = this.clock.now();
+    if (!w.idleTimer) this.scheduleIdleCheck(w, this.settings.idleTimeoutMs);
+  }
+
+  private scheduleIdleCheck(w: Worker, delayMs: number): void {
+    w.idleTimer = this.clock.setTimer(delayMs, () => {
       w.idleTimer = undefined;
-      if (w.jobs.size === 0 && this.simulatedCount() > this.settings.min) this.remove(w);
+      if (!this.workers.has(w.id) || w.jobs.size > 0 || w.state !== 'ready' || w.idleSinceMs === undefined) return;
+      const leftMs = w.idleSinceMs + this.settings.idleTimeoutMs - this.clock.now();
+      if (leftMs > 0) this.scheduleIdleCheck(w, leftMs);
+      else if (this.simulatedCount() > this.settings.min) this.remove(w);
     });
   }
 
@@ -204,7 +212,9 @@ export class WorkerPool {
       if (this.simulatedCount() <= max) break;
       if (w.kind === 'simulated' && w.jobs.size === 0) this.remove(w);
     }
-    for (const w of this.workers.values()) this.armIdle(w);
+    for (const w of this.workers.values()) {
+      if (w.idleSinceMs !== undefined && !w.idleTimer) this.scheduleIdleCheck(w, Math.max(0, w.idleSinceMs + this.settings.idleTimeoutMs - this.clock.now()));
+    }
   }
 
   counts(): PoolCounts {
