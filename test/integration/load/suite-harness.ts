@@ -1,0 +1,34 @@
+// Runs a shipped load scenario file against an in-process emulator configured for the test
+// (time scale, scaled rate windows, lowered limits, faults) and returns the scenario results.
+import { startEmulator, type EmulatorConfigInput, type EmulatorHandle } from '../../../src/emulator/index.js';
+import type { LoadTarget } from '../../../src/load/context.js';
+import { runLoad } from '../../../src/load/run-load.js';
+import { fetchEmulatorInfo } from '../../../src/load/target.js';
+import type { ScenarioOverrides } from '../../../src/load/loader.js';
+import type { LoadScenarioResult, QbenchResult } from '../../../src/report/model.js';
+
+export const API_KEY = 'qbench-load-test-key';
+
+export async function withEmulator<T>(config: Partial<EmulatorConfigInput>, fn: (target: LoadTarget, emu: EmulatorHandle) => Promise<T>): Promise<T> {
+  const emu = await startEmulator({ apiKey: API_KEY, ...config });
+  try {
+    const info = await fetchEmulatorInfo(emu.url);
+    return await fn({ kind: 'emulator', queueUrl: emu.url, endpointId: emu.config.endpoints[0] ?? 'demo', apiKey: API_KEY, timeScale: emu.clock.scale, info }, emu);
+  } finally {
+    await emu.close();
+  }
+}
+
+export async function runSuite(
+  file: string,
+  config: Partial<EmulatorConfigInput>,
+  params: Record<string, string> = {},
+  overrides: ScenarioOverrides = {},
+): Promise<{ result: QbenchResult; scenarios: LoadScenarioResult[] }> {
+  return withEmulator(config, async (target) => {
+    const result = await runLoad({ files: [`suites/load/${file}`], target, params, overrides });
+    return { result, scenarios: result.load?.scenarios ?? [] };
+  });
+}
+
+export const finding = (s: LoadScenarioResult | undefined, label: RegExp) => s?.verdict.findings.find((f) => label.test(f.label));
