@@ -19,3 +19,8 @@ export {
   mergeEncoded, percentilesOf, summarize, evaluateThresholds,
 } from './report/index.js';
 export type { WrittenReports, CompareOptions, MergeInput, Histogram, ThresholdSpec } from './report/index.js';
+export {
+  runFuzz, resolveFuzzTarget, fuzzResult, describeProperty, replayCommand, PROPERTY_NAMES as FUZZ_PROPERTY_NAMES,
+  classifyJobRequest, classifyPayload, classifyStatusTtl, classifyTemplateCreate, classifyTemplateUpdate, classifyPodInput,
+} from './fuzz/index.js';
+export type { FuzzRunOptions, FuzzRunResult, FuzzTarget, ResolvedFuzzTarget, Expectation } from './fuzz/index.js';

@@ -3,7 +3,7 @@
 // that make the illegal ones happen on purpose (retry of COMPLETED or CANCELLED, cancel and
 // retry after retention). Every command ends with the §2.4 health check.
 import fc from 'fast-check';
-import { RETENTION_MS, SECOND_MS, EXECUTION_TIMEOUT_MS } from '../../spec/index.js';
+import { RETENTION_MS, SECOND_MS, EXECUTION_TIMEOUT_MS, TTL_MS } from '../../spec/index.js';
 import { sleepMs } from '../rate-budget.js';
 import { JOB_PLANS, PLAN_NAMES, type PlanName } from './job-plans.js';
 import type { JobModel, ModelJob } from './job-model.js';
@@ -242,6 +242,19 @@ class TtlExpiryCommand extends Base {
   }
 }
 
+/** §4.1 /status?ttl= sets the job's ttl: a running job given the shortest ttl is gone once it has run out. */
+class StatusTtlCommand extends Base {
+  protected async act(m: JobModel, r: ModelReal) {
+    const job = await submitRun(m, r, JOB_PLANS.slow);
+    await observeStatus(m, r, job, TTL_MS.min);
+    await waitEmulated(r, TTL_MS.min + m.marginMs + SECOND_MS);
+    await observeStatus(m, r, job);
+  }
+  toString() {
+    return 'status-ttl-expiry';
+  }
+}
+
 /** §2.2 a /runsync result is still there halfway through its retention window. */
 class WithinRetentionCommand extends Base {
   protected async act(m: JobModel, r: ModelReal) {
@@ -296,6 +309,7 @@ export function commandArbitraries(): fc.Arbitrary<ModelCommand>[] {
     fc.constant<ModelCommand>(new RetryFailedCommand()),
     fc.constant<ModelCommand>(new TimeoutThenRetryCommand()),
     fc.constant<ModelCommand>(new TtlExpiryCommand()),
+    fc.constant<ModelCommand>(new StatusTtlCommand()),
     fc.constant<ModelCommand>(new WithinRetentionCommand()),
     fc.constant<ModelCommand>(new PurgeWhileRunningCommand()),
   ];

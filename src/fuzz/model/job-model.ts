@@ -29,6 +29,8 @@ export interface ModelJob {
   /** Emulated window in which the job entered its current terminal state (retention counts from it). */
   endedAfterMs: number | undefined;
   endedByMs: number | undefined;
+  /** Emulated ms the job lives from submission: the plan's policy.ttl, or what /status?ttl= set (§4.1). */
+  ttlMs: number;
   /** After a retry the spec does not say whether ttl restarts: deletion by ttl is then only possible, never certain. */
   ttlCertain: boolean;
 }
@@ -85,7 +87,7 @@ export function possibleAt(model: JobModel, job: ModelJob, nowMs: number, certai
   if (job.possible.size === 1 && job.possible.has('deleted')) return new Set(['deleted']);
   const s = serviceClosure(job.possible, job.plan);
   const m = model.marginMs;
-  const ttlDue = job.submittedAtMs + job.plan.ttlMs;
+  const ttlDue = job.submittedAtMs + job.ttlMs;
   if (nowMs >= ttlDue - m) s.add('deleted');
   if (job.ttlCertain && certainAtMs >= ttlDue + m) return new Set(['deleted']);
   if (anyTerminal(s)) {

@@ -91,6 +91,7 @@ export async function submitRun(model: JobModel, real: ModelReal, plan: JobPlan)
     plan,
     waitGiven: false,
     submittedAtMs: s.sentAtMs,
+    ttlMs: plan.ttlMs,
     possible: new Set<ModelState>(['IN_QUEUE']),
     observedAtMs: s.receivedAtMs,
     endedAfterMs: undefined,
@@ -122,6 +123,7 @@ export async function submitRunsync(model: JobModel, real: ModelReal, plan: JobP
     plan,
     waitGiven: wait !== undefined,
     submittedAtMs: s.sentAtMs,
+    ttlMs: plan.ttlMs,
     possible: new Set<ModelState>([rec.status]),
     observedAtMs: s.receivedAtMs,
     endedAfterMs: terminal ? s.sentAtMs : undefined,
@@ -139,9 +141,14 @@ function expectDeletedAllowed(real: ModelReal, s: Stepped, model: JobModel, job:
   observe(job, 'deleted', s.sentAtMs, s.receivedAtMs);
 }
 
-/** §4.1 GET /status/{id}: the state must be one the model allows; 404 only once ttl or retention may have deleted it. */
-export async function observeStatus(model: JobModel, real: ModelReal, job: ModelJob): Promise<void> {
-  const s = await step(real, { operation: 'status', method: 'GET', path: `/status/${encodeURIComponent(job.id)}` }, `status(#${model.jobs.indexOf(job)})`);
+/**
+ * §4.1 GET /status/{id}: the state must be one the model allows; 404 only once ttl or
+ * retention may have deleted it. With `ttlMs`, the call also sets the job's ttl (§4.1
+ * "sets the job's ttl", counted like policy.ttl from submission, §2.1).
+ */
+export async function observeStatus(model: JobModel, real: ModelReal, job: ModelJob, ttlMs?: number): Promise<void> {
+  const query = ttlMs === undefined ? '' : `?ttl=${ttlMs}`;
+  const s = await step(real, { operation: 'status', method: 'GET', path: `/status/${encodeURIComponent(job.id)}${query}` }, `status(#${model.jobs.indexOf(job)}${query})`);
   const allowed = possibleAt(model, job, s.receivedAtMs, s.sentAtMs);
   if (s.a.status === HTTP_STATUS.notFound) return expectDeletedAllowed(real, s, model, job, allowed, 'status');
   if (s.a.status !== HTTP_STATUS.ok) fail(real, s, `/status of ${jobLabel(model, job)} answers 200 or 404 (one of ${describeStates(allowed)})`);
@@ -149,6 +156,7 @@ export async function observeStatus(model: JobModel, real: ModelReal, job: Model
   if (rec.id !== job.id) fail(real, s, `/status answers the record of the job asked for (${job.id})`, `id ${rec.id}`);
   if (!allowed.has(rec.status)) fail(real, s, `§3.1 ${jobLabel(model, job)} is one of ${describeStates(allowed)}`, `status ${rec.status}`);
   observe(job, rec.status, s.sentAtMs, s.receivedAtMs);
+  if (ttlMs !== undefined) job.ttlMs = ttlMs;
 }
 
 /** §4.1 GET /stream/{id}: object form carries the status (WIRE-COMPAT); array form is accepted as is. */

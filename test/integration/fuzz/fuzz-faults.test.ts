@@ -58,6 +58,7 @@ describe('qbench fuzz finds each fault it covers', () => {
     ['execution-timeout-ignored', 'job-state-machine'],
     ['retention-halved', 'job-state-machine'],
     ['runsync-long-retention', 'job-state-machine'],
+    ['status-ttl-ignored', 'job-state-machine'],
   ];
 
   it.each(onDemandRuns > 0 ? [...CAUGHT, ...SLOW] : CAUGHT)('%s is caught by %s', { timeout: 120_000 }, async (fault, property) => {
