@@ -16,7 +16,8 @@ const DEPLOY_DOCUMENT = `mutation Deploy($input: PodFindAndDeployOnDemandInput!)
 const USUALLY_REQUIRED = ['gpuCount', 'gpuTypeId', 'imageName'];
 const VALIDATION_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_REQUEST']);
 
-const gpuTypeIds = new WeakMap<PropertyContext, string[]>();
+/** GPU type ids per fuzz run, read at setup. */
+const gpuTypeIds = new Map<string, string[]>();
 
 function gql(ctx: PropertyContext, query: string, variables?: Record<string, unknown>): Promise<FuzzAnswer> {
   return ctx.http.send(
@@ -58,9 +59,9 @@ export const podInputProperty: FuzzPropertyDef<PodInputCase> = {
     const a = await gql(ctx, 'query { gpuTypes { id } }');
     const ids = (GraphqlAnswer.safeParse(a.json).data?.data?.['gpuTypes'] as { id?: unknown }[] | undefined)?.map((t) => t.id).filter((id): id is string => typeof id === 'string') ?? [];
     if (a.status !== HTTP_STATUS.ok || ids.length === 0) throw new Disagreement('§4.3 gpuTypes answers a list of GPU types with ids', observedText(a), [a.exchange], a.curl);
-    gpuTypeIds.set(ctx, ids.slice(0, 3));
+    gpuTypeIds.set(ctx.runId, ids.slice(0, 3));
   },
-  arbitrary: (ctx) => podInputCase(gpuTypeIds.get(ctx) ?? ['unknown-gpu']),
+  arbitrary: (ctx) => podInputCase(gpuTypeIds.get(ctx.runId) ?? ['unknown-gpu']),
   async check(ctx, c) {
     const e = classifyPodInput(c.input, POD_DEPLOY_FIELDS, USUALLY_REQUIRED);
     const a = await gql(ctx, DEPLOY_DOCUMENT, { input: c.input });
@@ -75,6 +76,10 @@ export const podInputProperty: FuzzPropertyDef<PodInputCase> = {
       const expected = e.verdict === 'accept' ? describeExpectation(e) : `refused (GraphQL errors, no pod): ${e.reason}`;
       throw new Disagreement(expected, `${observedText(a)}${o.kind === 'refused' ? ` (refused: ${o.why})` : ''}`, [a.exchange], a.curl);
     }
+  },
+  teardown(ctx) {
+    gpuTypeIds.delete(ctx.runId);
+    return Promise.resolve();
   },
   describe: (c) => `POST graphql ${DEPLOY}(input: ${JSON.stringify(c.input)})`,
 };

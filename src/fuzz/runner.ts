@@ -114,6 +114,9 @@ async function runOne(def: FuzzPropertyDef<unknown>, ctx: PropertyContext, contr
   }
   const durationMs = performance.now() - started;
   const ranRuns = details.numRuns;
+  if (!details.failed && ranRuns === 0) {
+    return { ...base, status: 'error', runs: 0, durationMs, error: 'the time budget ran out before a single case ran: raise --max-duration' };
+  }
   if (!details.failed) return { ...base, status: 'pass', runs: ranRuns, durationMs };
   const err = details.errorInstance;
   if (!(err instanceof Disagreement) || found === undefined || details.counterexample === null) {

@@ -121,13 +121,14 @@ interface TemplateBook {
   readonly names: Map<string, string>;
   updateTargetId?: string;
 }
-const books = new WeakMap<PropertyContext, TemplateBook>();
+/** Per fuzz run (the teardown gets a context with a fresh signal, so key on the run id). */
+const books = new Map<string, TemplateBook>();
 
 function book(ctx: PropertyContext): TemplateBook {
-  let b = books.get(ctx);
+  let b = books.get(ctx.runId);
   if (!b) {
     b = { names: new Map() };
-    books.set(ctx, b);
+    books.set(ctx.runId, b);
   }
   return b;
 }
@@ -183,6 +184,7 @@ export const templateProperty: FuzzPropertyDef<TemplateCase> = {
       await ctx.http.send({ operation: 'templates', method: 'DELETE', url: restPath(ctx.target, `/templates/${encodeURIComponent(id)}`), auth: 'header-bearer' }, ctx.signal);
     }
     b.names.clear();
+    books.delete(ctx.runId);
   },
   describe: (c) => (c.operation === 'create' ? `POST /v1/templates ${describeBody(c.body)}` : `POST /v1/templates/{id}/update ${describeBody(c.body)}`),
 };
