@@ -24,3 +24,12 @@ export {
   classifyJobRequest, classifyPayload, classifyStatusTtl, classifyTemplateCreate, classifyTemplateUpdate, classifyPodInput,
 } from './fuzz/index.js';
 export type { FuzzRunOptions, FuzzRunResult, FuzzTarget, ResolvedFuzzTarget, Expectation } from './fuzz/index.js';
+export {
+  runChecks, connectTarget, startEmulatorTarget, buildResult as buildConformanceResult, buildCoverage, renderCoverageMarkdown,
+  loadExpectations, parseExpectations, runSelfTest, renderDetectionTable, Probe, CheckFailure, CheckSkip, fail as failCheck,
+  skip as skipCheck, CHECK_TAGS,
+} from './conformance/index.js';
+export type {
+  CheckDefinition, CheckContext, CheckPass, CheckTag, Suite, ClauseDef, Target as ConformanceTarget, RunOptions as ConformanceRunOptions,
+  SelfTestReport, SelfTestRow, LoadedExpectations,
+} from './conformance/index.js';
