@@ -69,6 +69,14 @@ async function writeSet(
   return out;
 }
 
+/** `base`, or `base-2`, `base-3`... when runs started in the same second: a run never overwrites another's reports. */
+async function freshDir(base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!(await lstat(candidate).catch(() => undefined))) return candidate;
+  }
+}
+
 /** Point <root>/latest at `dir`: a relative symlink, or a copy where links are not allowed. */
 async function updateLatest(root: string, dir: string): Promise<string> {
   const latest = path.join(root, 'latest');
@@ -85,7 +93,7 @@ async function updateLatest(root: string, dir: string): Promise<string> {
 /** Write JSON, HTML, JUnit, markdown and the console summary of a run. */
 export async function writeAllReports(result: QbenchResult, outDir?: string, options: WriteAllOptions = {}): Promise<WrittenReports> {
   const root = path.resolve(options.reportsRoot ?? 'reports');
-  const dir = path.resolve(outDir ?? path.join(root, timestampDirName(result.meta.startedAt)));
+  const dir = outDir !== undefined ? path.resolve(outDir) : await freshDir(path.join(root, timestampDirName(result.meta.startedAt)));
   const written = await writeSet(dir, REPORT_FILES, {
     json: () => renderJson(result),
     html: () => renderHtml(result),

@@ -92,21 +92,25 @@ export function renderComparisonMarkdown(c: QbenchComparison): string {
   const icon = c.verdict.status === 'pass' ? '✅' : c.verdict.status === 'fail' ? '❌' : '⚠️';
   out.push(`## ${icon} qbench compare: ${c.verdict.status.toUpperCase()} (exit ${c.verdict.exitCode})`, '');
   out.push(`baseline \`${cell(c.baseline.file)}\` (${c.baseline.startedAt}) → candidate \`${cell(c.candidate.file)}\` (${c.candidate.startedAt}); ${c.options.latency} latency, ${Math.round(c.options.confidenceLevel * 100)}% bootstrap intervals (${c.options.iterations} resamples, seed ${c.options.seed})`, '');
-  out.push('| scenario/step | metric | baseline | candidate | change | CI | margin | |', '|---|---|---:|---:|---:|---|---:|---|');
+  if (c.verdict.reasons.length > 0) out.push(...c.verdict.reasons.map((x) => `- ${cell(x)}`), '');
+  const header = ['| scenario/step | metric | baseline | candidate | change | CI | margin | |', '|---|---|---:|---:|---:|---|---:|---|'];
+  const gated: string[] = [];
+  const all: string[] = [];
   for (const s of c.scenarios) {
     for (const st of s.steps) {
       for (const m of st.metrics) {
         const fmt = (v: number | null) => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
         const u = m.unit === 'ratio' ? ' pts' : '%';
         const flag = m.regression ? '❌ regression' : m.improvement ? '✅ better' : m.significant ? 'changed' : '';
-        out.push(
-          `| ${cell(`${s.name}/${st.step}`)} | ${m.metric} | ${fmt(m.baseline)} | ${fmt(m.candidate)} | ${fmtChange(m.changePct, u)} | ${m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–'} | ${m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`} | ${flag} |`,
-        );
+        const row = `| ${cell(`${s.name}/${st.step}`)} | ${m.metric} | ${fmt(m.baseline)} | ${fmt(m.candidate)} | ${fmtChange(m.changePct, u)} | ${m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–'} | ${m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`} | ${flag} |`;
+        all.push(row);
+        // the short table: what the margins judge, and anything that moved significantly
+        if (m.maxRegressionPct !== null || m.significant) gated.push(row);
       }
     }
-    if (s.presence !== 'both') out.push(`| ${cell(s.name)} | – | | | | | | only in the ${s.presence === 'baseline-only' ? 'baseline' : 'candidate'} |`);
+    if (s.presence !== 'both') gated.push(`| ${cell(s.name)} | – | | | | | | only in the ${s.presence === 'baseline-only' ? 'baseline' : 'candidate'} |`);
   }
-  out.push('');
-  if (c.verdict.reasons.length > 0) out.push(...c.verdict.reasons.map((x) => `- ${cell(x)}`), '');
+  if (gated.length > 0) out.push(...header, ...gated, '');
+  out.push('<details><summary>Every metric</summary>', '', ...header, ...all, '', '</details>', '');
   return out.join('\n');
 }

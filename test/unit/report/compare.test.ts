@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/exit-codes.js';
 import { compareResults, normalQuantile, parseMaxRegression } from '../../../src/report/compare.js';
 import { QbenchComparison } from '../../../src/report/compare-model.js';
+import { renderComparisonMarkdown } from '../../../src/report/render/markdown.js';
 import { sampleResult } from './sample-result.js';
 
 const SAMPLES = 5_000;
@@ -27,6 +28,10 @@ describe('compare', () => {
     expect(c.verdict).toMatchObject({ status: 'fail', exitCode: EXIT.TARGET_FAILED });
     expect(c.verdict.reasons.join('\n')).toMatch(/steady-run\/run p99: .* over the allowed 10%/);
     expect(QbenchComparison.parse(c)).toEqual(c);
+    // the markdown summary leads with the verdict and the regressed row
+    const md = renderComparisonMarkdown(c);
+    expect(md.split('\n')[0]).toBe('## ❌ qbench compare: FAIL (exit 1)');
+    expect(md).toMatch(/\| steady-run\/run \| p99 \| .* \| 10% \| ❌ regression \|/);
   });
 
   it('does not flag two runs of the same configuration (two samples of one distribution)', () => {

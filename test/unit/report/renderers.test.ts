@@ -162,6 +162,10 @@ describe('writeAllReports', () => {
     await writeAllReports(second, undefined, { reportsRoot: root });
     expect(await readlink(path.join(root, 'latest'))).toBe(timestampDirName(second.meta.startedAt));
     expect(JSON.parse(await readFile(path.join(root, 'latest', 'result.json'), 'utf8'))).toEqual(second);
+    // a second run started in the same second gets its own directory
+    const again = await writeAllReports(second, undefined, { reportsRoot: root });
+    expect(again.dir).toBe(path.join(root, `${timestampDirName(second.meta.startedAt)}-2`));
+    expect(await readlink(path.join(root, 'latest'))).toBe(`${timestampDirName(second.meta.startedAt)}-2`);
   });
 
   it('writes to an explicit directory without touching latest', async () => {
@@ -169,6 +173,6 @@ describe('writeAllReports', () => {
     const w = await writeAllReports(sampleResult({ samples: 100 }), out, { reportsRoot: root });
     expect(w.latest).toBeUndefined();
     expect((await lstat(path.join(out, 'report.html'))).isFile()).toBe(true);
-    expect(await readlink(path.join(root, 'latest'))).toBe('2026-11-22T11-30-00Z');
+    expect(await readlink(path.join(root, 'latest'))).toBe('2026-11-22T11-30-00Z-2');
   });
 });
