@@ -3,7 +3,7 @@
 // Limit defaults come from src/spec (§2.2, §4.1, §8); the rest are emulator choices.
 import { z } from 'zod';
 import { configError } from '../errors.js';
-import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS } from '../spec/index.js';
+import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS, WORKER_PROTOCOL } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
 import { FAULT_NAMES, isFaultName, type FaultName } from './faults.js';
 
@@ -96,6 +96,8 @@ export const EmulatorConfigSchema = z.strictObject({
   }).default({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384 }),
   /** Issue 9: accept real worker processes over the worker protocol (job-take, job-done, ...). */
   externalWorkers: z.boolean().default(false),
+  /** Real ms job-take waits for a job before 204: a tenth of the worker's own 90 s HTTP timeout. */
+  workerTakeLongPollMs: nonNegInt('workerTakeLongPollMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs / 2).default(WORKER_PROTOCOL.workerHttpTimeoutMs / 10),
   /** Endpoint -> serverless template id, for rolling releases (§4.2). */
   endpointTemplates: z.record(z.string(), z.string()).default({}),
 });

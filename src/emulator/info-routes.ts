@@ -52,6 +52,7 @@ export function infoDocument(core: EmulatorCore): Record<string, unknown> {
     scaleRateWindows: l.scaleRateWindows,
     endpoints: [...core.endpoints.keys()],
     externalWorkers: cfg.externalWorkers,
+    workerTakeLongPollRealMs: cfg.workerTakeLongPollMs,
     workers: { ...cfg.workers },
     limits: {
       enabled: l.enabled,

@@ -3,7 +3,6 @@
 // the endpoint's pool. job-take long-polls briefly (well under the worker's 90 s timeout)
 // and answers 204 when nothing is queued; cancel reaches a running job through job-stop.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { WORKER_PROTOCOL } from '../spec/index.js';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
@@ -12,8 +11,6 @@ import type { WorkerRoutes } from './server.js';
 import type { Worker } from './worker-pool.js';
 
 const OPS = new Set(['job-take', 'job-take-batch', 'job-stop', 'job-done', 'job-stream', 'ping']);
-/** Real ms job-take waits for a job before answering 204: a tenth of the worker's own timeout. */
-const TAKE_LONG_POLL_REAL_MS = WORKER_PROTOCOL.workerHttpTimeoutMs / 10;
 const MAX_BATCH = 64;
 const RESULT_BODY_CAP_BYTES = 64 * 1000 * 1000;
 
@@ -68,7 +65,7 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
         res.once('close', () => closed.abort());
         let jobs = this.take(ep, w, batch);
         if (jobs.length === 0) {
-          await ep.waitForQueued(TAKE_LONG_POLL_REAL_MS * this.core.clock.scale, closed.signal);
+          await ep.waitForQueued(this.core.config.workerTakeLongPollMs * this.core.clock.scale, closed.signal);
           if (closed.signal.aborted) return;
           jobs = this.take(ep, w, batch);
         }

@@ -2,6 +2,7 @@
 import type { CommandModule } from '../command.js';
 import { startCommand } from './start.js';
 import { emulateCommand } from './emulate.js';
+import { workerCommand } from './worker.js';
 import { loadCommand } from './load.js';
 import { reportCommand } from './report.js';
 import { compareCommand } from './compare.js';
@@ -12,6 +13,7 @@ import { checkCommand } from './check.js';
 export const COMMANDS: readonly CommandModule[] = [
   startCommand,
   emulateCommand,
+  workerCommand,
   loadCommand,
   reportCommand,
   compareCommand,

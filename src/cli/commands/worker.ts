@@ -1,0 +1,75 @@
+// `qbench worker --handler <module>`: the reference worker (src/worker) attached to a queue
+// endpoint over the worker protocol, until SIGINT/SIGTERM. URLs come from the RUNPOD_WEBHOOK_*
+// environment a real worker gets, or from --url/--endpoint for the emulator.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { EXIT } from '../../exit-codes.js';
+import { usageError, configError, registerSecret } from '../../errors.js';
+import { runWorker, urlsFromEnv, emulatorUrls, type WorkerHandler, type WorkerUrls } from '../../worker/index.js';
+import type { CommandModule } from '../command.js';
+
+const MAX_CONCURRENCY = 256;
+
+export const workerCommand: CommandModule = {
+  command: 'worker',
+  describe: 'Run a queue worker (worker protocol) with a handler module against the emulator or a service',
+  builder: (y) =>
+    y
+      .option('handler', { type: 'string', describe: 'Module whose default (or `handler`) export handles a job', demandOption: true })
+      .option('url', { type: 'string', describe: 'Emulator base URL, e.g. http://127.0.0.1:8000 (else RUNPOD_WEBHOOK_* from the environment)' })
+      .option('endpoint', { type: 'string', describe: 'Endpoint id with --url (default demo)' })
+      .option('api-key', { type: 'string', describe: 'API key (or RUNPOD_AI_API_KEY / QBENCH_API_KEY)' })
+      .option('worker-id', { type: 'string', describe: 'Worker id (default RUNPOD_POD_ID or a random one)' })
+      .option('concurrency', { type: 'number', describe: `Jobs run at once, 1..${MAX_CONCURRENCY} (default 1)` }),
+  run: async (argv, io) => {
+    const concurrency = (argv['concurrency'] as number | undefined) ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) throw usageError(`--concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
+    let urls: WorkerUrls;
+    let workerId: string;
+    let apiKey: string | undefined;
+    let pingIntervalMs: number | undefined;
+    const url = argv['url'] as string | undefined;
+    if (url !== undefined) {
+      try {
+        new URL(url);
+      } catch {
+        throw usageError(`--url must be an absolute URL such as http://127.0.0.1:8000, got "${url}"`);
+      }
+      workerId = (argv['worker-id'] as string | undefined) ?? io.env['RUNPOD_POD_ID'] ?? `qbench-worker-${randomUUID().slice(0, 8)}`;
+      urls = emulatorUrls(url.replace(/\/+$/, ''), (argv['endpoint'] as string | undefined) ?? 'demo', workerId);
+      apiKey = (argv['api-key'] as string | undefined) ?? io.env['RUNPOD_AI_API_KEY'] ?? io.env['QBENCH_API_KEY'];
+    } else {
+      const fromEnv = urlsFromEnv(io.env);
+      if (!fromEnv) throw usageError('give --url (and --endpoint) or the RUNPOD_WEBHOOK_GET_JOB, RUNPOD_WEBHOOK_POST_OUTPUT, RUNPOD_WEBHOOK_POST_STREAM, RUNPOD_WEBHOOK_PING, RUNPOD_POD_ID and RUNPOD_AI_API_KEY environment');
+      ({ urls, workerId, apiKey, pingIntervalMs } = fromEnv);
+      apiKey = (argv['api-key'] as string | undefined) ?? apiKey;
+    }
+    if (!apiKey) throw usageError('--api-key is required (or RUNPOD_AI_API_KEY / QBENCH_API_KEY)');
+    registerSecret(apiKey);
+
+    const modPath = resolve(String(argv['handler']));
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(modPath).href)) as Record<string, unknown>;
+    } catch (e) {
+      throw configError(`--handler: cannot load ${modPath}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const handler = (typeof mod['default'] === 'function' ? mod['default'] : mod['handler']) as WorkerHandler | undefined;
+    if (typeof handler !== 'function') throw configError(`--handler: ${modPath} exports no default or \`handler\` function`);
+
+    io.stdout(`qbench worker ${workerId}: taking jobs from ${urls.getJob.replace('$ID', workerId)} (concurrency ${concurrency})\n`);
+    const stats = await runWorker({
+      urls,
+      apiKey,
+      workerId,
+      handler,
+      concurrency,
+      signal: io.signal,
+      log: (l) => io.stderr(`${l}\n`),
+      ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
+    });
+    io.stdout(`qbench worker ${workerId}: stopped after ${stats.taken} jobs (${stats.completed} completed, ${stats.failed} failed, ${stats.stopped} stopped)\n`);
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,258 @@
+// A reference queue worker speaking the worker protocol of WIRE-COMPAT (issue 9): it takes
+// jobs (job-take long-poll, or job-take-batch), runs a handler module, streams chunks
+// (job-stream), posts results and progress (job-done), heartbeats (ping) and stops jobs
+// the service cancels (job-stop). Runs against the emulator (`--external-workers`) or any
+// service that hands out the same RUNPOD_WEBHOOK_* URLs.
+import { request, Agent } from 'undici';
+import { WORKER_PROTOCOL } from '../spec/index.js';
+import { redactSecrets } from '../errors.js';
+
+/** What a handler gets besides the job. */
+export interface WorkerJobContext {
+  readonly signal: AbortSignal;
+  /** Stream one chunk now (job-stream). */
+  stream(chunk: unknown): Promise<void>;
+  /** Interim output while the job runs (job-done with status IN_PROGRESS). */
+  progress(output: unknown): Promise<void>;
+}
+
+export interface WorkerJob {
+  readonly id: string;
+  readonly input: Record<string, unknown>;
+  readonly [extra: string]: unknown;
+}
+
+/**
+ * A handler returns the output, or is an async generator: each yielded value is streamed as
+ * one chunk and the output is what it returns (the list of yielded values when it returns
+ * nothing). Throwing fails the job with the error's message.
+ */
+export type WorkerHandler = (job: WorkerJob, ctx: WorkerJobContext) => Promise<unknown> | AsyncGenerator<unknown, unknown, void>;
+
+/** The URL templates of WIRE-COMPAT; `$ID` is the worker id (take) or the job id (done, stream). */
+export interface WorkerUrls {
+  getJob: string;
+  postOutput: string;
+  postStream: string;
+  ping: string;
+  /** job-stop and job-take-batch derive from getJob when not given. */
+  stop?: string;
+  takeBatch?: string;
+}
+
+export interface WorkerOptions {
+  readonly urls: WorkerUrls;
+  readonly apiKey: string;
+  readonly workerId: string;
+  readonly handler: WorkerHandler;
+  /** Jobs run at once (>1 uses job-take-batch). */
+  readonly concurrency?: number;
+  readonly pingIntervalMs?: number;
+  /** How often running jobs are checked against job-stop. */
+  readonly stopPollMs?: number;
+  readonly signal: AbortSignal;
+  readonly log?: (line: string) => void;
+}
+
+export interface WorkerStats {
+  taken: number;
+  completed: number;
+  failed: number;
+  stopped: number;
+}
+
+/** URLs from the environment a worker is started with (RUNPOD_WEBHOOK_*, RUNPOD_POD_ID). */
+export function urlsFromEnv(env: NodeJS.ProcessEnv): { urls: WorkerUrls; workerId: string; apiKey: string; pingIntervalMs: number } | undefined {
+  const getJob = env['RUNPOD_WEBHOOK_GET_JOB'];
+  const postOutput = env['RUNPOD_WEBHOOK_POST_OUTPUT'];
+  const postStream = env['RUNPOD_WEBHOOK_POST_STREAM'];
+  const ping = env['RUNPOD_WEBHOOK_PING'];
+  const workerId = env['RUNPOD_POD_ID'];
+  const apiKey = env['RUNPOD_AI_API_KEY'];
+  if (!getJob || !postOutput || !postStream || !ping || !workerId || !apiKey) return undefined;
+  const interval = Number(env['RUNPOD_PING_INTERVAL'] ?? WORKER_PROTOCOL.defaultPingIntervalMs);
+  return { urls: { getJob, postOutput, postStream, ping }, workerId, apiKey, pingIntervalMs: Number.isFinite(interval) && interval > 0 ? interval : WORKER_PROTOCOL.defaultPingIntervalMs };
+}
+
+/** The URL set the emulator hands out for `base` (http://host:port), endpoint and worker. */
+export function emulatorUrls(base: string, endpointId: string, workerId: string): WorkerUrls {
+  const ep = `${base}/v2/${encodeURIComponent(endpointId)}`;
+  const w = encodeURIComponent(workerId);
+  return {
+    getJob: `${ep}/job-take/$ID?gpu=emulated`,
+    takeBatch: `${ep}/job-take-batch/$ID?gpu=emulated`,
+    stop: `${ep}/job-stop/$ID?gpu=emulated`,
+    postOutput: `${ep}/job-done/${w}/$ID?gpu=emulated`,
+    postStream: `${ep}/job-stream/${w}/$ID?gpu=emulated`,
+    ping: `${ep}/ping/${w}`,
+  };
+}
+
+function isAsyncGenerator(v: unknown): v is AsyncGenerator<unknown, unknown, void> {
+  return typeof v === 'object' && v !== null && typeof (v as AsyncGenerator)[Symbol.asyncIterator] === 'function' && typeof (v as AsyncGenerator).next === 'function';
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Run the worker loop until `signal` aborts; resolves with what it did. */
+export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
+  const concurrency = Math.max(1, o.concurrency ?? 1);
+  const log = o.log ?? (() => {});
+  const stats: WorkerStats = { taken: 0, completed: 0, failed: 0, stopped: 0 };
+  const agent = new Agent({ connections: concurrency + 4, headersTimeout: WORKER_PROTOCOL.workerHttpTimeoutMs, bodyTimeout: WORKER_PROTOCOL.workerHttpTimeoutMs });
+  const running = new Map<string, AbortController>();
+  const withId = (tpl: string, id: string) => tpl.replace('$ID', encodeURIComponent(id));
+  const withQuery = (url: string, q: Record<string, string>) => `${url}${url.includes('?') ? '&' : '?'}${new URLSearchParams(q).toString()}`;
+  const headers = { authorization: o.apiKey };
+
+  const post = async (url: string, body: unknown): Promise<void> => {
+    const res = await request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: JSON.stringify(body),
+      dispatcher: agent,
+    });
+    await res.body.dump();
+    if (res.statusCode !== 200) log(`worker: POST ${redactSecrets(url)} answered ${res.statusCode}`);
+  };
+
+  const runJob = async (job: WorkerJob): Promise<void> => {
+    const ac = new AbortController();
+    running.set(job.id, ac);
+    const signal = AbortSignal.any([ac.signal, o.signal]);
+    const streamUrl = withQuery(withId(o.urls.postStream, job.id), { isStream: 'false' });
+    const ctx: WorkerJobContext = {
+      signal,
+      stream: (chunk) => post(streamUrl, { output: chunk }),
+      progress: (output) => post(withQuery(withId(o.urls.postOutput, job.id), { isStream: 'false' }), { status: 'IN_PROGRESS', output }),
+    };
+    let result: { output: unknown } | { error: string };
+    let streamed = false;
+    try {
+      const r = o.handler(job, ctx);
+      if (isAsyncGenerator(r)) {
+        streamed = true;
+        const yielded: unknown[] = [];
+        let step = await r.next();
+        while (!step.done) {
+          if (signal.aborted) break;
+          yielded.push(step.value);
+          await ctx.stream(step.value);
+          step = await r.next();
+        }
+        result = { output: step.done && step.value !== undefined ? step.value : yielded };
+      } else {
+        result = { output: await r };
+      }
+    } catch (e) {
+      result = { error: e instanceof Error ? e.message : String(e) };
+    }
+    running.delete(job.id);
+    if (ac.signal.aborted) {
+      stats.stopped += 1;
+      return;
+    }
+    if ('error' in result) stats.failed += 1;
+    else stats.completed += 1;
+    try {
+      await post(withQuery(withId(o.urls.postOutput, job.id), { isStream: String(streamed) }), result);
+    } catch (e) {
+      log(`worker: could not post the result of ${job.id}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
+  const take = async (): Promise<WorkerJob[]> => {
+    const free = concurrency - running.size;
+    const batch = free > 1;
+    const base = batch ? (o.urls.takeBatch ?? o.urls.getJob.replace('/job-take/', '/job-take-batch/')) : o.urls.getJob;
+    const q: Record<string, string> = { job_in_progress: running.size > 0 ? '1' : '0' };
+    if (batch) q['batch_size'] = String(free);
+    const res = await request(withQuery(withId(base, o.workerId), q), { headers, dispatcher: agent, signal: o.signal });
+    if (res.statusCode === 204) {
+      await res.body.dump();
+      return [];
+    }
+    if (res.statusCode === 429) {
+      await res.body.dump();
+      await sleep(WORKER_PROTOCOL.takeBackoffAfter429Ms, o.signal);
+      return [];
+    }
+    if (res.statusCode !== 200) {
+      const text = await res.body.text();
+      log(`worker: job-take answered ${res.statusCode}: ${redactSecrets(text.slice(0, 200))}`);
+      await sleep(1_000, o.signal);
+      return [];
+    }
+    const body: unknown = await res.body.json();
+    const list = Array.isArray(body) ? body : [body];
+    return list.filter((j): j is WorkerJob => typeof j === 'object' && j !== null && typeof (j as WorkerJob).id === 'string');
+  };
+
+  const pingLoop = async () => {
+    while (!o.signal.aborted) {
+      try {
+        const res = await request(withQuery(withId(o.urls.ping, o.workerId), { job_id: [...running.keys()].join(','), runpod_version: 'qbench' }), { headers, dispatcher: agent });
+        await res.body.dump();
+      } catch {
+        // the next ping tries again
+      }
+      await sleep(o.pingIntervalMs ?? WORKER_PROTOCOL.defaultPingIntervalMs, o.signal);
+    }
+  };
+
+  const stopLoop = async () => {
+    const stopUrl = o.urls.stop ?? o.urls.getJob.replace('/job-take/', '/job-stop/');
+    while (!o.signal.aborted) {
+      await sleep(o.stopPollMs ?? 200, o.signal);
+      if (running.size === 0 || o.signal.aborted) continue;
+      try {
+        const res = await request(withQuery(withId(stopUrl, o.workerId), { job_in_progress: '1' }), { headers, dispatcher: agent });
+        if (res.statusCode === 200) {
+          const b = (await res.body.json()) as { jobsToStop?: unknown };
+          for (const id of Array.isArray(b.jobsToStop) ? b.jobsToStop : []) running.get(String(id))?.abort(new Error('stopped by the service'));
+        } else {
+          await res.body.dump();
+        }
+      } catch {
+        // try again on the next poll
+      }
+    }
+  };
+
+  const inFlight = new Set<Promise<void>>();
+  const background = [pingLoop(), stopLoop()];
+  while (!o.signal.aborted) {
+    if (running.size >= concurrency) {
+      await Promise.race(inFlight);
+      continue;
+    }
+    let jobs: WorkerJob[];
+    try {
+      jobs = await take();
+    } catch (e) {
+      if (o.signal.aborted) break;
+      log(`worker: job-take failed: ${e instanceof Error ? e.message : String(e)}`);
+      await sleep(1_000, o.signal);
+      continue;
+    }
+    for (const job of jobs) {
+      stats.taken += 1;
+      const p = runJob(job).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+  }
+  await Promise.allSettled([...inFlight, ...background]);
+  await agent.close();
+  return stats;
+}
