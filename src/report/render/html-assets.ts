@@ -50,7 +50,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .b-pass { background: var(--pass-bg); color: var(--pass); } .b-fail, .b-error { background: var(--fail-bg); color: var(--fail); }
 .b-invalid, .b-warn { background: var(--warn-bg); color: var(--warn); } .b-skip { background: var(--skip-bg); color: var(--skip); }
 .b-info, .b-compat { background: var(--info-bg); color: var(--info); }
-.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; font-size: 13px; }
+.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; font-size: 13px; margin: 0; }
 .meta dt { color: var(--muted); } .meta dd { margin: 0; overflow-wrap: anywhere; }
 tr.group-start td { border-top: 2px solid #cfd4df; }
 nav.toc { display: flex; flex-wrap: wrap; gap: 8px; margin: 10px 0 0; }
@@ -70,7 +70,8 @@ details > summary { cursor: pointer; padding: 4px 0; }
 .chart { width: 100%; min-height: 280px; }
 .bar { height: 12px; border-radius: 3px; display: inline-block; vertical-align: middle; }
 .scenario-head { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; flex-wrap: wrap; }
-.copy { float: right; font-size: 11px; border: 1px solid #3c4456; background: #1c2333; color: #e6e9ef; border-radius: 4px; cursor: pointer; padding: 1px 8px; }
+pre.curl { position: relative; padding-right: 72px; }
+.copy { position: absolute; top: 8px; right: 8px; font-size: 11px; border: 1px solid #3c4456; background: #1c2333; color: #e6e9ef; border-radius: 4px; cursor: pointer; padding: 1px 8px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 @media (max-width: 700px) { .charts { grid-template-columns: 1fr; } }
 `;

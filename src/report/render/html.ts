@@ -78,7 +78,7 @@ function exchangeBlock(x: HttpExchange): string {
 }
 
 function curlBlock(curl: string): string {
-  return `<pre><button class="copy" type="button">copy</button><code>${esc(curl)}</code></pre>`;
+  return `<pre class="curl"><button class="copy" type="button">copy</button><code>${esc(curl)}</code></pre>`;
 }
 
 function checkStatus(c: CheckResult): string {
