@@ -13,6 +13,7 @@ import { documentedLimitPerSec } from '../../../src/report/render/html-charts.js
 import { renderMarkdown } from '../../../src/report/render/markdown.js';
 import { renderJunit } from '../../../src/report/render/junit.js';
 import { computeOverall } from '../../../src/report/overall.js';
+import { createHistogram, summarize } from '../../../src/report/histogram.js';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../../src/spec/index.js';
 import { timestampDirName, writeAllReports } from '../../../src/report/write-all.js';
 import { sampleResult } from './sample-result.js';
@@ -104,6 +105,26 @@ describe('a result with nothing run', () => {
     expect(renderJunit(r)).toMatch(/<testsuite name="qbench"[^>]* tests="0"/);
     expect(renderMarkdown(r)).toMatch(/^## ✅ qbench: PASS \(exit 0\)/);
     expect(renderConsole(r)).toMatch(/Verdict: PASS \(exit 0\)/);
+  });
+});
+
+describe('a scenario that recorded nothing', () => {
+  it('renders without empty charts', () => {
+    const r = sampleResult({ samples: 100 });
+    const s = r.load!.scenarios[0]!;
+    const empty = summarize(createHistogram());
+    for (const st of s.steps) {
+      st.counts = { '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, network_error: 0 };
+      st.latency = empty;
+      st.serviceTime = empty;
+      st.statusCodes = {};
+    }
+    s.series = s.series.map((x) => ({ step: x.step, points: [] }));
+    s.charts = [];
+    const html = renderHtml(r);
+    const data = JSON.parse(html.slice(html.indexOf('id="qbench-data">') + 'id="qbench-data">'.length, html.indexOf('</script>', html.indexOf('id="qbench-data">')))) as { charts: Array<{ id: string }> };
+    expect(data.charts.map((c) => c.id).filter((id) => id.startsWith('s0-'))).toEqual([]);
+    expect(renderConsole(r)).toMatch(/steady-run\s+run\s+0\s+–/);
   });
 });
 
