@@ -57,12 +57,17 @@ function spectrumChart(s: LoadScenarioResult, idBase: string): ChartSpec | undef
       series.push({ name: `${st.step} service time`, color: color(i), dash: [6, 4] });
       points.push(service);
     }
+    const endToEnd = st.attempts ? percentileSpectrum(decodeHistogram(st.attempts.endToEnd.histogram, `${s.name}.${st.step}.endToEnd`)) : [];
+    if (endToEnd.length > 0) {
+      series.push({ name: `${st.step} end to end (429 backoff included)`, color: color(i), dash: [2, 3] });
+      points.push(endToEnd);
+    }
   });
   if (series.length === 0) return undefined;
   return {
     id: `${idBase}-spectrum`,
     title: 'Latency by percentile',
-    note: 'HDR spectrum: solid = from the intended start (corrected for coordinated omission), dashed = from the actual send (service time). Each step right halves the remaining requests; the line ends where the data runs out.',
+    note: 'HDR spectrum: solid = from the intended start (corrected for coordinated omission), dashed = from the actual send (service time), dotted = end to end with 429 backoff (when on). Each unit right is ten times rarer (90%, 99%, 99.9%); a line ends where its data runs out.',
     xLabel: 'percentile',
     yLabel: 'latency (ms)',
     xKind: 'nines',

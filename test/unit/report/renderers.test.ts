@@ -9,7 +9,7 @@ import { registerSecret } from '../../../src/errors.js';
 import { renderConsole } from '../../../src/report/render/console.js';
 import { validityWarnings } from '../../../src/report/render/format.js';
 import { renderHtml } from '../../../src/report/render/html.js';
-import { documentedLimitPerSec } from '../../../src/report/render/html-charts.js';
+import { documentedLimitPerSec, scenarioCharts } from '../../../src/report/render/html-charts.js';
 import { renderMarkdown } from '../../../src/report/render/markdown.js';
 import { renderJunit } from '../../../src/report/render/junit.js';
 import { computeOverall } from '../../../src/report/overall.js';
@@ -82,6 +82,14 @@ describe('HTML renderer', () => {
     expect(spectrum.data.length).toBe(1 + 4);
     const throughput = data.charts.find((c) => c.id === 's0-throughput')!;
     expect(throughput.refs.map((x) => x.y)).toContain(RATE_LIMITS.run.requestsPerWindow / (RATE_WINDOW_MS / 1000));
+  });
+
+  it('adds the end-to-end latency with 429 backoff to the spectrum when the step retried', () => {
+    const r2 = sampleResult({ samples: 300 });
+    const st = r2.load!.scenarios[1]!.steps[0]!;
+    st.attempts = { histogram: st.latency.percentiles, maxAttempts: 3, gaveUp: 1, endToEnd: st.latency };
+    const charts = scenarioCharts(r2.load!.scenarios[1]!, 1);
+    expect(charts[0]!.series.map((x) => x.name)).toEqual(['runsync latency (corrected)', 'runsync service time', 'runsync end to end (429 backoff included)']);
   });
 
   it('draws the documented limit per real second of the target\'s rate window, for rate-limited steps only', () => {
