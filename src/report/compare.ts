@@ -98,6 +98,12 @@ export function normalQuantile(p: number): number {
   return ((((((a0 * r + a1) * r + a2) * r + a3) * r + a4) * r + a5) * q) / (((((b0 * r + b1) * r + b2) * r + b3) * r + b4) * r + 1);
 }
 
+/** The 1-based rank of the p-th percentile of n values: rounded up, ignoring floating-point dust (as HdrHistogram does). */
+function rankOf(p: number, n: number): number {
+  const x = (p / 100) * n;
+  return Math.min(n, Math.max(1, Math.ceil(x - x * 1e-12)));
+}
+
 /** A histogram as an inverse CDF: value (ms) at a cumulative fraction u in [0, 1]. */
 class Quantiles {
   private readonly values: Float64Array;
@@ -132,9 +138,9 @@ class Quantiles {
     return this.atRank(Math.min(this.count, Math.max(1, Math.ceil(u * this.count))));
   }
 
-  /** The percentile of this sample, the way the histogram computes it. */
+  /** The percentile of this sample, the way HdrHistogram's getValueAtPercentile computes it. */
   percentile(p: number): number {
-    return this.atRank(Math.min(this.count, Math.max(1, Math.ceil((p / 100) * this.count))));
+    return this.atRank(rankOf(p, this.count));
   }
 
   /**
@@ -145,7 +151,7 @@ class Quantiles {
    */
   resamplePercentile(p: number, rng: Rng): number {
     const n = this.count;
-    const k = Math.min(n, Math.max(1, Math.ceil((p / 100) * n)));
+    const k = rankOf(p, n);
     return this.at(beta(rng, k, n - k + 1));
   }
 

@@ -20,6 +20,11 @@ describe('compare', () => {
     const candidate = sampleResult({ seed: 12, samples: SAMPLES, tailFactor: 1.3 });
     const c = compareResults(baseline, candidate, { ...opts, maxRegressionPct: parseMaxRegression(['p99=10%', 'p50=10%']) });
     const p99 = metric(c, 'steady-run', 'run', 'p99');
+    // the compared values are the ones the reports show
+    for (const m of ['p50', 'p90', 'p95', 'p99', 'p999'] as const) {
+      expect(metric(c, 'steady-run', 'run', m).baseline).toBe(baseline.load!.scenarios[0]!.steps[0]!.latency.percentiles[m]);
+      expect(metric(c, 'steady-run', 'run', m).candidate).toBe(candidate.load!.scenarios[0]!.steps[0]!.latency.percentiles[m]);
+    }
     expect(p99.changePct).toBeGreaterThan(20);
     expect(p99.ci!.lowPct).toBeGreaterThan(10);
     expect(p99.significant).toBe(true);
