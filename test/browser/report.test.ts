@@ -59,6 +59,8 @@ interface PageCheck {
   consoleErrors: string[];
   requests: string[];
   charts: Array<{ id: string; drawn: string | null; seriesPixels: number }>;
+  /** After clicking a conformance-matrix section link: whether its folded section opened (null: no such link). */
+  unfolded: boolean | null;
 }
 
 /**
@@ -95,9 +97,17 @@ async function openReport(file: string, screenshot: string): Promise<PageCheck> 
     await page.waitForFunction('window.__qbenchChartsDrawn !== undefined', undefined, { timeout: 10_000 });
     const palette = PALETTE.map((hex) => [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)]);
     const charts = await page.evaluate<PageCheck['charts']>(`(${PIXEL_PROBE})(${JSON.stringify(palette)})`);
+    // a section link of the conformance matrix unfolds the folded list of checks it points into
+    const link = await page.$('a[href^="#sec-"]');
+    let unfolded: boolean | null = null;
+    if (link) {
+      const target = (await link.getAttribute('href'))!.slice(1);
+      await link.click();
+      unfolded = await page.evaluate<boolean>(`document.getElementById(${JSON.stringify(target)}).closest('details').open`);
+    }
     await mkdir(OUT_DIR, { recursive: true });
     await page.screenshot({ path: path.join(OUT_DIR, screenshot), fullPage: true });
-    return { consoleErrors, requests: requests.filter((r) => r !== url), charts };
+    return { consoleErrors, requests: requests.filter((r) => r !== url), charts, unfolded };
   } finally {
     await page.close();
   }
@@ -115,6 +125,7 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     // spectrum, percentiles over time and throughput for each scenario, plus the scenario's own charts
     const expected = (r.load?.scenarios ?? []).reduce((a, s) => a + 3 + s.charts.filter((c) => c.series.some((x) => x.points.length > 0)).length, 0);
     expect(check.charts.length).toBe(expected);
+    expect(check.unfolded).toBe(true);
     for (const c of check.charts) {
       expect(c.drawn, `chart ${c.id} drawn`).toBe('true');
       // a few hundred pixels of series colour: a drawn line, not only axes and grid

@@ -209,6 +209,18 @@ export const PAGE_SCRIPT = String.raw`
       if (pre && navigator.clipboard) navigator.clipboard.writeText(pre.textContent).then(function () { b.textContent = 'copied'; }, function () { b.textContent = 'select and copy'; });
     });
   });
+  // a link into a folded section (the matrix's section links, the table of contents) unfolds it
+  function reveal(id) {
+    var el = id && document.getElementById(id);
+    for (var p = el; p; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
+    if (el) el.scrollIntoView();
+  }
+  document.querySelectorAll('a[href^="#"]').forEach(function (a) {
+    a.addEventListener('click', function (ev) { ev.preventDefault(); reveal(decodeURIComponent(a.getAttribute('href').slice(1)));
+      try { history.replaceState(null, '', a.getAttribute('href')); } catch (e) { /* some browsers refuse it on file:// */ }
+    });
+  });
+  if (location.hash) reveal(decodeURIComponent(location.hash.slice(1)));
   window.__qbenchChartsDrawn = made.length;
 })();
 `;
