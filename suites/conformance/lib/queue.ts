@@ -1,7 +1,7 @@
 // Queue-endpoint operations (§4.1) for checks: submit, status, cancel, retry, purge, health,
 // polling in emulated time, and holding a job in the queue by occupying every worker.
 import { fail, skip, type CheckContext, type ProbeResponse } from '../../../src/conformance/index.js';
-import { HTTP_STATUS, SECOND_MS, HOUR_MS, HealthRecord, type JobState } from '../../../src/spec/index.js';
+import { HTTP_STATUS, SECOND_MS, MINUTE_MS, HealthRecord, type JobState } from '../../../src/spec/index.js';
 import { describe, expectShape, expectStatus, field, send } from './http.js';
 
 export type Op = 'run' | 'runsync' | 'status' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health' | 'status-sync' | 'requests';
@@ -124,8 +124,12 @@ export async function awaitState(ctx: CheckContext, ep: string, id: string, stat
   return r;
 }
 
-/** A blocker's handler delay: far longer than any check (they are cancelled afterwards). */
-export const BLOCKER_DELAY_S = (2 * HOUR_MS) / SECOND_MS;
+/**
+ * A blocker's handler delay: 15 emulated minutes, longer than any check that holds the queue
+ * (they are cancelled afterwards), and short enough that a real target which ignored the
+ * cancel would not bill for hours.
+ */
+export const BLOCKER_DELAY_S = (15 * MINUTE_MS) / SECOND_MS;
 /** Emulated time a check waits for workers to pick up blockers (covers the emulator's cold start). */
 export const PICKUP_WAIT_MS = 30 * SECOND_MS;
 

@@ -1,0 +1,54 @@
+// Target facts from an emulator's /_qbench/info: the advertised rate table (overrides applied
+// over §8), rate windows in real time unless scaled, fault names, and the spec's numbers for a
+// real target.
+import { describe, expect, it } from 'vitest';
+import { EmulatorInfo, faultNames, limitsFromInfo, specLimits, timeModel } from '../../../src/conformance/index.js';
+import { RATE_LIMITS, RATE_WINDOW_MS } from '../../../src/spec/index.js';
+
+describe('target facts', () => {
+  const info = EmulatorInfo.parse({
+    name: 'qbench-emulator',
+    timeScale: 60,
+    scaleRateWindows: false,
+    endpoints: ['a', 'b'],
+    workers: { min: 1, max: 5, jobsPerWorker: 1 },
+    limits: {
+      enabled: true,
+      requestsPerWorker: 100,
+      rates: { cancel: { requestsPerWindow: 7, concurrency: 3 }, run: { requestsPerWindow: 1000, concurrency: null } },
+      payload: { runBytes: 10_000_000, runsyncBytes: null },
+    },
+    faults: [{ name: 'auth-off', clause: '§5' }, 'ttl-ignored'],
+  });
+
+  it('applies advertised overrides over the spec table', () => {
+    const l = limitsFromInfo(info);
+    expect(l.rates.cancel).toEqual({ requestsPerWindow: 7, concurrency: 3 });
+    expect(l.rates.run).toEqual({ requestsPerWindow: 1000, concurrency: null });
+    expect(l.rates.status).toEqual({ requestsPerWindow: RATE_LIMITS.status.requestsPerWindow, concurrency: RATE_LIMITS.status.concurrency });
+    expect(l.rateWindowRealMs).toBe(RATE_WINDOW_MS);
+    expect(l.requestsPerWorker).toBe(100);
+    expect(l.advertisedRunPayloadBytes).toBe(10_000_000);
+  });
+
+  it('scales the rate window when the emulator says its windows run on the scaled clock', () => {
+    expect(limitsFromInfo({ ...info, scaleRateWindows: true }).rateWindowRealMs).toBe(RATE_WINDOW_MS / 60);
+  });
+
+  it('reads fault names in both forms', () => {
+    expect(faultNames(info)).toEqual(['auth-off', 'ttl-ignored']);
+  });
+
+  it('uses the spec numbers for a real target', () => {
+    const l = specLimits();
+    expect(l.requestsPerWorker).toBeNull();
+    expect(l.rates['purge-queue']).toEqual({ requestsPerWindow: 2, concurrency: null });
+  });
+
+  it('converts emulated time with the scale', () => {
+    const t = timeModel(60);
+    expect(t.toRealMs(60_000)).toBe(1_000);
+    expect(t.toEmulatedMs(500)).toBe(30_000);
+    expect(() => timeModel(0)).toThrow(RangeError);
+  });
+});
