@@ -29,6 +29,8 @@ export class Aggregator {
   startedIterations = 0;
   dropped = 0;
   iterationsDone = 0;
+  /** Actual start of the last iteration, all shards (hrNow ms). */
+  lastStartMs = 0;
   private readonly inFlightByShard = new Map<number, number>();
   private readonly lastSecByShard = new Map<number, number>();
   private readonly pending = new Map<number, PendingInterval>();
@@ -53,6 +55,7 @@ export class Aggregator {
     this.startedIterations += b.startedIterations;
     this.dropped += b.dropped;
     this.iterationsDone += b.iterationsDone;
+    this.lastStartMs = Math.max(this.lastStartMs, b.lastStartMs);
     this.inFlightByShard.set(b.shard, b.inFlight);
     mergeEncodedInto(this.lateness, b.lateness);
     this.startedBySec.set(b.tSec, (this.startedBySec.get(b.tSec) ?? 0) + b.startedIterations);

@@ -162,6 +162,9 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
 
     // The time the schedule actually covered: all of it, or up to the abort.
     const ranMs = Math.max(1, Math.min(planned, endMs - t0Ms));
+    // The time it took to start the iterations: the schedule, or longer when the generator
+    // fell behind it (then the achieved rate is below the target).
+    const startSpanMs = Math.max(ranMs, agg.lastStartMs - t0Ms);
     const segments = segmentsOf(s);
     const isOpen = segments.length > 0;
     // Poisson schedules have a random count: compare with the arrivals actually drawn.
@@ -172,7 +175,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
       agg,
       expectedIterations: expected,
       targetRatePerSec: isOpen ? expectedCount(segments) / (planned / 1000) : undefined,
-      scheduleMs: ranMs,
+      scheduleMs: startSpanMs,
       eventLoopDelayMs: worstPercentiles(ends.map((e) => e.eventLoopDelayMs)),
       cpuPercent: ((cpu.user + cpu.system) / 1000 / Math.max(1, endMs - wall0)) * 100,
       threads,

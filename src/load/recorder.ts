@@ -43,6 +43,7 @@ export class ShardRecorder {
   private startedIterations = 0;
   private dropped = 0;
   private iterationsDone = 0;
+  private lastStartMs = 0;
   inFlight = 0;
 
   constructor(
@@ -123,6 +124,7 @@ export class ShardRecorder {
     this.scheduled++;
     if (started) {
       this.startedIterations++;
+      this.lastStartMs = nowMs;
       recordMs(this.lateness, Math.max(0, nowMs - intendedMs));
     } else {
       this.dropped++;
@@ -134,6 +136,7 @@ export class ShardRecorder {
     this.roll(nowMs);
     this.scheduled++;
     this.startedIterations++;
+    this.lastStartMs = nowMs;
   }
 
   iterationDone(nowMs: number): void {
@@ -179,6 +182,7 @@ export class ShardRecorder {
       dropped: this.dropped,
       iterationsDone: this.iterationsDone,
       inFlight: this.inFlight,
+      lastStartMs: this.lastStartMs,
     };
   }
 
@@ -191,5 +195,6 @@ export class ShardRecorder {
     this.startedIterations = 0;
     this.dropped = 0;
     this.iterationsDone = 0;
+    this.lastStartMs = 0;
   }
 }

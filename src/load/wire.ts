@@ -29,6 +29,8 @@ export interface BucketWire {
   dropped: number;
   iterationsDone: number;
   inFlight: number;
+  /** Actual start of the latest iteration started in this interval (hrNow ms; 0 if none). */
+  lastStartMs: number;
 }
 
 export interface ShardEndWire {
