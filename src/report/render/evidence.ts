@@ -1,7 +1,7 @@
 // Plain-text evidence shared by the JUnit, markdown and console renderers: an HTTP exchange
 // and a failure's reproduction, with secrets redacted.
 import { redactSecrets } from '../../errors.js';
-import type { HttpExchange } from '../model.js';
+import type { FuzzProperty, HttpExchange, TargetInfo } from '../model.js';
 
 const MAX_BODY_CHARS = 2_000;
 
@@ -23,4 +23,20 @@ export function exchangeText(x: HttpExchange): string {
   }
   if (x.error) lines.push(`! ${x.error}`);
   return redactSecrets(lines.join('\n'));
+}
+
+/**
+ * The `qbench fuzz` line that replays a failing property (the same line `qbench fuzz` prints):
+ * target, property, seed, fast-check path, and the command sequence's replayPath when the
+ * counterexample carries one.
+ */
+export function fuzzReplayCommand(p: FuzzProperty, target: TargetInfo): string | undefined {
+  const f = p.finding;
+  if (!f) return undefined;
+  const targetArg = target.kind === 'emulator' ? 'emulator' : `${target.queueUrl.replace(/\/$/, '')}/v2/${target.endpointId}`;
+  const parts = ['qbench fuzz', `--target ${targetArg}`, `--property ${p.name}`, `--seed ${f.seed}`];
+  if (f.path !== '') parts.push(`--path ${f.path}`);
+  const replayPath = /replayPath="([^"]*)"/.exec(f.counterexample)?.[1];
+  if (replayPath !== undefined) parts.push(`--replay-path '${replayPath}'`);
+  return redactSecrets(parts.join(' '));
 }

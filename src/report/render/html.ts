@@ -7,7 +7,7 @@ import type { QbenchComparison } from '../compare-model.js';
 import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult } from '../model.js';
 import { SCHEMA_VERSION } from '../model.js';
 import { checkFailsRun } from '../overall.js';
-import { exchangeText } from './evidence.js';
+import { exchangeText, fuzzReplayCommand } from './evidence.js';
 import { compareSections, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
 import { PALETTE, scenarioCharts, type ChartSpec } from './html-charts.js';
@@ -216,7 +216,7 @@ function fuzzSection(r: QbenchResult): string {
       const head = `<summary>${badge(p.status)} <b>${esc(p.clause.section)}</b> ${esc(p.name)}</summary>`;
       if (!x) return `<details class="fail" open>${head}<p>${esc(p.error ?? 'failed without a recorded counterexample')}</p></details>`;
       return `<details class="fail" open>${head}
-<dl class="evidence"><dt>expected</dt><dd>${esc(x.expected)}</dd><dt>observed</dt><dd>${esc(x.observed)}</dd><dt>counterexample</dt><dd class="mono">${esc(x.counterexample)}</dd><dt>replay</dt><dd class="mono">fast-check seed ${esc(x.seed)}, path ${esc(x.path)}</dd></dl>
+<dl class="evidence"><dt>expected</dt><dd>${esc(x.expected)}</dd><dt>observed</dt><dd>${esc(x.observed)}</dd><dt>counterexample</dt><dd class="mono">${esc(x.counterexample)}</dd><dt>replay</dt><dd class="mono">${esc(fuzzReplayCommand(p, r.meta.target) ?? `seed ${x.seed}, path ${x.path}`)}</dd></dl>
 ${x.curl ? `<h4>reproduce</h4>${curlBlock(x.curl)}` : ''}${x.exchanges.length > 0 ? `<h4>exchanges</h4>${x.exchanges.map(exchangeBlock).join('')}` : ''}</details>`;
     })
     .join('');

@@ -4,8 +4,8 @@
 // without attributes; properties, system-out and system-err in every testsuite).
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
-import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult } from '../model.js';
-import { exchangeText } from './evidence.js';
+import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult, TargetInfo } from '../model.js';
+import { exchangeText, fuzzReplayCommand } from './evidence.js';
 import { fmtChange, validityWarnings } from './format.js';
 import { attrs, xmlText, xmlToken } from './xml.js';
 
@@ -148,7 +148,7 @@ function scenarioCases(s: LoadScenarioResult): Case[] {
   return cases;
 }
 
-function fuzzCase(p: FuzzProperty, seed: number): Case {
+function fuzzCase(p: FuzzProperty, seed: number, target: TargetInfo): Case {
   const name = `${p.clause.section} ${p.name}`;
   const classname = `qbench.fuzz.${p.kind}`;
   const timeSec = sec(p.durationMs);
@@ -167,7 +167,7 @@ function fuzzCase(p: FuzzProperty, seed: number): Case {
         ? [
             `${p.clause.section}: "${p.clause.quote}"`,
             `counterexample: ${f.counterexample}`,
-            `replay: fast-check seed ${f.seed}, path ${f.path}`,
+            `replay: ${fuzzReplayCommand(p, target) ?? `seed ${f.seed}, path ${f.path}`}`,
             ...(f.curl ? ['reproduce:', f.curl] : []),
             ...f.exchanges.map(exchangeText),
           ].join('\n')
@@ -222,7 +222,7 @@ export function renderJunit(r: QbenchResult): string {
       hostname: host,
       timeSec: sec(f.durationMs),
       properties: { ...baseProps, seed: String(f.seed), numRuns: String(f.numRuns) },
-      cases: f.properties.map((p) => fuzzCase(p, f.seed)),
+      cases: f.properties.map((p) => fuzzCase(p, f.seed, r.meta.target)),
       out: `seed ${f.seed}, ${f.numRuns} runs per property`,
     });
   }

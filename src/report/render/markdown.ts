@@ -4,6 +4,7 @@ import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { QbenchResult } from '../model.js';
 import { checkFailsRun } from '../overall.js';
+import { fuzzReplayCommand } from './evidence.js';
 import { fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
 
 const ICON = { pass: '✅', fail: '❌', invalid: '⚠️', error: '💥', info: 'ℹ️', skip: '⏭️' } as const;
@@ -75,7 +76,9 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
     out.push('### Fuzz findings', '');
     for (const p of fuzzFail.slice(0, MAX_LISTED)) {
       const f = p.finding;
-      out.push(`- **${cell(p.clause.section)} ${cell(p.name)}**: ${f ? cell(`expected ${f.expected}, observed ${f.observed}; counterexample ${f.counterexample}; replay with seed ${f.seed} path ${f.path}`) : cell(p.error ?? p.status)}`);
+      out.push(`- **${cell(p.clause.section)} ${cell(p.name)}**: ${f ? cell(`expected ${f.expected}, observed ${f.observed}; counterexample ${f.counterexample}`) : cell(p.error ?? p.status)}`);
+      const replay = fuzzReplayCommand(p, r.meta.target);
+      if (replay) out.push(`  replay: \`${replay}\``);
     }
     out.push('');
   }

@@ -151,6 +151,7 @@ describe('JUnit renderer', () => {
     expect(thr.attrs['message']).toMatch(/observed 250\.5 \(aborted the run\)/);
     const fuzz = cases.find((c) => c.attrs['name'] === '§3.1 job state machine')!.children[0]!;
     expect(fuzz.text).toMatch(/counterexample: \[run\(\), cancel\(\), retry\(\)\]/);
+    expect(fuzz.text).toContain('replay: qbench fuzz --target emulator --property job state machine --seed 42 --path 36:1:0');
     const invalid = cases.filter((c) => c.attrs['name']?.startsWith('generator validity') && c.children[0]?.name === 'error');
     expect(invalid).toHaveLength(1);
     expect(xml).not.toContain(secret);
