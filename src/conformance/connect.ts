@@ -39,7 +39,13 @@ export async function connectTarget(o: ConnectOptions): Promise<Connected> {
   registerSecret(o.apiKey);
   const dispatcher = new Agent({ connections: MAX_CONNECTIONS, keepAliveTimeout: 4_000, pipelining: 1 });
   const probe = new Probe({ queueUrl: o.queueUrl, restUrl: o.restUrl, graphqlUrl: o.graphqlUrl, apiKey: o.apiKey, apiKeyEnv: o.apiKeyEnv, dispatcher });
-  const info = await readEmulatorInfo(probe);
+  let info;
+  try {
+    info = await readEmulatorInfo(probe);
+  } catch (e) {
+    await dispatcher.close();
+    throw e;
+  }
   const callbackHost = o.callbackHost ?? (isLoopback(o.queueUrl) ? '127.0.0.1' : null);
   const base = {
     queueUrl: o.queueUrl,

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
+import { QbenchError } from '../errors.js';
 import type { Probe } from './probe.js';
 
 export interface RateLimitFact {
@@ -116,6 +117,9 @@ export function limitsFromInfo(info: EmulatorInfo): TargetLimits {
  */
 export async function readEmulatorInfo(probe: Probe): Promise<EmulatorInfo | null> {
   const res = await probe.send({ iface: 'queue', method: 'GET', path: '/_qbench/info', timeoutMs: 10_000 });
+  if (res.status === 0) {
+    throw new QbenchError('QB_ERR_UNREACHABLE', `target unreachable: ${probe.baseUrl('queue')} (${res.exchange.error ?? 'no answer'})`);
+  }
   if (res.status !== 200) return null;
   const parsed = EmulatorInfo.safeParse(res.json);
   return parsed.success ? parsed.data : null;

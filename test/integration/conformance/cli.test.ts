@@ -83,6 +83,13 @@ describe('qbench check', () => {
     expect(c.err).toContain('QB_TEST_KEY is not set');
   });
 
+  it('exits 5 when the target cannot be reached', async () => {
+    const c = io({ QB_TEST_KEY: 'k-unreachable-1234' });
+    expect(await main(['check', '--target', 'http://127.0.0.1:1', '--endpoint', 'ep', '--api-key-env', 'QB_TEST_KEY'], c)).toBe(5);
+    expect(c.err).toContain('target unreachable');
+    expect(c.err).not.toContain('k-unreachable-1234');
+  });
+
   it('lists the checks', async () => {
     const c = io();
     expect(await main(['check', '--list'], c)).toBe(0);
