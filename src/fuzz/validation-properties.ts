@@ -8,6 +8,8 @@ import {
   SYNC_ID_PATTERN,
   JobRecord,
   TemplateRecord,
+  TemplateCreate,
+  applyTemplateDefaults,
   HTTP_STATUS,
 } from '../spec/index.js';
 import { describeBody, type CaseBody } from './case-body.js';
@@ -35,7 +37,7 @@ function judge(e: Expectation, a: FuzzAnswer): void {
 function judgeShape(schema: z.ZodType, a: FuzzAnswer, what: string, extra?: (v: unknown) => string | undefined): void {
   const r = schema.safeParse(a.json);
   const problem = r.success ? extra?.(r.data) : `${what}: ${z.prettifyError(r.error).replace(/\s*\n\s*/g, '; ')}`;
-  if (problem !== undefined) throw new Disagreement(`a ${what} (§4.1)`, `${observedText(a)} (${problem})`, [a.exchange], a.curl);
+  if (problem !== undefined) throw new Disagreement(`a ${what}`, `${observedText(a)} (${problem})`, [a.exchange], a.curl);
 }
 
 function sendJob(ctx: PropertyContext, operation: 'run' | 'runsync', body: CaseBody, wait?: string) {
@@ -47,9 +49,9 @@ function sendJob(ctx: PropertyContext, operation: 'run' | 'runsync', body: CaseB
 }
 
 function judgeAcceptedJob(operation: 'run' | 'runsync', a: FuzzAnswer): void {
-  if (operation === 'run') judgeShape(RunAnswer, a, '/run answer {id, status: IN_QUEUE}');
+  if (operation === 'run') judgeShape(RunAnswer, a, '§4.1 /run answer {id, status: IN_QUEUE}');
   else
-    judgeShape(RunSyncAnswer, a, '/runsync job record', (v) =>
+    judgeShape(RunSyncAnswer, a, '§4.1 /runsync job record', (v) =>
       SYNC_ID_PATTERN.test((v as { id: string }).id) ? undefined : `id ${(v as { id: string }).id} lacks the sync- prefix of §2.2`,
     );
 }
@@ -92,7 +94,7 @@ export const statusTtlProperty: FuzzPropertyDef<StatusTtlCase> = {
     const ageMs = (performance.now() - submitted + REAL_MARGIN_MS) * ctx.target.timeScale;
     const e = classifyStatusTtl(c, ageMs);
     judge(e, a);
-    if (e.verdict === 'accept') judgeShape(JobRecord, a, 'job record');
+    if (e.verdict === 'accept') judgeShape(JobRecord, a, '§2.2 job record');
   },
   describe: (c) => `POST /run {"input":{}} then GET /status/{id}?ttl=${c.ttl}`,
 };
@@ -138,6 +140,19 @@ function templateIdOf(a: FuzzAnswer): string | undefined {
   return r.success ? r.data.id : undefined;
 }
 
+/**
+ * §2.5: the create answer echoes the stored values, with the documented defaults for the
+ * fields the body left out. Undefined when the record agrees.
+ */
+function defaultsProblem(body: unknown, record: unknown): string | undefined {
+  const parsed = TemplateCreate.safeParse(body);
+  if (!parsed.success) return undefined;
+  const want = applyTemplateDefaults(parsed.data) as Record<string, unknown>;
+  const got = record as Record<string, unknown>;
+  const wrong = Object.entries(want).filter(([k, v]) => JSON.stringify(got[k]) !== JSON.stringify(v));
+  return wrong.length === 0 ? undefined : `§2.5 stored values and defaults: ${wrong.map(([k, v]) => `${k} should be ${JSON.stringify(v)}, is ${JSON.stringify(got[k])}`).join('; ')}`;
+}
+
 export const templateProperty: FuzzPropertyDef<TemplateCase> = {
   name: 'template-validation',
   clause: { section: '§2.5, §4.2', quote: 'imageName and name required on create; name unique; category and isServerless not accepted on update; ports <port>/<http|tcp>; volumeMountPath absolute' },
@@ -167,7 +182,9 @@ export const templateProperty: FuzzPropertyDef<TemplateCase> = {
       const name = c.body.kind === 'json' ? (c.body.value as { name?: unknown } | null)?.name : undefined;
       if (id !== undefined && typeof name === 'string') b.names.set(id, name);
       judge(e, a);
-      if (e.verdict === 'accept') judgeShape(TemplateRecord, a, 'template record');
+      if (e.verdict === 'accept' && c.body.kind === 'json') {
+        judgeShape(TemplateRecord, a, '§2.5 template record', (rec) => defaultsProblem(c.body.kind === 'json' ? c.body.value : undefined, rec));
+      }
     } else {
       const currentName = b.names.get(targetId) ?? '';
       const e = classifyTemplateUpdate(c.body, existing, currentName);
@@ -175,7 +192,7 @@ export const templateProperty: FuzzPropertyDef<TemplateCase> = {
       const name = c.body.kind === 'json' ? (c.body.value as { name?: unknown } | null)?.name : undefined;
       if (a.status !== null && a.status < 300 && typeof name === 'string') b.names.set(targetId, name);
       judge(e, a);
-      if (e.verdict === 'accept') judgeShape(TemplateRecord, a, 'template record');
+      if (e.verdict === 'accept') judgeShape(TemplateRecord, a, '§2.5 template record');
     }
   },
   async teardown(ctx) {

@@ -10,6 +10,8 @@ import type { JobModel, ModelJob } from './job-model.js';
 import {
   cancelJob,
   checkHealth,
+  healthOfUnknownEndpoint,
+  statusWithoutKey,
   observeStatus,
   observeStream,
   purgeQueue,
@@ -164,6 +166,30 @@ class UnknownStatusCommand extends Base {
   }
 }
 
+class UnknownEndpointCommand extends Base {
+  constructor(private readonly endpointId: string) {
+    super();
+  }
+  protected act(_m: JobModel, r: ModelReal) {
+    return healthOfUnknownEndpoint(r, this.endpointId);
+  }
+  toString() {
+    return `health(unknown endpoint ${this.endpointId})`;
+  }
+}
+
+class NoKeyCommand extends Base {
+  constructor(private readonly pick: number) {
+    super();
+  }
+  protected act(m: JobModel, r: ModelReal) {
+    return statusWithoutKey(m, r, m.jobs.length > 0 ? m.jobs[this.pick % m.jobs.length] : undefined);
+  }
+  toString() {
+    return `status-without-key(#${this.pick})`;
+  }
+}
+
 /** Illegal on purpose: retry of a COMPLETED job (§3.1: only FAILED or TIMED_OUT). */
 class RetryCompletedCommand extends Base {
   protected async act(m: JobModel, r: ModelReal) {
@@ -303,6 +329,8 @@ export function commandArbitraries(): fc.Arbitrary<ModelCommand>[] {
     fc.constant<ModelCommand>(new PurgeCommand()),
     fc.constant<ModelCommand>(new HealthCommand()),
     fc.uuid({ version: 4 }).map((id): ModelCommand => new UnknownStatusCommand(id)),
+    fc.stringMatching(/^[a-z][a-z0-9]{5,11}$/).map((id): ModelCommand => new UnknownEndpointCommand(`qbench-nx-${id}`)),
+    pick.map((i): ModelCommand => new NoKeyCommand(i)),
     fc.constant<ModelCommand>(new RetryCompletedCommand()),
     fc.constant<ModelCommand>(new RetryCancelledCommand()),
     fc.constantFrom('quick' as const, 'fail' as const).map((p): ModelCommand => new AfterRetentionCommand(p)),

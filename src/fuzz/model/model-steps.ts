@@ -56,9 +56,14 @@ interface Stepped {
   readonly receivedAtMs: number;
 }
 
-async function step(real: ModelReal, req: Omit<FuzzRequest, 'auth' | 'url'> & { path: string }, label: string): Promise<Stepped> {
+async function step(
+  real: ModelReal,
+  req: Omit<FuzzRequest, 'auth' | 'url'> & { path: string; endpointId?: string; auth?: FuzzRequest['auth'] },
+  label: string,
+): Promise<Stepped> {
   const sentAtMs = real.now();
-  const a = await real.ctx.http.send({ ...req, url: queuePath(real.ctx.target, real.endpointId, req.path), auth: 'header-bearer' }, real.ctx.signal);
+  const { path, endpointId, auth, ...rest } = req;
+  const a = await real.ctx.http.send({ ...rest, url: queuePath(real.ctx.target, endpointId ?? real.endpointId, path), auth: auth ?? 'header-bearer' }, real.ctx.signal);
   const receivedAtMs = real.now();
   real.recent.push(a.exchange);
   if (real.recent.length > KEEP_EXCHANGES) real.recent.shift();
@@ -74,6 +79,12 @@ function parse<T>(real: ModelReal, s: Stepped, schema: z.ZodType<T>, what: strin
   const r = schema.safeParse(s.a.json);
   if (!r.success) fail(real, s, `${what}`, `${observedText(s.a)} (${z.prettifyError(r.error).replace(/\s*\n\s*/g, '; ')})`);
   return r.data;
+}
+
+/** §2.2 "delayTime, executionTime: present on results of /runsync and /status". */
+function requireTimings(real: ModelReal, s: Stepped, rec: { delayTime?: number | undefined; executionTime?: number | undefined }, where: string): void {
+  const missing = (['delayTime', 'executionTime'] as const).filter((k) => rec[k] === undefined);
+  if (missing.length > 0) fail(real, s, `§2.2 delayTime and executionTime are present on results of ${where}`, `${observedText(s.a)} (no ${missing.join(', ')})`);
 }
 
 export function jobLabel(model: JobModel, job: ModelJob): string {
@@ -113,6 +124,7 @@ export async function submitRunsync(model: JobModel, real: ModelReal, plan: JobP
   const s = await step(real, { operation: 'runsync', method: 'POST', path, body: { kind: 'json', value: plan.body } }, `runsync(${plan.name}${wait === undefined ? '' : `, wait=${wait}`})`);
   if (s.a.status !== HTTP_STATUS.ok) fail(real, s, `§3.1 (none) -> COMPLETED: /runsync of a valid request answers 200 with the job record`);
   const rec = parse(real, s, JobRecord, '§2.2 job record from /runsync');
+  requireTimings(real, s, rec, '/runsync');
   if (!SYNC_ID_PATTERN.test(rec.id)) fail(real, s, `§2.2 a /runsync id is "sync-" followed by a UUID`, `id ${rec.id}`);
   const allowed = serviceClosure(new Set(['IN_QUEUE']), plan);
   if (!allowed.has(rec.status)) fail(real, s, `§3.1 a ${plan.name} job from /runsync is one of ${describeStates(allowed)}`, `status ${rec.status}`);
@@ -153,6 +165,7 @@ export async function observeStatus(model: JobModel, real: ModelReal, job: Model
   if (s.a.status === HTTP_STATUS.notFound) return expectDeletedAllowed(real, s, model, job, allowed, 'status');
   if (s.a.status !== HTTP_STATUS.ok) fail(real, s, `/status of ${jobLabel(model, job)} answers 200 or 404 (one of ${describeStates(allowed)})`);
   const rec = parse(real, s, JobRecord, '§2.2 job record from /status');
+  requireTimings(real, s, rec, '/status');
   if (rec.id !== job.id) fail(real, s, `/status answers the record of the job asked for (${job.id})`, `id ${rec.id}`);
   if (!allowed.has(rec.status)) fail(real, s, `§3.1 ${jobLabel(model, job)} is one of ${describeStates(allowed)}`, `status ${rec.status}`);
   observe(job, rec.status, s.sentAtMs, s.receivedAtMs);
@@ -261,6 +274,19 @@ export async function checkHealth(model: JobModel, real: ModelReal): Promise<{ i
     );
   }
   return { inQueue: h.jobs.inQueue, inProgress: h.jobs.inProgress };
+}
+
+/** §7 "404 Not Found: Unknown endpoint id". */
+export async function healthOfUnknownEndpoint(real: ModelReal, endpointId: string): Promise<void> {
+  const s = await step(real, { operation: 'health', method: 'GET', path: '/health', endpointId }, `health(unknown endpoint ${endpointId})`);
+  if (s.a.status !== HTTP_STATUS.notFound) fail(real, s, `§7 404 for an unknown endpoint id (${endpointId})`);
+}
+
+/** §5, §7: a request without the API key is refused with 401. */
+export async function statusWithoutKey(model: JobModel, real: ModelReal, job: ModelJob | undefined): Promise<void> {
+  const id = job?.id ?? 'no-such-job';
+  const s = await step(real, { operation: 'status', method: 'GET', path: `/status/${encodeURIComponent(id)}`, auth: 'none' }, `status(${job ? `#${model.jobs.indexOf(job)}` : 'unknown'}, no key)`);
+  if (s.a.status !== HTTP_STATUS.unauthorized) fail(real, s, '§5/§7 401 for a request without the API key');
 }
 
 /** §7 GET /status of a job that never existed: 404. */
