@@ -33,3 +33,11 @@ export type {
   CheckDefinition, CheckContext, CheckPass, CheckTag, Suite, ClauseDef, Target as ConformanceTarget, RunOptions as ConformanceRunOptions,
   SelfTestReport, SelfTestRow, LoadedExpectations,
 } from './conformance/index.js';
+export {
+  parseScenario, runScenario, runLoad, loadScenarioFile, resolveTarget as resolveLoadTarget, knownMetrics as loadMetricNames,
+  HARD_LIMITS as LOAD_HARD_LIMITS,
+} from './load/index.js';
+export type {
+  Scenario as LoadScenario, ScenarioInput as LoadScenarioInput, LoadTarget, IterationContext, RunContext as LoadRunContext,
+  Analysis as LoadAnalysis, ScenarioHooks, ScenarioFactoryContext, RunLoadOptions, ProgressSnapshot,
+} from './load/index.js';

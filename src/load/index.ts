@@ -1,0 +1,19 @@
+// The load engine (issue 6): scenarios, executors, recording, thresholds, validity, threads.
+export { Scenario, parseScenario, stepMetricName, plannedDurationMs, scenarioToJson, HARD_LIMITS, EXECUTORS } from './scenario.js';
+export type { ScenarioInput, Step, Executor, ThresholdSpec, On429, ValidityLimits, CustomStepFn, InputFactory, RampStage } from './scenario.js';
+export type {
+  LoadTarget, HttpAnswer, RequestSpec, IterationContext, RunContext, Analysis, ScenarioHooks, TimelineAction, ResultWithoutVerdict,
+} from './context.js';
+export { runScenario } from './engine.js';
+export type { ProgressSnapshot, RunScenarioOptions } from './engine.js';
+export { runLoad, loadAll } from './run-load.js';
+export type { RunLoadOptions } from './run-load.js';
+export { loadScenarioFile, applyOverrides, scenarioInputsOf } from './loader.js';
+export type { ScenarioFactoryContext, ScenarioModuleExport, ScenarioOverrides, ScenarioSource, LoadedScenario } from './loader.js';
+export { resolveTarget, fetchEmulatorInfo } from './target.js';
+export type { ResolveTargetOptions, ResolvedTarget } from './target.js';
+export { knownMetrics, parseThresholds } from './thresholds.js';
+export { schedule, inverseCumulative, expectedCount, mulberry32 } from './arrivals.js';
+export type { RateSegment, ScheduleOptions, ScheduledIteration } from './arrivals.js';
+export { createProgressPrinter, formatProgress } from './progress.js';
+export type { ProgressPrinter } from './progress.js';
