@@ -1,7 +1,7 @@
 // Plain-text evidence shared by the JUnit, markdown and console renderers: an HTTP exchange
 // and a failure's reproduction, with secrets redacted.
 import { redactSecrets } from '../../errors.js';
-import type { FuzzProperty, HttpExchange, TargetInfo } from '../model.js';
+import type { CheckResult, FuzzProperty, HttpExchange, TargetInfo } from '../model.js';
 
 const MAX_BODY_CHARS = 2_000;
 
@@ -39,4 +39,11 @@ export function fuzzReplayCommand(p: FuzzProperty, target: TargetInfo): string |
   const replayPath = /replayPath="([^"]*)"/.exec(f.counterexample)?.[1];
   if (replayPath !== undefined) parts.push(`--replay-path '${replayPath}'`);
   return redactSecrets(parts.join(' '));
+}
+
+/** The `qbench check` line that runs one check again against the same target. */
+export function checkRerunCommand(c: CheckResult, target: TargetInfo): string {
+  const t = target.kind === 'emulator' ? '--target emulator' : `--target ${target.queueUrl} --endpoint ${target.endpointId}`;
+  const extra = [target.restUrl && c.interface === 'rest' ? `--rest-url ${target.restUrl}` : '', target.graphqlUrl && c.interface === 'graphql' ? `--graphql-url ${target.graphqlUrl}` : ''].filter(Boolean);
+  return redactSecrets(['qbench check', t, ...extra, `--only ${c.id}`].join(' '));
 }

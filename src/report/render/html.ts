@@ -4,10 +4,10 @@
 // Scripts, styles and data are inlined: opening the file makes no network request.
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
-import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult } from '../model.js';
+import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult, TargetInfo } from '../model.js';
 import { SCHEMA_VERSION } from '../model.js';
 import { checkFailsRun } from '../overall.js';
-import { exchangeText, fuzzReplayCommand } from './evidence.js';
+import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { compareSections, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
 import { PALETTE, scenarioCharts, type ChartSpec } from './html-charts.js';
@@ -94,14 +94,14 @@ function checkRow(c: CheckResult): string {
   return `<tr><td>${badge(checkStatus(c))}${exp}</td><td class="mono">${esc(c.id)}</td><td>${esc(c.title)}<div class="small muted">“${esc(c.clause.quote)}”</div></td><td class="small">${esc(c.interface)}${c.kind === 'compat' ? ' · compat' : ''}</td><td class="small">${esc(note)}</td><td class="num">${esc(fmtMs(c.durationMs))}</td></tr>`;
 }
 
-function failureDetails(c: CheckResult): string {
+function failureDetails(c: CheckResult, target: TargetInfo): string {
   const v = c.verdict;
   const head = `<summary>${badge(checkStatus(c))} <b>${esc(c.clause.section)}</b> <span class="mono">${esc(c.id)}</span>: ${esc(c.title)}</summary>`;
   const quote = `<p class="small">Rule (${esc(c.clause.section)}): “${esc(c.clause.quote)}”</p>`;
   if (v.status === 'fail') {
     return `<details class="fail" open>${head}${quote}
 <dl class="evidence"><dt>expected</dt><dd>${esc(v.expected)}</dd><dt>observed</dt><dd>${esc(v.observed)}</dd></dl>
-<h4>reproduce</h4>${curlBlock(v.curl)}
+<h4>reproduce</h4>${curlBlock(v.curl)}<p class="small">Run this check again: <code>${esc(checkRerunCommand(c, target))}</code></p>
 ${v.exchanges.length > 0 ? `<h4>exchanges (${v.exchanges.length})</h4>${v.exchanges.map(exchangeBlock).join('')}` : ''}
 ${c.expectation && !c.expectation.matched ? `<p>The expectation file said <b>${esc(c.expectation.expected)}</b>: ${esc(c.expectation.reason)}</p>` : ''}</details>`;
   }
@@ -139,7 +139,7 @@ function conformanceSection(r: QbenchResult): string {
 <p>${badge('pass', `${s.pass} pass`)} ${badge(s.fail > 0 ? 'fail' : 'skip', `${s.fail} fail`)} ${badge('skip', `${s.skip} skip`)} ${badge(s.error > 0 ? 'error' : 'skip', `${s.error} error`)}${s.expectedFailures ? ` ${badge('info', `${s.expectedFailures} expected failures`)}` : ''}${s.unexpectedPasses ? ` ${badge('fail', `${s.unexpectedPasses} unexpected passes`)}` : ''}</p>
 <div class="card"><h3>Matrix by spec section</h3><table><thead><tr><th>section</th><th>checks</th><th class="num">total</th><th class="num">pass</th><th class="num">fail</th><th class="num">skip</th></tr></thead><tbody>${matrix}</tbody></table>
 <p class="small muted">Green: pass · red: fail or error · grey: skipped · blue: WIRE-COMPAT finding (never a spec failure).</p></div>
-${failing.length > 0 ? `<div class="card"><h3>Failures (${failing.length})</h3>${failing.map(failureDetails).join('')}</div>` : ''}
+${failing.length > 0 ? `<div class="card"><h3>Failures (${failing.length})</h3>${failing.map((x) => failureDetails(x, r.meta.target)).join('')}</div>` : ''}
 <details class="card"><summary><b>All checks (${c.checks.length})</b></summary>${groups}</details>
 ${c.coverage.length > 0 ? `<details class="card"><summary><b>Coverage</b>: ${c.coverage.length - uncovered.length} of ${c.coverage.length} clauses have a check</summary><table><thead><tr><th>section</th><th>clause</th><th>checks</th></tr></thead><tbody>${c.coverage
     .map((x) => `<tr><td>${esc(x.section)}</td><td>${esc(x.clause)}</td><td class="small">${x.checkIds.length > 0 ? esc(x.checkIds.join(', ')) : `<span class="muted">not covered${x.uncoveredReason ? `: ${esc(x.uncoveredReason)}` : ''}</span>`}</td></tr>`)

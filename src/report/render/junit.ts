@@ -5,7 +5,7 @@
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult, TargetInfo } from '../model.js';
-import { exchangeText, fuzzReplayCommand } from './evidence.js';
+import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { fmtChange, validityWarnings } from './format.js';
 import { attrs, xmlText, xmlToken } from './xml.js';
 
@@ -76,7 +76,7 @@ function renderSuites(suites: Suite[]): string {
   return parts.join('\n');
 }
 
-function checkCase(c: CheckResult, profile: string): Case {
+function checkCase(c: CheckResult, profile: string, target: TargetInfo): Case {
   const name = `${c.clause.section} ${c.id}: ${c.title}`;
   const classname = `qbench.conformance.${c.kind}.${c.clause.section}`;
   const timeSec = sec(c.durationMs);
@@ -102,7 +102,7 @@ function checkCase(c: CheckResult, profile: string): Case {
       kind: 'failure',
       type: 'spec-violation',
       message: `expected ${v.expected}, observed ${v.observed}`,
-      body: [quote, `expected: ${v.expected}`, `observed: ${v.observed}`, '', 'reproduce:', v.curl, '', ...v.exchanges.map(exchangeText)].join('\n'),
+      body: [quote, `expected: ${v.expected}`, `observed: ${v.observed}`, '', 'reproduce:', v.curl, `re-run the check: ${checkRerunCommand(c, target)}`, '', ...v.exchanges.map(exchangeText)].join('\n'),
     };
   }
   return { name, classname, timeSec, outcome };
@@ -197,7 +197,7 @@ export function renderJunit(r: QbenchResult): string {
       hostname: host,
       timeSec: sec(c.checks.reduce((a, x) => a + x.durationMs, 0)),
       properties: { ...baseProps, profile: c.profile },
-      cases: c.checks.map((x) => checkCase(x, c.profile)),
+      cases: c.checks.map((x) => checkCase(x, c.profile, r.meta.target)),
       out: `pass ${c.summary.pass}, fail ${c.summary.fail}, skip ${c.summary.skip}, error ${c.summary.error}`,
     });
   }

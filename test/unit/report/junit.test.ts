@@ -146,6 +146,7 @@ describe('JUnit renderer', () => {
     expect(f.name).toBe('failure');
     expect(f.attrs['message']).toMatch(/^expected 400 .* observed 200/);
     expect(f.text).toMatch(/reproduce:\ncurl -sS -X POST/);
+    expect(f.text).toContain(`re-run the check: qbench check --target emulator --only ${failing.id}`);
     expect(f.text).toContain('<b>&"');
     const thr = byName('threshold run.latency p(99.9)<1').children[0]!;
     expect(thr.attrs['message']).toMatch(/observed 250\.5 \(aborted the run\)/);
