@@ -336,6 +336,11 @@ export class QueueEndpoint {
     if (w && outcome.kind !== 'crash' && outcome.refresh) this.recycle(w);
   }
 
+  /** A worker is gone (crash, or an external worker that stopped calling): its jobs fail, it leaves the pool. */
+  workerGone(w: Worker, error: string): void {
+    this.crashWorker(w, error);
+  }
+
   /** The worker process died: its other jobs fail too, and it leaves the pool. */
   private crashWorker(w: Worker, error: string): void {
     for (const other of [...w.jobs.values()]) {

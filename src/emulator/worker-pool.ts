@@ -24,6 +24,8 @@ export interface Worker {
   idleTimer: TimerHandle | undefined;
   /** When the worker last became idle; undefined while it holds jobs. */
   idleSinceMs: number | undefined;
+  /** External workers: emulated time of the last protocol call (liveness). */
+  lastSeenMs?: number;
   coldTimer: TimerHandle | undefined;
 }
 

@@ -3,6 +3,7 @@
 // the endpoint's pool. job-take long-polls briefly (well under the worker's 90 s timeout)
 // and answers 204 when nothing is queued; cancel reaches a running job through job-stop.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WORKER_PROTOCOL } from '../spec/index.js';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
@@ -19,15 +20,47 @@ function noContent(res: ServerResponse): void {
   res.end();
 }
 
+/** An external worker silent for this many ping intervals is taken as lost. */
+const MISSED_PINGS_LOST = 3;
+
 export class WorkerProtocolRoutes implements WorkerRoutes {
+  private sweeping = false;
+
   constructor(private readonly core: EmulatorCore) {}
+
+  /** Emulated ms between liveness sweeps: one real ping interval of the worker. */
+  private get pingIntervalEmulatedMs(): number {
+    return WORKER_PROTOCOL.defaultPingIntervalMs * this.core.clock.scale;
+  }
+
+  /** Every ping interval: external workers silent for 3 intervals are lost; their running jobs fail. */
+  private startSweep(): void {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    const sweep = () => {
+      const now = this.core.clock.now();
+      const limit = MISSED_PINGS_LOST * this.pingIntervalEmulatedMs;
+      for (const ep of this.core.endpoints.values()) {
+        for (const w of [...ep.pool.workers.values()]) {
+          if (w.kind === 'external' && w.lastSeenMs !== undefined && now - w.lastSeenMs > limit) {
+            ep.workerGone(w, `worker ${w.id} lost: no call for more than ${MISSED_PINGS_LOST} ping intervals`);
+          }
+        }
+      }
+      this.core.clock.setTimer(this.pingIntervalEmulatedMs, sweep);
+    };
+    this.core.clock.setTimer(this.pingIntervalEmulatedMs, sweep);
+  }
 
   owns(op: string): boolean {
     return OPS.has(op);
   }
 
   private worker(ep: QueueEndpoint, id: string): Worker {
-    return ep.pool.attachExternal(id, MAX_BATCH);
+    const w = ep.pool.attachExternal(id, MAX_BATCH);
+    w.lastSeenMs = this.core.clock.now();
+    this.startSweep();
+    return w;
   }
 
   private jobOf(ep: QueueEndpoint, w: Worker, jobId: string): Job | undefined {

@@ -7,6 +7,8 @@ import { emulatorUrls, runWorker, type WorkerHandler, type WorkerStats } from '.
 import { main } from '../../../src/cli/main.js';
 import { EXIT } from '../../../src/exit-codes.js';
 import { KEY, until } from './helpers.js';
+import { ManualClock } from '../../../src/emulator/clock.js';
+import { WORKER_PROTOCOL } from '../../../src/spec/index.js';
 
 let em: EmulatorHandle;
 let stop: AbortController;
@@ -136,6 +138,36 @@ describe('worker protocol answers', () => {
     const res = await fetch(`${em.url}/v2/demo/job-done/raw-2/${list[1]?.id}?isStream=false`, { method: 'POST', headers: { authorization: KEY, 'content-type': 'application/x-www-form-urlencoded' }, body: '{"output":"fine"}' });
     expect(res.status).toBe(200);
     expect((await statusOf(list[1]!.id))).toMatchObject({ status: 'COMPLETED', output: 'fine', workerId: 'raw-2' });
+  });
+});
+
+describe('external worker liveness', () => {
+  it('a worker silent for 3 ping intervals is lost: its running job fails and it leaves the pool', async () => {
+    const clock = new ManualClock(0);
+    em = await startEmulator({ apiKey: KEY, externalWorkers: true, workerTakeLongPollMs: 0 }, { clock });
+    stop = new AbortController();
+    const id = (await api('POST', '/v2/demo/run', { input: {} })).body['id'] as string;
+    const take = await fetch(`${em.url}/v2/demo/job-take/silent-1`, { headers: { authorization: KEY } });
+    expect(((await take.json()) as { id: string }).id).toBe(id);
+    clock.advance(3 * WORKER_PROTOCOL.defaultPingIntervalMs);
+    expect((await statusOf(id))['status']).toBe('IN_PROGRESS');
+    clock.advance(WORKER_PROTOCOL.defaultPingIntervalMs);
+    expect(await statusOf(id)).toMatchObject({ status: 'FAILED', error: expect.stringContaining('lost') });
+    const w = (await api('GET', '/v2/demo/health')).body['workers'] as Record<string, number>;
+    expect(w['idle']! + w['running']!).toBe(0);
+  });
+
+  it('a worker that keeps pinging stays', async () => {
+    const clock = new ManualClock(0);
+    em = await startEmulator({ apiKey: KEY, externalWorkers: true, workerTakeLongPollMs: 0 }, { clock });
+    stop = new AbortController();
+    const id = (await api('POST', '/v2/demo/run', { input: {} })).body['id'] as string;
+    await (await fetch(`${em.url}/v2/demo/job-take/pinger`, { headers: { authorization: KEY } })).text();
+    for (let i = 0; i < 6; i++) {
+      clock.advance(WORKER_PROTOCOL.defaultPingIntervalMs);
+      expect((await fetch(`${em.url}/v2/demo/ping/pinger?job_id=${id}`, { headers: { authorization: KEY } })).status).toBe(200);
+    }
+    expect((await statusOf(id))['status']).toBe('IN_PROGRESS');
   });
 });
 
