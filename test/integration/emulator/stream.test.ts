@@ -120,3 +120,20 @@ describe('LLM streaming mode (mock_llm)', () => {
     expect(jobs[0].output.object).toBe('chat.completion');
   });
 });
+
+describe('/openai streaming', () => {
+  it('stream: true answers server-sent events, one per token, ending with [DONE]', async () => {
+    t = await startManual();
+    const u = `${t.em.url}/v2/demo/openai/v1/chat/completions`;
+    const p = fetch(u, { method: 'POST', headers: { authorization: 'test-key-1234', 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, stream: true }) });
+    await until(() => t.em.core.defaultEndpoint.inProgress === 1, 'the openai job to start');
+    for (let i = 0; i < 10; i++) await t.advance(100);
+    const res = await p;
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await res.text()).split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    expect(events.at(-1)).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { object: string; choices: { delta: { content: string } }[] });
+    expect(chunks).toHaveLength(3);
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
+  });
+});
