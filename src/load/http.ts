@@ -5,6 +5,7 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { API_VERSIONS } from '../spec/index.js';
 import type { HttpAnswer, LoadTarget, RequestSpec } from './context.js';
+import { hrNowMs } from './recorder.js';
 
 export interface TargetHttpOptions {
   readonly connections: number;
@@ -123,7 +124,7 @@ export class TargetHttp {
       ...(signal ? { signal } : {}),
     };
     if (!(await this.slots.acquire(signal))) return answer(null, {}, '', 0, 'ABORT_ERR');
-    onSent?.(performance.timeOrigin + performance.now());
+    onSent?.(hrNowMs());
     try {
       const res = await this.pool.request(options);
       const text = await res.body.text();

