@@ -5,7 +5,7 @@ import { SCHEMA_VERSION, type FuzzProperty, type QbenchResult } from '../report/
 import { buildMeta } from '../report/machine.js';
 import { computeOverall } from '../report/overall.js';
 import { redactSecrets } from '../errors.js';
-import { replayPathOf, type FuzzRunResult } from './runner.js';
+import { replayPathOf, type FuzzRunResult, type OracleTally } from './runner.js';
 import type { FuzzTarget } from './target.js';
 
 export interface FuzzResultInput {
@@ -48,8 +48,9 @@ export function replayCommand(p: FuzzProperty, targetArg: string, extraArgs: rea
 }
 
 /** One property as console text; a failure spelled out in full. */
-export function describeProperty(p: FuzzProperty, replay?: string): string {
-  const head = `${p.status.toUpperCase().padEnd(5)} ${p.name} (${p.clause.section}, ${p.kind}): ${p.runs} runs in ${(p.durationMs / 1000).toFixed(1)} s`;
+export function describeProperty(p: FuzzProperty, replay?: string, tally?: OracleTally): string {
+  const classes = tally ? ` (cases sent: ${tally.accept} must-accept, ${tally.refuse} must-refuse, ${tally.ambiguous} ambiguous)` : '';
+  const head = `${p.status.toUpperCase().padEnd(5)} ${p.name} (${p.clause.section}, ${p.kind}): ${p.runs} runs in ${(p.durationMs / 1000).toFixed(1)} s${classes}`;
   if (p.status === 'error') return `${head}\n      error: ${p.error ?? 'unknown'}\n`;
   if (!p.finding) return `${head}\n`;
   const f = p.finding;

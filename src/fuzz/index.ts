@@ -1,7 +1,7 @@
 // Property-based fuzzing of the validation rules and model-based testing of the §3.1 job
 // state machine (issue 8): arbitraries derived from src/spec, the oracle, the runner.
 export { runFuzz, allProperties, PROPERTY_NAMES, replayPathOf } from './runner.js';
-export type { FuzzRunOptions, FuzzRunResult, FuzzEvent } from './runner.js';
+export type { FuzzRunOptions, FuzzRunResult, FuzzEvent, OracleTally } from './runner.js';
 export { resolveFuzzTarget, DEFAULT_EMULATOR_TIME_SCALE, FUZZ_ENDPOINT, MODEL_ENDPOINT } from './resolve-target.js';
 export type { ResolveFuzzTargetOptions, ResolvedFuzzTarget } from './resolve-target.js';
 export { readTargetFacts } from './target.js';

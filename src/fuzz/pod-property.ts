@@ -70,6 +70,7 @@ export const podInputProperty: FuzzPropertyDef<PodInputCase> = {
       await gql(ctx, `mutation Terminate($input: PodTerminateInput!) { podTerminate(input: $input) }`, { input: { podId: o.podId } });
     }
     if (o.kind === 'odd') throw new Disagreement('a GraphQL answer with a pod or errors (WIRE-COMPAT)', `${observedText(a)} (${o.why})`, [a.exchange], a.curl);
+    ctx.tally(e.verdict);
     if (e.verdict === 'ambiguous') return;
     const ok = e.verdict === 'accept' ? o.kind === 'accepted' : o.kind === 'refused';
     if (!ok) {

@@ -28,6 +28,8 @@ export interface PropertyContext {
   readonly runId: string;
   /** Allow operations that cost money on a real target (pod deploys). */
   readonly allowBillable: boolean;
+  /** Count one case by the oracle's class (reported so users see how much was ambiguous). */
+  readonly tally: (verdict: 'accept' | 'refuse' | 'ambiguous') => void;
 }
 
 export interface FuzzPropertyDef<T> {

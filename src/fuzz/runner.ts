@@ -40,11 +40,20 @@ export interface FuzzRunOptions {
 
 export type FuzzEvent =
   | { readonly kind: 'start'; readonly property: string; readonly budgetMs: number; readonly runs: number }
-  | { readonly kind: 'end'; readonly property: FuzzProperty }
+  | { readonly kind: 'end'; readonly property: FuzzProperty; readonly tally?: OracleTally | undefined }
   | { readonly kind: 'skip'; readonly property: string; readonly reason: string };
+
+/** How the oracle classed the cases a validation property sent. */
+export interface OracleTally {
+  accept: number;
+  refuse: number;
+  ambiguous: number;
+}
 
 export interface FuzzRunResult {
   readonly section: FuzzSection;
+  /** Per validation property: cases by oracle class (shrinking included). */
+  readonly tallies: Readonly<Record<string, OracleTally>>;
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
   /** Requests sent, and 429s met in spite of the rate budget. */
   readonly requests: number;
@@ -150,13 +159,18 @@ export async function runFuzz(o: FuzzRunOptions): Promise<FuzzRunResult> {
   const selected = allProperties(o).filter((p) => o.properties === undefined || o.properties.includes(p.name));
   const results: FuzzProperty[] = [];
   const skipped: { name: string; reason: string }[] = [];
+  const tallies: Record<string, OracleTally> = {};
   try {
     await preflight(o.target, http, o.signal);
     const runnable: { def: AnyFuzzProperty; ctx: PropertyContext; controller: AbortController }[] = [];
     for (const def of selected) {
       const controller = new AbortController();
       const signal = o.signal ? AbortSignal.any([o.signal, controller.signal]) : controller.signal;
-      const ctx: PropertyContext = { target: o.target, http, signal, runId, allowBillable: o.allowBillable ?? false };
+      const tally = (verdict: keyof OracleTally) => {
+        const t = (tallies[def.name] ??= { accept: 0, refuse: 0, ambiguous: 0 });
+        t[verdict] += 1;
+      };
+      const ctx: PropertyContext = { target: o.target, http, signal, runId, allowBillable: o.allowBillable ?? false, tally };
       const reason = def.skipReason(ctx);
       if (reason !== undefined) {
         skipped.push({ name: def.name, reason });
@@ -174,13 +188,14 @@ export async function runFuzz(o: FuzzRunOptions): Promise<FuzzRunResult> {
       const r = await runOne(def, ctx, controller, o, runs, budgetMs);
       if (o.signal?.aborted) throw new QbenchError('QB_ERR_ABORTED', 'fuzz run interrupted');
       results.push(r);
-      o.onEvent?.({ kind: 'end', property: r });
+      o.onEvent?.({ kind: 'end', property: r, tally: tallies[def.name] });
     }
   } finally {
     await http.close();
   }
   return {
     section: { seed: o.seed, numRuns: o.numRuns, durationMs: performance.now() - started, properties: results },
+    tallies,
     skipped,
     requests: http.sent,
     rateLimited: http.rateLimited,

@@ -16,38 +16,38 @@ const PORT_RANGE = { min: 1, max: 65_535 };
 const GB_RANGE = { min: 0, max: TEMPLATE_DEFAULTS.containerDiskInGb * 100 };
 
 const portEntry: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(intAroundBounds(PORT_RANGE), fc.constantFrom('http', 'tcp')).map(([p, proto]) => `${p}/${proto}`) },
+  { weight: 12, arbitrary: fc.tuple(intAroundBounds(PORT_RANGE), fc.constantFrom('http', 'tcp')).map(([p, proto]) => `${p}/${proto}`) },
   { weight: 3, arbitrary: fc.constantFrom('80/udp', '80', 'http/80', '80/HTTP', ' 80/http', '80/http,443/tcp', '/http', '08080/tcp') },
   { weight: 1, arbitrary: wrongTypeForString },
 );
 
-const gb: fc.Arbitrary<unknown> = fc.oneof({ weight: 8, arbitrary: intAroundBounds(GB_RANGE) }, { weight: 2, arbitrary: fc.oneof(wrongTypeForInt(GB_RANGE), fc.constant(1.5)) });
+const gb: fc.Arbitrary<unknown> = fc.oneof({ weight: 12, arbitrary: intAroundBounds(GB_RANGE) }, { weight: 1, arbitrary: fc.oneof(wrongTypeForInt(GB_RANGE), fc.constant(1.5)) });
 
 const stringList: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 8, arbitrary: fc.array(fc.constantFrom('python', '-u', 'handler.py', ''), { maxLength: 3 }) },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>('python handler.py', [1], [null], {}) },
+  { weight: 12, arbitrary: fc.array(fc.constantFrom('python', '-u', 'handler.py', ''), { maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>('python handler.py', [1], [null], {}) },
 );
 
 const env: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 8, arbitrary: fc.dictionary(fc.constantFrom('A', 'MODEL', 'HF_HOME', 'EMPTY'), fc.constantFrom('1', '', '/models', 'x=y'), { maxKeys: 3 }) },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>({ A: 1 }, { A: true }, ['A=1'], 'A=1', { A: null }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>({ A: 1 }, { A: true }, ['A=1'], 'A=1', { A: null }) },
 );
 
 const mountPath: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(TEMPLATE_DEFAULTS.volumeMountPath, '/', '/data/models', '/workspace/') },
+  { weight: 12, arbitrary: fc.constantFrom(TEMPLATE_DEFAULTS.volumeMountPath, '/', '/data/models', '/workspace/') },
   { weight: 3, arbitrary: fc.constantFrom('workspace', '', './workspace', '~/data', 'C:\\data') },
   { weight: 1, arbitrary: wrongTypeForString },
 );
 
 const category: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 7, arbitrary: fc.constantFrom(...TEMPLATE_CATEGORIES) },
-  { weight: 3, arbitrary: fc.constantFrom<unknown>('nvidia', 'TPU', '', 'GPU', 1) },
+  { weight: 10, arbitrary: fc.constantFrom(...TEMPLATE_CATEGORIES) },
+  { weight: 2, arbitrary: fc.constantFrom<unknown>('nvidia', 'TPU', '', 'GPU', 1) },
 );
 
 const anyString = (valid: fc.Arbitrary<string>): fc.Arbitrary<unknown> =>
   fc.oneof({ weight: 9, arbitrary: valid }, { weight: 1, arbitrary: wrongTypeForString });
 
-const bool: fc.Arbitrary<unknown> = fc.oneof({ weight: 8, arbitrary: fc.boolean() }, { weight: 2, arbitrary: wrongTypeForBoolean });
+const bool: fc.Arbitrary<unknown> = fc.oneof({ weight: 12, arbitrary: fc.boolean() }, { weight: 1, arbitrary: wrongTypeForBoolean });
 
 /** Fields shared by create and update, each present or not, valid or not. */
 function commonFields(names: fc.Arbitrary<string>, presence: number) {
@@ -69,7 +69,7 @@ function commonFields(names: fc.Arbitrary<string>, presence: number) {
 }
 
 /** Template names `<prefix>-<n>` from a pool of `poolSize`, so that duplicates are generated. */
-export function templateNames(prefix: string, poolSize = 4): fc.Arbitrary<string> {
+export function templateNames(prefix: string, poolSize = 40): fc.Arbitrary<string> {
   return fc.integer({ min: 0, max: poolSize - 1 }).map((n) => `${prefix}-${n}`);
 }
 

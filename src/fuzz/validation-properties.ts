@@ -29,7 +29,8 @@ import { jobRequestCase, payloadCase, statusTtlCase, type JobRequestCase, type P
 import { queuePath, restPath } from './target.js';
 import { templateCase, type TemplateCase } from './template-cases.js';
 
-function judge(e: Expectation, a: FuzzAnswer): void {
+function judge(e: Expectation, a: FuzzAnswer, ctx?: PropertyContext): void {
+  ctx?.tally(e.verdict);
   if (!agrees(e, a.status)) throw new Disagreement(describeExpectation(e), observedText(a), [a.exchange], a.curl);
 }
 
@@ -65,7 +66,7 @@ export const jobRequestProperty: FuzzPropertyDef<JobRequestCase> = {
   async check(ctx, c) {
     const e = classifyJobRequest(c);
     const a = await sendJob(ctx, c.operation, c.body, c.wait);
-    judge(e, a);
+    judge(e, a, ctx);
     if (e.verdict === 'accept') judgeAcceptedJob(c.operation, a);
   },
   describe: (c) => `POST /${c.operation}${c.wait === undefined ? '' : `?wait=${c.wait}`} ${describeBody(c.body)}`,
@@ -93,7 +94,7 @@ export const statusTtlProperty: FuzzPropertyDef<StatusTtlCase> = {
     );
     const ageMs = (performance.now() - submitted + REAL_MARGIN_MS) * ctx.target.timeScale;
     const e = classifyStatusTtl(c, ageMs);
-    judge(e, a);
+    judge(e, a, ctx);
     if (e.verdict === 'accept') judgeShape(JobRecord, a, '§2.2 job record');
   },
   describe: (c) => `POST /run {"input":{}} then GET /status/{id}?ttl=${c.ttl}`,
@@ -111,8 +112,11 @@ export const payloadProperty: FuzzPropertyDef<PayloadCase> = {
     const e = classifyPayload(c);
     const a = await sendJob(ctx, c.operation, c.body);
     // A server that cuts an oversized body off and closes the connection has refused it too.
-    if (e.verdict === 'refuse' && a.status === null) return;
-    judge(e, a);
+    if (e.verdict === 'refuse' && a.status === null) {
+      ctx.tally(e.verdict);
+      return;
+    }
+    judge(e, a, ctx);
     if (e.verdict === 'accept') judgeAcceptedJob(c.operation, a);
   },
   describe: (c) => `POST /${c.operation} ${describeBody(c.body)}`,
@@ -181,7 +185,7 @@ export const templateProperty: FuzzPropertyDef<TemplateCase> = {
       const id = a.status !== null && a.status < 300 ? templateIdOf(a) : undefined;
       const name = c.body.kind === 'json' ? (c.body.value as { name?: unknown } | null)?.name : undefined;
       if (id !== undefined && typeof name === 'string') b.names.set(id, name);
-      judge(e, a);
+      judge(e, a, ctx);
       if (e.verdict === 'accept' && c.body.kind === 'json') {
         judgeShape(TemplateRecord, a, '§2.5 template record', (rec) => defaultsProblem(c.body.kind === 'json' ? c.body.value : undefined, rec));
       }
@@ -191,7 +195,7 @@ export const templateProperty: FuzzPropertyDef<TemplateCase> = {
       const a = await ctx.http.send({ operation: 'templates', method: 'POST', url: restPath(ctx.target, `/templates/${encodeURIComponent(targetId)}/update`), auth: 'header-bearer', body: c.body }, ctx.signal);
       const name = c.body.kind === 'json' ? (c.body.value as { name?: unknown } | null)?.name : undefined;
       if (a.status !== null && a.status < 300 && typeof name === 'string') b.names.set(targetId, name);
-      judge(e, a);
+      judge(e, a, ctx);
       if (e.verdict === 'accept') judgeShape(TemplateRecord, a, '§2.5 template record');
     }
   },

@@ -133,7 +133,7 @@ export const fuzzCommand: CommandModule = {
           if (e.kind === 'skip') io.stdout(`SKIP  ${e.property}: ${e.reason}\n`);
           if (e.kind === 'end') {
             const replayTarget = f.target === 'emulator' ? ['emulator', ...f.faults.map((x) => `--fault ${x}`)] : [f.target];
-            io.stdout(describeProperty(e.property, replayCommand(e.property, replayTarget[0] ?? f.target, replayTarget.slice(1))));
+            io.stdout(describeProperty(e.property, replayCommand(e.property, replayTarget[0] ?? f.target, replayTarget.slice(1)), e.tally));
           }
         },
       });
