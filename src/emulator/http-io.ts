@@ -9,8 +9,9 @@ const JSON_TYPE = 'application/json';
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
-  const h: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) };
-  if (headers) Object.assign(h, headers);
+  // The flat [name, value, ...] form: the cheapest header path of node:http (hot on /status).
+  const h: string[] = ['content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(text))];
+  if (headers) for (const [k, v] of Object.entries(headers)) h.push(k, v);
   res.writeHead(status, h);
   res.end(text);
 }
@@ -35,8 +36,10 @@ function hasBody(req: IncomingMessage): boolean {
  * Read the whole body, refusing it as soon as it passes `capBytes` (declared length or
  * bytes received). Never buffers more than the cap.
  */
+const NO_BODY: BodyResult = Object.freeze({ kind: 'ok', body: EMPTY });
+
 export function readBody(req: IncomingMessage, capBytes: number): Promise<BodyResult> | BodyResult {
-  if (!hasBody(req)) return { kind: 'ok', body: EMPTY };
+  if (!hasBody(req)) return NO_BODY;
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
     const n = Number(declared);
