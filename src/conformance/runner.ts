@@ -165,11 +165,14 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
 
   // Rate-limit checks first, apart from the rest: on the emulator each has an endpoint of
   // its own, so they run together; on a real target they share the one endpoint, so one at a time.
+  // There, destructive checks (purges) also run alone, last, so they never remove another check's jobs.
+  const shared = target.spareEndpoints.length === 0;
   const bursts = selected.filter((c) => c.tags.includes('rate-limit'));
-  const others = selected.filter((c) => !c.tags.includes('rate-limit'));
-  const burstLanes = target.spareEndpoints.length > 0 ? bursts.length : 1;
-  const burstResults = await runPool(bursts, burstLanes, runOne);
+  const alone = shared ? selected.filter((c) => !c.tags.includes('rate-limit') && c.tags.includes('destructive')) : [];
+  const others = selected.filter((c) => !bursts.includes(c) && !alone.includes(c));
+  const burstResults = await runPool(bursts, shared ? 1 : bursts.length, runOne);
   const otherResults = await runPool(others, opts.concurrency ?? 4, runOne);
-  const byId = new Map([...burstResults, ...otherResults].map((r) => [r.id, r]));
+  const aloneResults = await runPool(alone, 1, runOne);
+  const byId = new Map([...burstResults, ...otherResults, ...aloneResults].map((r) => [r.id, r]));
   return selected.map((c) => byId.get(c.id) as CheckResult);
 }
