@@ -184,8 +184,12 @@ export class QueueEndpoint {
     };
     this.jobs.set(id, job);
     this.counters.submitted += 1;
-    this.armExpiry(job);
     this.enqueue(job);
+    // The ttl timer is armed after the job's first continuations: a job that ends at once
+    // gets its one expiry timer (min of ttl and retention) from settle() instead.
+    queueMicrotask(() => {
+      if (this.jobs.get(id) === job && job.expiryTimer === undefined) this.armExpiry(job);
+    });
     return job;
   }
 
@@ -266,15 +270,21 @@ export class QueueEndpoint {
     job.workerId = w.id;
     this.runningJobs += 1;
     this.pool.assign(w, job);
-    if (!this.has('execution-timeout-ignored')) {
-      job.execTimer = this.clock.setTimer(job.executionTimeoutMs, () => {
-        job.execTimer = undefined;
-        if (job.status !== 'IN_PROGRESS') return;
-        this.settle(job, 'TIMED_OUT', undefined, `job exceeded its executionTimeout of ${job.executionTimeoutMs} ms`);
-      });
-    }
     this.notify(job);
     if (w.kind === 'simulated') this.runSimulated(job, w);
+    if (!this.has('execution-timeout-ignored')) {
+      // Armed after the handler's first continuation: a handler that ends at once (most jobs
+      // of a load test) never costs a timer. The due time is absolute, from startedAtMs.
+      const attempt = job.attempt;
+      queueMicrotask(() => {
+        if (!this.current(job, attempt) || job.execTimer) return;
+        job.execTimer = this.clock.setTimer(now + job.executionTimeoutMs - this.clock.now(), () => {
+          job.execTimer = undefined;
+          if (job.status !== 'IN_PROGRESS') return;
+          this.settle(job, 'TIMED_OUT', undefined, `job exceeded its executionTimeout of ${job.executionTimeoutMs} ms`);
+        });
+      });
+    }
   }
 
   private runSimulated(job: Job, w: Worker): void {

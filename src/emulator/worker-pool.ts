@@ -240,6 +240,7 @@ export class WorkerPool {
   }
 
   private changed(): void {
+    if (this.listeners.size === 0) return;
     for (const l of [...this.listeners]) l();
   }
 
