@@ -24,6 +24,11 @@ interface ScaleState {
 }
 
 const PHASES = ['no busy workers', 'busy workers', 'no busy workers again'] as const;
+/**
+ * Widest admission bracket that still tells the phases apart: with k chosen so that the busy
+ * limit is >= 1.5x the base, a bracket within 20% of one phase's value excludes the other's.
+ */
+const phaseBracketTolerance = (expected: number) => Math.max(2, Math.ceil(expected * 0.2));
 const now = () => performance.timeOrigin + performance.now();
 
 async function health(rc: RunContext): Promise<number | undefined> {
@@ -153,7 +158,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
           // The most admitted in any window inside [from, to): discrete arrivals refill a freed
           // slot only at the next request, so one aligned window can fall a little short.
           const b = admittedPerWindowBounds(st.log.filter((x) => x.sentMs >= from && x.sentMs < to && x.status !== null && x.status !== 429), windowMs);
-          return { label, running, expected, late, ...b, passed: !late && b.atLeast <= expected && b.atMost >= expected };
+          return { label, running, expected, late, ...b, passed: !late && b.atLeast <= expected && b.atMost >= expected && b.atMost - b.atLeast <= phaseBracketTolerance(expected) };
         });
         const busy = rows[1]!;
         const estimate = busy.running > 0 && busy.atLeast > base ? `${(busy.atLeast / busy.running).toFixed(1)}..${(busy.atMost / busy.running).toFixed(1)}` : 'not measurable (the busy phase did not rise above the base)';
