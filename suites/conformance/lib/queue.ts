@@ -132,6 +132,8 @@ export async function awaitState(ctx: CheckContext, ep: string, id: string, stat
 export const BLOCKER_DELAY_S = (15 * MINUTE_MS) / SECOND_MS;
 /** Emulated time a check waits for workers to pick up blockers (covers the emulator's cold start). */
 export const PICKUP_WAIT_MS = 30 * SECOND_MS;
+/** Emulated time without a new blocker starting after which every worker counts as busy (covers a cold start). */
+const SETTLE_MS = 5 * SECOND_MS;
 
 export interface QueueHold {
   readonly blockers: readonly string[];
@@ -139,14 +141,15 @@ export interface QueueHold {
   release(): Promise<void>;
 }
 
-/** Worker slots of the endpoint: the emulator advertises them; elsewhere /health's worker count plus a margin. */
-async function workerSlots(ctx: CheckContext, ep: string): Promise<number> {
+/** Blockers a check adds at most on a target that does not advertise its worker count. */
+const MAX_BLOCKERS = 24;
+
+/** Worker slots the emulator advertises; null on a target that does not say. */
+function advertisedSlots(ctx: CheckContext): number | null {
   const w = field(ctx.target.info, 'workers');
   const max = field(w, 'max');
   const per = field(w, 'jobsPerWorker');
-  if (typeof max === 'number') return max * (typeof per === 'number' ? per : 1);
-  const { record } = await health(ctx, ep);
-  return Math.max(1, record.workers.idle + record.workers.running + (record.workers.initializing ?? 0)) + 2;
+  return typeof max === 'number' ? max * (typeof per === 'number' ? per : 1) : null;
 }
 
 /**
@@ -154,25 +157,56 @@ async function workerSlots(ctx: CheckContext, ep: string): Promise<number> {
  * stays IN_QUEUE (§7 "a job waits in the queue when ... the maximum worker count is reached").
  */
 export async function holdQueue(ctx: CheckContext, ep: string): Promise<QueueHold> {
-  const slots = await workerSlots(ctx, ep);
+  const known = advertisedSlots(ctx);
   const blockers: string[] = [];
   const release = async () => {
     await Promise.all(blockers.map((b) => ctx.http.send({ iface: 'queue', method: 'POST', path: qpath(ep, 'cancel', b) }).catch(() => undefined)));
   };
+  const add = async () => blockers.push((await submitRun(ctx, ep, { mock_delay: BLOCKER_DELAY_S, qbench: 'blocker' })).id);
   try {
-    for (let i = 0; i < slots; i++) blockers.push((await submitRun(ctx, ep, { mock_delay: BLOCKER_DELAY_S, qbench: 'blocker' })).id);
-    for (const b of blockers) {
-      const r = await pollStatus(ctx, ep, b, (s) => s === 'IN_PROGRESS', PICKUP_WAIT_MS);
-      if (r === undefined) {
-        // More blockers than workers: the rest wait in the queue, which is what we want.
-        break;
-      }
+    // Known worker count (emulator): exactly that many blockers, so queue counts stay exact.
+    // Unknown (real target): start from /health's count and add blockers until one stays queued.
+    let first = known;
+    if (first === null) {
+      const w = (await health(ctx, ep)).record.workers;
+      first = Math.max(1, w.idle + w.running);
+    }
+    for (let i = 0; i < first; i++) await add();
+    for (;;) {
+      const { queued } = await settle(ctx, ep, blockers);
+      if (known !== null || queued > 0 || blockers.length >= MAX_BLOCKERS) break;
+      await add();
     }
   } catch (e) {
     await release();
     throw e;
   }
   return { blockers, release };
+}
+
+/**
+ * Wait until every blocker runs, or the number running has not grown for SETTLE_MS (every
+ * worker busy: the rest stay queued), or PICKUP_WAIT_MS has passed.
+ */
+async function settle(ctx: CheckContext, ep: string, blockers: readonly string[]): Promise<{ running: number; queued: number }> {
+  const deadline = performance.now() + Math.max(2_000, ctx.time.toRealMs(PICKUP_WAIT_MS));
+  let running = -1;
+  let since = performance.now();
+  let queued = 0;
+  while (performance.now() < deadline) {
+    const states = await Promise.all(blockers.map(async (b) => stateOf(await getStatus(ctx, ep, b))));
+    const now = states.filter((s) => s === 'IN_PROGRESS').length;
+    queued = states.filter((s) => s === 'IN_QUEUE').length;
+    if (now === blockers.length) return { running: now, queued: 0 };
+    if (now !== running) {
+      running = now;
+      since = performance.now();
+    } else if (now > 0 && performance.now() - since > Math.max(200, ctx.time.toRealMs(SETTLE_MS))) {
+      break;
+    }
+    await ctx.time.sleepReal(pollIntervalRealMs(ctx), ctx.signal);
+  }
+  return { running: Math.max(0, running), queued };
 }
 
 /** Submit a lowPriority job behind the blockers and confirm it is IN_QUEUE, or skip. */
