@@ -5,6 +5,16 @@ export { QbenchError, ERROR_CODES, redactSecrets, registerSecret, isQbenchError 
 export type { ErrorCode } from './errors.js';
 export { VERSION } from './version.js';
 export {
+  startEmulator, parseEmulatorConfig, EmulatorConfigSchema, ScaledClock, ManualClock, FAULTS, FAULT_NAMES, isFaultName,
+  infoDocument, countersDocument,
+} from './emulator/index.js';
+export type {
+  EmulatorHandle, StartOptions as EmulatorStartOptions, EmulatorConfig, EmulatorConfigInput, Clock, FaultName, FaultSet,
+  Handler as EmulatorHandler, HandlerContext as EmulatorHandlerContext, HandlerOutcome as EmulatorHandlerOutcome,
+} from './emulator/index.js';
+export { runWorker, urlsFromEnv, emulatorUrls } from './worker/index.js';
+export type { WorkerHandler, WorkerJob, WorkerJobContext, WorkerOptions, WorkerStats, WorkerUrls } from './worker/index.js';
+export {
   QueueClient, TemplateClient, PodClient, HttpCore, DEFAULT_BACKOFF, withBackoff, ClientError, HttpStatusError, SchemaMismatchError,
   RateLimitedError, RequestTimeoutError, RequestAbortedError, NetworkError, InvalidRequestError, GraphqlError,
 } from './client/index.js';
