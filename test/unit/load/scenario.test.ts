@@ -55,7 +55,8 @@ describe('aggregation across shards', () => {
         const run = (n: number) => {
           const agg = new Aggregator(n);
           const rs = Array.from({ length: n }, (_, i) => new ShardRecorder(i, 0, (b) => agg.add(b)));
-          const sorted = [...recs].sort((a, b) => a[0] - b[0]);
+          // A shard records answers as they end: in order of end time, as in a real run.
+          const sorted = [...recs].sort((a, b) => a[0] + a[1] - (b[0] + b[1]));
           sorted.forEach(([t, ms, status], i) => rs[i % n]!.request({ metric: 's', intendedMs: t, sentMs: t, endMs: t + ms, status }));
           for (const r of rs) r.roll(10_000, true);
           agg.finish();
