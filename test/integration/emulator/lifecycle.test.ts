@@ -213,6 +213,22 @@ describe('§2.1 ttl', () => {
     expect((await status(id)).status).toBe(404);
   });
 
+  it('deletes FAILED, CANCELLED and TIMED_OUT jobs at ttl too (every state of the §3.1 ttl row)', async () => {
+    t = await startManual({ workers: { min: 3, max: 3 } });
+    const ttl = { ttl: 20_000 };
+    const failed = await run({ mock_error: true }, { policy: ttl });
+    const cancelled = await run({ mock_delay: 100 }, { policy: ttl });
+    await t.call('POST', `/v2/demo/cancel/${cancelled}`);
+    const timedOut = await run({ mock_delay: 100 }, { policy: { ...ttl, executionTimeout: EXECUTION_TIMEOUT_MS.min } });
+    await t.advance(EXECUTION_TIMEOUT_MS.min);
+    const states = async () => Promise.all([failed, cancelled, timedOut].map(async (id) => (await status(id)).body.status as string));
+    expect(await states()).toEqual(['FAILED', 'CANCELLED', 'TIMED_OUT']);
+    await t.advance(20_000 - EXECUTION_TIMEOUT_MS.min - 1);
+    expect(await states()).toEqual(['FAILED', 'CANCELLED', 'TIMED_OUT']);
+    await t.advance(1);
+    for (const id of [failed, cancelled, timedOut]) expect((await status(id)).status).toBe(404);
+  });
+
   it('/status?ttl= sets the ttl, counted from submission', async () => {
     t = await startManual();
     const id = await run({});
