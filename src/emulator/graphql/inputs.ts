@@ -4,7 +4,7 @@
 import { GraphQLError } from 'graphql';
 import { z } from 'zod';
 import { PodDeployInput, PodRentInterruptableInput, TEMPLATE_DEFAULTS } from '../../spec/index.js';
-import type { CloudFilter } from './stock.js';
+import type { DeploySpec } from './pod-store.js';
 
 export const BAD_USER_INPUT = 'BAD_USER_INPUT';
 /** WIRE-COMPAT: the service's own refusals carry extensions.code RUNPOD. */
@@ -101,23 +101,8 @@ function parse<S extends z.ZodType>(schema: S, raw: unknown, prefix: string): z.
 }
 
 /** A deploy request with every default applied; `template` fills in what the input leaves out. */
-export interface DeployRequest {
-  readonly name: string;
-  readonly imageName: string;
-  readonly env: readonly { key: string; value: string }[];
-  readonly dockerArgs: string;
-  readonly ports: string;
-  readonly volumeInGb: number;
-  readonly containerDiskInGb: number;
-  readonly volumeMountPath: string;
-  readonly gpuTypeId: string;
-  readonly gpuCount: number;
-  readonly cloud: CloudFilter;
-  readonly allowedCudaVersions?: readonly string[] | undefined;
-  readonly minVcpuCount?: number | undefined;
-  readonly minMemoryInGb?: number | undefined;
-  readonly dataCenterId?: string | undefined;
-  readonly templateId: string | null;
+export interface DeployRequest extends DeploySpec {
+  /** Spot deploys only: the bid per GPU and hour. */
   readonly bidPerGpu?: number | undefined;
 }
 

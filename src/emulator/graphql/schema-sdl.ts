@@ -3,6 +3,36 @@
 // (the Python SDK's literal documents, runpodctl's variables). Input objects and their
 // fields are nullable, as in the real schema, so that both `$input: X` and `$input: X!`
 // variables fit; the resolvers validate what is required and name the field when it is missing.
+/** The fields both deploy mutations take (SDL has no input inheritance). */
+const DEPLOY_INPUT_FIELDS = `  cloudType: CloudTypeEnum
+  gpuCount: Int
+  volumeInGb: Int
+  containerDiskInGb: Int
+  minVcpuCount: Int
+  minMemoryInGb: Int
+  gpuTypeId: String
+  name: String
+  imageName: String
+  dockerArgs: String
+  ports: String
+  volumeMountPath: String
+  env: [EnvironmentVariableInput]
+  allowedCudaVersions: [String]
+  templateId: String
+  dataCenterId: String
+  countryCode: String
+  networkVolumeId: String
+  supportPublicIp: Boolean
+  startSsh: Boolean
+  startJupyter: Boolean
+  minDownload: Int
+  minUpload: Int
+  deployCost: Float
+  aiApiId: String
+  stopAfter: String
+  terminateAfter: String
+`;
+
 export const POD_SCHEMA_SDL = /* GraphQL */ `
 "Serialises to null: the answer of podTerminate."
 scalar Void
@@ -39,65 +69,11 @@ input GpuTypeFilter { id: String, ids: [String] }
 input EnvironmentVariableInput { key: String!, value: String! }
 
 input PodFindAndDeployOnDemandInput {
-  cloudType: CloudTypeEnum
-  gpuCount: Int
-  volumeInGb: Int
-  containerDiskInGb: Int
-  minVcpuCount: Int
-  minMemoryInGb: Int
-  gpuTypeId: String
-  name: String
-  imageName: String
-  dockerArgs: String
-  ports: String
-  volumeMountPath: String
-  env: [EnvironmentVariableInput]
-  allowedCudaVersions: [String]
-  templateId: String
-  dataCenterId: String
-  countryCode: String
-  networkVolumeId: String
-  supportPublicIp: Boolean
-  startSsh: Boolean
-  startJupyter: Boolean
-  minDownload: Int
-  minUpload: Int
-  deployCost: Float
-  aiApiId: String
-  stopAfter: String
-  terminateAfter: String
-}
+${DEPLOY_INPUT_FIELDS}}
 
 input PodRentInterruptableInput {
   bidPerGpu: Float
-  cloudType: CloudTypeEnum
-  gpuCount: Int
-  volumeInGb: Int
-  containerDiskInGb: Int
-  minVcpuCount: Int
-  minMemoryInGb: Int
-  gpuTypeId: String
-  name: String
-  imageName: String
-  dockerArgs: String
-  ports: String
-  volumeMountPath: String
-  env: [EnvironmentVariableInput]
-  allowedCudaVersions: [String]
-  templateId: String
-  dataCenterId: String
-  countryCode: String
-  networkVolumeId: String
-  supportPublicIp: Boolean
-  startSsh: Boolean
-  startJupyter: Boolean
-  minDownload: Int
-  minUpload: Int
-  deployCost: Float
-  aiApiId: String
-  stopAfter: String
-  terminateAfter: String
-}
+${DEPLOY_INPUT_FIELDS}}
 
 input PodResumeInput { podId: String, gpuCount: Int, allowedCudaVersions: [String], syncMachine: Boolean }
 input PodBidResumeInput { podId: String, bidPerGpu: Float, gpuCount: Int, allowedCudaVersions: [String] }
