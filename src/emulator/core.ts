@@ -81,6 +81,7 @@ export class EmulatorCore {
       faults: this.faults,
       rollingRelease: (templateId, version) => this.rollingRelease(templateId, version),
       bindEndpoint: (endpointId, templateId, version) => this.bindEndpoint(endpointId, templateId, version),
+      endpointTemplates: config.endpointTemplates,
     };
     this.subServices = (opts.subServices ?? SUB_SERVICES).map((f) => f(services));
   }
@@ -98,7 +99,7 @@ export class EmulatorCore {
 
   poolSettings(): PoolSettings {
     const w = this.config.workers;
-    return { min: w.min, max: w.max, jobsPerWorker: w.jobsPerWorker, coldStartMs: w.coldStartMs, idleTimeoutMs: w.idleTimeoutMs, scaleUpQueueDepth: w.scaleUpQueueDepth, simulated: !this.config.externalWorkers };
+    return { min: w.min, max: w.max, jobsPerWorker: w.jobsPerWorker, coldStartMs: w.coldStartMs, idleTimeoutMs: w.idleTimeoutMs, scaleUpQueueDepth: w.scaleUpQueueDepth, simulated: this.config.simulatedWorkers ?? !this.config.externalWorkers };
   }
 
   /** The first configured endpoint (served for unknown ids under 'unknown-endpoint-ok'). */

@@ -6,7 +6,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- JSON answers are untyped; the tests assert their shape */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
-import { SUB_SERVICES, type EmulatorServices } from '../../../src/emulator/sub-services.js';
 import { TEST_API_KEY } from './mount.js';
 import { rest } from './rest-client.js';
 
@@ -119,14 +118,8 @@ describe('rolling release under load (§4.2)', () => {
   });
 
   it('a template id that the config binds an endpoint to exists as a serverless template, and updating it rolls that endpoint', async () => {
-    const endpointTemplates = { [EP]: 'tpl-from-config' };
-    // Hand the config bindings to the sub-services (one shared services object, as the core does).
-    let shared: EmulatorServices | undefined;
-    const factories = SUB_SERVICES.map((f) => (s: EmulatorServices) => f((shared ??= { ...s, endpointTemplates: s.endpointTemplates ?? endpointTemplates })));
-    emu = await startEmulator(
-      { apiKey: TEST_API_KEY, endpoints: [EP], endpointTemplates, timeScale: 50, workers: { min: 2, max: 2, coldStartMs: 1_000 } },
-      { subServices: factories },
-    );
+    // The bindings come from the config alone: the core hands them to the REST part.
+    emu = await startEmulator({ apiKey: TEST_API_KEY, endpoints: [EP], endpointTemplates: { [EP]: 'tpl-from-config' }, timeScale: 50, workers: { min: 2, max: 2, coldStartMs: 1_000 } });
     const tpl = await call('GET', '/v1/templates/tpl-from-config');
     expect(tpl).toMatchObject({ id: 'tpl-from-config', name: 'tpl-from-config', isServerless: true });
     await until(async () => ((await workersNow()).filter((w) => w.state !== 'initializing').length === 2 ? true : undefined), 500, 'workers ready');
