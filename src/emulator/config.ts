@@ -96,6 +96,10 @@ export const EmulatorConfigSchema = z.strictObject({
   }).default({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384 }),
   /** Issue 9: accept real worker processes over the worker protocol (job-take, job-done, ...). */
   externalWorkers: z.boolean().default(false),
+  /** Issue 9: simulated workers run too (a mixed pool); default: only when externalWorkers is off. */
+  simulatedWorkers: z.boolean().optional(),
+  /** Real ms between an external worker's pings (RUNPOD_PING_INTERVAL); silent for 3 of them it is lost. */
+  workerPingIntervalMs: posInt('workerPingIntervalMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs).default(WORKER_PROTOCOL.defaultPingIntervalMs),
   /** Real ms job-take waits for a job before 204: a tenth of the worker's own 90 s HTTP timeout. */
   workerTakeLongPollMs: nonNegInt('workerTakeLongPollMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs / 2).default(WORKER_PROTOCOL.workerHttpTimeoutMs / 10),
   /** Endpoint -> serverless template id, for rolling releases (§4.2). */

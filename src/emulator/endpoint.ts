@@ -381,13 +381,13 @@ export class QueueEndpoint {
     if (job.status === 'IN_PROGRESS') this.runningJobs -= 1;
     const w = job.workerId === undefined ? undefined : this.pool.workers.get(job.workerId);
     if (w) {
-      if (w.kind === 'external' && !byWorker) this.stopRequests.add(job.id);
+      if (w.kind === 'external' && !byWorker) this.stopRequests.set(job.id, w.id);
       this.pool.release(w, job.id);
     }
   }
 
-  /** Job ids an external worker must stop (issue 9: answered on job-stop). */
-  readonly stopRequests = new Set<string>();
+  /** Job id -> id of the external worker that must stop it (issue 9: answered on that worker's job-stop). */
+  readonly stopRequests = new Map<string, string>();
 
   /** Move a job into a terminal state; starts retention, fires the webhook, wakes waiters. */
   private settle(job: Job, status: JobState, output: unknown, error: string | undefined, byWorker = false): void {

@@ -3,7 +3,6 @@
 // the endpoint's pool. job-take long-polls briefly (well under the worker's 90 s timeout)
 // and answers 204 when nothing is queued; cancel reaches a running job through job-stop.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { WORKER_PROTOCOL } from '../spec/index.js';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
@@ -28,9 +27,9 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
 
   constructor(private readonly core: EmulatorCore) {}
 
-  /** Emulated ms between liveness sweeps: one real ping interval of the worker. */
+  /** Emulated ms between liveness sweeps: one real ping interval of the worker (workerPingIntervalMs). */
   private get pingIntervalEmulatedMs(): number {
-    return WORKER_PROTOCOL.defaultPingIntervalMs * this.core.clock.scale;
+    return this.core.config.workerPingIntervalMs * this.core.clock.scale;
   }
 
   /** Every ping interval: external workers silent for 3 intervals are lost; their running jobs fail. */
@@ -46,6 +45,8 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
             ep.workerGone(w, `worker ${w.id} lost: no call for more than ${MISSED_PINGS_LOST} ping intervals`);
           }
         }
+        // Stop signals for workers that left (lost, recycled) are never collected.
+        for (const [jobId, owner] of ep.stopRequests) if (!ep.pool.workers.has(owner)) ep.stopRequests.delete(jobId);
       }
       this.core.clock.setTimer(this.pingIntervalEmulatedMs, sweep);
     };
@@ -86,7 +87,8 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
       case 'ping':
         return sendJson(res, 200, { ok: true, workerId });
       case 'job-stop': {
-        const stop = [...ep.stopRequests].filter((id) => !w.jobs.has(id));
+        const stop: string[] = [];
+        for (const [jobId, owner] of ep.stopRequests) if (owner === w.id) stop.push(jobId);
         for (const id of stop) ep.stopRequests.delete(id);
         if (stop.length === 0) return noContent(res);
         return sendJson(res, 200, { jobsToStop: stop });
@@ -140,6 +142,8 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
 
   private take(ep: QueueEndpoint, w: Worker, n: number): Job[] {
     const out: Job[] = [];
+    // A worker that left the pool (lost, recycled) or drains after stopPod takes nothing.
+    if (ep.pool.workers.get(w.id) !== w || w.state !== 'ready') return out;
     while (out.length < n && w.jobs.size < w.capacity) {
       const job = ep.takeNext();
       if (!job) break;

@@ -1,8 +1,9 @@
 // A reference queue worker speaking the worker protocol of WIRE-COMPAT (issue 9): it takes
 // jobs (job-take long-poll, or job-take-batch), runs a handler module, streams chunks
 // (job-stream), posts results and progress (job-done), heartbeats (ping) and stops jobs
-// the service cancels (job-stop). Runs against the emulator (`--external-workers`) or any
-// service that hands out the same RUNPOD_WEBHOOK_* URLs.
+// the service cancels (job-stop), and retires after a job that asks for a refresh (stopPod).
+// Runs against the emulator (`--external-workers`) or any service that hands out the same
+// RUNPOD_WEBHOOK_* URLs.
 import { request, Agent } from 'undici';
 import { WORKER_PROTOCOL } from '../spec/index.js';
 import { redactSecrets } from '../errors.js';
@@ -14,6 +15,8 @@ export interface WorkerJobContext {
   stream(chunk: unknown): Promise<void>;
   /** Interim output while the job runs (job-done with status IN_PROGRESS). */
   progress(output: unknown): Promise<void>;
+  /** Ask for this worker to be recycled after the job (`stopPod`, the SDK's refresh_worker). */
+  refreshWorker(): void;
 }
 
 export interface WorkerJob {
@@ -25,7 +28,10 @@ export interface WorkerJob {
 /**
  * A handler returns the output, or is an async generator: each yielded value is streamed as
  * one chunk and the output is what it returns (the list of yielded values when it returns
- * nothing). Throwing fails the job with the error's message.
+ * nothing). Throwing fails the job with the error's message. A returned plain object with
+ * `refresh_worker: true` (the Python SDK's convention; the key is removed from the output) or a
+ * call of `ctx.refreshWorker()` recycles the worker after the job: the result carries
+ * `stopPod: true` and the worker takes no more jobs, finishes the ones it runs and stops.
  */
 export type WorkerHandler = (job: WorkerJob, ctx: WorkerJobContext) => Promise<unknown> | AsyncGenerator<unknown, unknown, void>;
 
@@ -59,6 +65,8 @@ export interface WorkerStats {
   completed: number;
   failed: number;
   stopped: number;
+  /** The worker retired because a job asked for a refresh (stopPod). */
+  recycled: boolean;
 }
 
 /** URLs from the environment a worker is started with (RUNPOD_WEBHOOK_*, RUNPOD_POD_ID). */
@@ -105,11 +113,23 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Run the worker loop until `signal` aborts; resolves with what it did. */
+/** A returned `{refresh_worker: true, ...rest}`: the rest is the output, and the worker is recycled. */
+function splitRefresh(output: unknown): { output: unknown; refresh: boolean } {
+  if (typeof output !== 'object' || output === null || Array.isArray(output) || (output as Record<string, unknown>)['refresh_worker'] !== true) return { output, refresh: false };
+  const { refresh_worker: _refresh, ...rest } = output as Record<string, unknown>;
+  return { output: rest, refresh: true };
+}
+
+/** Run the worker loop until `signal` aborts or a job asks for a refresh; resolves with what it did. */
 export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
   const concurrency = Math.max(1, o.concurrency ?? 1);
   const log = o.log ?? (() => {});
-  const stats: WorkerStats = { taken: 0, completed: 0, failed: 0, stopped: 0 };
+  const stats: WorkerStats = { taken: 0, completed: 0, failed: 0, stopped: 0, recycled: false };
+  // A refresh aborts `retire`: no more takes; running jobs finish, then ping and stop polls end.
+  const retire = new AbortController();
+  const takeSignal = AbortSignal.any([o.signal, retire.signal]);
+  const quiet = new AbortController();
+  const backgroundSignal = AbortSignal.any([o.signal, quiet.signal]);
   const agent = new Agent({ connections: concurrency + 4, headersTimeout: WORKER_PROTOCOL.workerHttpTimeoutMs, bodyTimeout: WORKER_PROTOCOL.workerHttpTimeoutMs });
   const running = new Map<string, AbortController>();
   const withId = (tpl: string, id: string) => tpl.replace('$ID', encodeURIComponent(id));
@@ -132,10 +152,14 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
     running.set(job.id, ac);
     const signal = AbortSignal.any([ac.signal, o.signal]);
     const streamUrl = withQuery(withId(o.urls.postStream, job.id), { isStream: 'false' });
+    let refresh = false;
     const ctx: WorkerJobContext = {
       signal,
       stream: (chunk) => post(streamUrl, { output: chunk }),
       progress: (output) => post(withQuery(withId(o.urls.postOutput, job.id), { isStream: 'false' }), { status: 'IN_PROGRESS', output }),
+      refreshWorker: () => {
+        refresh = true;
+      },
     };
     let result: { output: unknown } | { error: string };
     let streamed = false;
@@ -153,7 +177,9 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
         }
         result = { output: step.done && step.value !== undefined ? step.value : yielded };
       } else {
-        result = { output: await r };
+        const split = splitRefresh(await r);
+        if (split.refresh) refresh = true;
+        result = { output: split.output };
       }
     } catch (e) {
       result = { error: e instanceof Error ? e.message : String(e) };
@@ -165,8 +191,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
     }
     if ('error' in result) stats.failed += 1;
     else stats.completed += 1;
+    if (refresh) {
+      stats.recycled = true;
+      retire.abort();
+    }
     try {
-      await post(withQuery(withId(o.urls.postOutput, job.id), { isStream: String(streamed) }), result);
+      await post(withQuery(withId(o.urls.postOutput, job.id), { isStream: String(streamed) }), refresh ? { ...result, stopPod: true } : result);
     } catch (e) {
       log(`worker: could not post the result of ${job.id}: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -178,20 +208,20 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
     const base = batch ? (o.urls.takeBatch ?? o.urls.getJob.replace('/job-take/', '/job-take-batch/')) : o.urls.getJob;
     const q: Record<string, string> = { job_in_progress: running.size > 0 ? '1' : '0' };
     if (batch) q['batch_size'] = String(free);
-    const res = await request(withQuery(withId(base, o.workerId), q), { headers, dispatcher: agent, signal: o.signal });
+    const res = await request(withQuery(withId(base, o.workerId), q), { headers, dispatcher: agent, signal: takeSignal });
     if (res.statusCode === 204) {
       await res.body.dump();
       return [];
     }
     if (res.statusCode === 429) {
       await res.body.dump();
-      await sleep(WORKER_PROTOCOL.takeBackoffAfter429Ms, o.signal);
+      await sleep(WORKER_PROTOCOL.takeBackoffAfter429Ms, takeSignal);
       return [];
     }
     if (res.statusCode !== 200) {
       const text = await res.body.text();
       log(`worker: job-take answered ${res.statusCode}: ${redactSecrets(text.slice(0, 200))}`);
-      await sleep(1_000, o.signal);
+      await sleep(1_000, takeSignal);
       return [];
     }
     const body: unknown = await res.body.json();
@@ -200,22 +230,22 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
   };
 
   const pingLoop = async () => {
-    while (!o.signal.aborted) {
+    while (!backgroundSignal.aborted) {
       try {
         const res = await request(withQuery(withId(o.urls.ping, o.workerId), { job_id: [...running.keys()].join(','), runpod_version: 'qbench' }), { headers, dispatcher: agent });
         await res.body.dump();
       } catch {
         // the next ping tries again
       }
-      await sleep(o.pingIntervalMs ?? WORKER_PROTOCOL.defaultPingIntervalMs, o.signal);
+      await sleep(o.pingIntervalMs ?? WORKER_PROTOCOL.defaultPingIntervalMs, backgroundSignal);
     }
   };
 
   const stopLoop = async () => {
     const stopUrl = o.urls.stop ?? o.urls.getJob.replace('/job-take/', '/job-stop/');
-    while (!o.signal.aborted) {
-      await sleep(o.stopPollMs ?? 200, o.signal);
-      if (running.size === 0 || o.signal.aborted) continue;
+    while (!backgroundSignal.aborted) {
+      await sleep(o.stopPollMs ?? 200, backgroundSignal);
+      if (running.size === 0 || backgroundSignal.aborted) continue;
       try {
         const res = await request(withQuery(withId(stopUrl, o.workerId), { job_in_progress: '1' }), { headers, dispatcher: agent });
         if (res.statusCode === 200) {
@@ -232,7 +262,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
 
   const inFlight = new Set<Promise<void>>();
   const background = [pingLoop(), stopLoop()];
-  while (!o.signal.aborted) {
+  while (!takeSignal.aborted) {
     if (running.size >= concurrency) {
       await Promise.race(inFlight);
       continue;
@@ -241,9 +271,9 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
     try {
       jobs = await take();
     } catch (e) {
-      if (o.signal.aborted) break;
+      if (takeSignal.aborted) break;
       log(`worker: job-take failed: ${e instanceof Error ? e.message : String(e)}`);
-      await sleep(1_000, o.signal);
+      await sleep(1_000, takeSignal);
       continue;
     }
     for (const job of jobs) {
@@ -252,7 +282,9 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
       inFlight.add(p);
     }
   }
-  await Promise.allSettled([...inFlight, ...background]);
+  await Promise.allSettled([...inFlight]);
+  quiet.abort();
+  await Promise.allSettled(background);
   await agent.close();
   return stats;
 }

@@ -6,6 +6,7 @@ import { EXIT } from '../../exit-codes.js';
 import { usageError, configError } from '../../errors.js';
 import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
 import { FAULT_NAMES, isFaultName } from '../../emulator/faults.js';
+import { workerEnv, formatShellEnv } from '../../worker/worker-env.js';
 import type { CommandModule } from '../command.js';
 
 const DEFAULT_PORT = 8000;
@@ -33,7 +34,11 @@ export const emulateCommand: CommandModule = {
       .option('idle-timeout-ms', { type: 'number', describe: 'Emulated ms an idle worker above min lives' })
       .option('requests-per-worker', { type: 'number', describe: '§8 dynamic rule: requests per 10 s per running worker' })
       .option('limits', { type: 'boolean', describe: 'Enforce the §8 rate and concurrency limits (--no-limits switches them off)' })
-      .option('external-workers', { type: 'boolean', describe: 'Jobs go to real workers attached over the worker protocol (no simulated workers)' })
+      .option('external-workers', { type: 'boolean', describe: 'Jobs go to real workers attached over the worker protocol (no simulated workers unless --simulated-workers)' })
+      .option('simulated-workers', { type: 'boolean', describe: 'With --external-workers: simulated workers run too (a mixed pool)' })
+      .option('worker-ping-interval-ms', { type: 'number', describe: 'Real ms between external worker pings; silent for 3 of them a worker is lost (default 10000)' })
+      .option('print-worker-env', { type: 'string', describe: 'Print the environment a worker process needs for this endpoint (shell export lines, API key included) and exit' })
+      .option('worker-id', { type: 'string', describe: 'With --print-worker-env: the worker id (default <endpoint>-worker-1); one per worker process' })
       .option('fault', { type: 'string', array: true, describe: 'Switch on a fault (repeatable); see src/emulator/faults.ts' })
       .option('config', { type: 'string', describe: 'JSON config file (flags override it)' }),
   run: async (argv, io) => {
@@ -74,6 +79,8 @@ export const emulateCommand: CommandModule = {
     set(cfg, 'timeScale', 'time-scale');
     set(cfg, 'scaleRateWindows', 'scale-rate-windows');
     set(cfg, 'externalWorkers', 'external-workers');
+    set(cfg, 'simulatedWorkers', 'simulated-workers');
+    set(cfg, 'workerPingIntervalMs', 'worker-ping-interval-ms');
     set(workers, 'min', 'workers-min');
     set(workers, 'max', 'workers-max');
     set(workers, 'jobsPerWorker', 'jobs-per-worker');
@@ -85,6 +92,25 @@ export const emulateCommand: CommandModule = {
     cfg['limits'] = limits;
     if (faults.length > 0) cfg['faults'] = [...new Set([...list(base['faults']), ...faults])];
 
+    const printFor = argv['print-worker-env'] as string | undefined;
+    if (printFor !== undefined) {
+      // The one place the key is printed: the worker needs it verbatim (RUNPOD_AI_API_KEY).
+      const c = parseEmulatorConfig(cfg);
+      if (!c.endpoints.includes(printFor)) throw usageError(`--print-worker-env: endpoint "${printFor}" is not served; served: ${c.endpoints.join(', ')}`);
+      if (c.port === 0) throw usageError('--print-worker-env needs a fixed --port (0 picks a free one at start, unknown in advance)');
+      const host = c.host.includes(':') ? `[${c.host}]` : c.host;
+      const env = workerEnv({
+        baseUrl: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${c.port}`,
+        endpointId: printFor,
+        workerId: (argv['worker-id'] as string | undefined) ?? `${printFor}-worker-1`,
+        apiKey: c.apiKey,
+        pingIntervalMs: c.workerPingIntervalMs,
+        timeScale: c.timeScale,
+      });
+      io.stdout(formatShellEnv(env));
+      if (!c.externalWorkers) io.stderr('qbench emulate: note: start the emulator with --external-workers, or workers get no jobs\n');
+      return EXIT.OK;
+    }
     const em = await startEmulator(parseEmulatorConfig(cfg));
     const c = em.config;
     io.stdout(`qbench emulator ${em.url}\n`);

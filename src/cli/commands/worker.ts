@@ -1,6 +1,8 @@
 // `qbench worker --handler <module>`: the reference worker (src/worker) attached to a queue
 // endpoint over the worker protocol, until SIGINT/SIGTERM. URLs come from the RUNPOD_WEBHOOK_*
-// environment a real worker gets, or from --url/--endpoint for the emulator.
+// environment a real worker gets, or from --url/--endpoint for the emulator. A job that asks
+// for a refresh (stopPod) retires the worker: a fresh one (new worker id) takes over in this
+// process, as the platform would start a new pod, or the process exits with --exit-on-refresh.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
@@ -21,7 +23,8 @@ export const workerCommand: CommandModule = {
       .option('endpoint', { type: 'string', describe: 'Endpoint id with --url (default demo)' })
       .option('api-key', { type: 'string', describe: 'API key (or RUNPOD_AI_API_KEY / QBENCH_API_KEY)' })
       .option('worker-id', { type: 'string', describe: 'Worker id (default RUNPOD_POD_ID or a random one)' })
-      .option('concurrency', { type: 'number', describe: `Jobs run at once, 1..${MAX_CONCURRENCY} (default 1)` }),
+      .option('concurrency', { type: 'number', describe: `Jobs run at once, 1..${MAX_CONCURRENCY} (default 1)` })
+      .option('exit-on-refresh', { type: 'boolean', describe: 'Exit after a job asks for a refresh (stopPod) instead of starting a fresh worker in this process' }),
   run: async (argv, io) => {
     const concurrency = (argv['concurrency'] as number | undefined) ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) throw usageError(`--concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
@@ -39,6 +42,8 @@ export const workerCommand: CommandModule = {
       workerId = (argv['worker-id'] as string | undefined) ?? io.env['RUNPOD_POD_ID'] ?? `qbench-worker-${randomUUID().slice(0, 8)}`;
       urls = emulatorUrls(url.replace(/\/+$/, ''), (argv['endpoint'] as string | undefined) ?? 'demo', workerId);
       apiKey = (argv['api-key'] as string | undefined) ?? io.env['RUNPOD_AI_API_KEY'] ?? io.env['QBENCH_API_KEY'];
+      const interval = Number(io.env['RUNPOD_PING_INTERVAL']);
+      if (io.env['RUNPOD_PING_INTERVAL'] !== undefined && Number.isFinite(interval) && interval > 0) pingIntervalMs = interval;
     } else {
       const fromEnv = urlsFromEnv(io.env);
       if (!fromEnv) throw usageError('give --url (and --endpoint) or the RUNPOD_WEBHOOK_GET_JOB, RUNPOD_WEBHOOK_POST_OUTPUT, RUNPOD_WEBHOOK_POST_STREAM, RUNPOD_WEBHOOK_PING, RUNPOD_POD_ID and RUNPOD_AI_API_KEY environment');
@@ -58,18 +63,24 @@ export const workerCommand: CommandModule = {
     const handler = (typeof mod['default'] === 'function' ? mod['default'] : mod['handler']) as WorkerHandler | undefined;
     if (typeof handler !== 'function') throw configError(`--handler: ${modPath} exports no default or \`handler\` function`);
 
-    io.stdout(`qbench worker ${workerId}: taking jobs from ${urls.getJob.replace('$ID', workerId)} (concurrency ${concurrency})\n`);
-    const stats = await runWorker({
-      urls,
-      apiKey,
-      workerId,
-      handler,
-      concurrency,
-      signal: io.signal,
-      log: (l) => io.stderr(`${l}\n`),
-      ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
-    });
-    io.stdout(`qbench worker ${workerId}: stopped after ${stats.taken} jobs (${stats.completed} completed, ${stats.failed} failed, ${stats.stopped} stopped)\n`);
+    const exitOnRefresh = argv['exit-on-refresh'] === true;
+    for (let generation = 0; ; generation++) {
+      const id = generation === 0 || url === undefined ? workerId : `${workerId}-r${generation}`;
+      const genUrls = generation === 0 || url === undefined ? urls : emulatorUrls(url.replace(/\/+$/, ''), (argv['endpoint'] as string | undefined) ?? 'demo', id);
+      io.stdout(`qbench worker ${id}: taking jobs from ${genUrls.getJob.replace('$ID', id)} (concurrency ${concurrency})\n`);
+      const stats = await runWorker({
+        urls: genUrls,
+        apiKey,
+        workerId: id,
+        handler,
+        concurrency,
+        signal: io.signal,
+        log: (l) => io.stderr(`${l}\n`),
+        ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
+      });
+      io.stdout(`qbench worker ${id}: ${stats.recycled ? 'recycled (stopPod)' : 'stopped'} after ${stats.taken} jobs (${stats.completed} completed, ${stats.failed} failed, ${stats.stopped} stopped)\n`);
+      if (!stats.recycled || exitOnRefresh || io.signal.aborted) break;
+    }
     return EXIT.OK;
   },
 };
