@@ -96,8 +96,15 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     const wall0 = hrNowMs();
     const first = s.steps[0];
     const firstMetric = first ? (first.name ?? first.kind) : '';
+    // Start rate over the last few seconds of merged buckets (they arrive once a second).
+    const recentStarts: [atMs: number, started: number][] = [];
     const progress = setInterval(() => {
       const elapsedMs = hrNowMs() - t0Ms;
+      recentStarts.push([hrNowMs(), agg.startedIterations]);
+      if (recentStarts.length > 4) recentStarts.shift();
+      const [firstAt, firstN] = recentStarts[0] ?? [0, 0];
+      const [lastAt, lastN] = recentStarts[recentStarts.length - 1] ?? [0, 0];
+      const startedPerSec = lastAt > firstAt ? Math.round(((lastN - firstN) / (lastAt - firstAt)) * 1000) : 0;
       const failing = abortingThreshold(thresholds, agg, elapsedMs);
       if (failing && !abortReason) {
         abortReason = failing;
@@ -118,7 +125,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
           scenario: s.name,
           elapsedMs: Math.max(0, elapsedMs),
           plannedMs: planned,
-          startedPerSec: agg.lastInterval.startedPerSec,
+          startedPerSec,
           inFlight: agg.inFlight(),
           requests,
           status429: s429,

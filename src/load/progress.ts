@@ -23,7 +23,8 @@ export function formatProgress(p: ProgressSnapshot): string {
 
 export function createProgressPrinter(write: (text: string) => void, isTty: boolean, plainEveryMs = 5000): ProgressPrinter {
   let live = false;
-  let lastPlainMs = -Infinity;
+  // Plain lines start after one period: a line at 1 s holds no data yet.
+  let lastPlainMs = 0;
   return {
     update(p) {
       if (isTty) {
@@ -37,7 +38,7 @@ export function createProgressPrinter(write: (text: string) => void, isTty: bool
     done() {
       if (live) write('\r\x1b[2K');
       live = false;
-      lastPlainMs = -Infinity;
+      lastPlainMs = 0;
     },
   };
 }
