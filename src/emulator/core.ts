@@ -23,6 +23,13 @@ export interface LimitsState {
   rules: Record<RateLimitedOperation, RuleInForce>;
 }
 
+/** A change of the opt-in request hold (POST /_qbench/limits `hold`): real ms per operation, 0 clears. */
+export interface HoldChange {
+  /** One endpoint; every endpoint when absent. */
+  endpoint?: string | undefined;
+  realMs: Partial<Record<RateLimitedOperation, number>>;
+}
+
 export interface CoreOptions {
   /** Handler of simulated workers; the mock-worker contract by default. */
   handler?: Handler;
@@ -107,7 +114,8 @@ export class EmulatorCore {
     return this.endpoints.values().next().value as QueueEndpoint;
   }
 
-  setLimits(change: { enabled?: boolean | undefined; requestsPerWorker?: number | undefined; scaleRateWindows?: boolean | undefined; rates?: Partial<Record<RateLimitedOperation, RateOverride>> | undefined }): void {
+  setLimits(change: { enabled?: boolean | undefined; requestsPerWorker?: number | undefined; scaleRateWindows?: boolean | undefined; rates?: Partial<Record<RateLimitedOperation, RateOverride>> | undefined; hold?: HoldChange | undefined }): void {
+    if (change.hold) this.setHold(change.hold);
     if (change.enabled !== undefined) this.limits.enabled = change.enabled;
     if (change.requestsPerWorker !== undefined) this.limits.requestsPerWorker = change.requestsPerWorker;
     if (change.scaleRateWindows !== undefined && change.scaleRateWindows !== this.limits.scaleRateWindows) {
@@ -123,11 +131,28 @@ export class EmulatorCore {
     }
   }
 
+  /** Merge a hold change into the named endpoint's holds (every endpoint without one); 0 removes an operation's hold. */
+  private setHold(change: HoldChange): void {
+    const targets = change.endpoint === undefined ? [...this.endpoints.values()] : [this.endpoints.get(change.endpoint)];
+    for (const ep of targets) {
+      if (!ep) continue;
+      const next = { ...ep.limiter.holdRealMs };
+      for (const [op, ms] of Object.entries(change.realMs) as [RateLimitedOperation, number | undefined][]) {
+        if (ms === undefined || ms === 0) delete next[op];
+        else next[op] = ms;
+      }
+      ep.limiter.holdRealMs = Object.keys(next).length > 0 ? next : null;
+    }
+  }
+
   /** POST /_qbench/reset: jobs, counters, windows, workers, limits and sub-services back to the start. */
   reset(): void {
     Object.assign(this.limits, this.initialLimits());
     this.webhooks.reset();
-    for (const ep of this.endpoints.values()) ep.reset(this.poolSettings());
+    for (const ep of this.endpoints.values()) {
+      ep.reset(this.poolSettings());
+      ep.limiter.holdRealMs = null;
+    }
     for (const s of this.subServices) s.reset?.();
   }
 

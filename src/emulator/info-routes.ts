@@ -13,6 +13,7 @@ import { VERSION } from '../version.js';
 import type { EmulatorCore } from './core.js';
 import { RateOverride } from './config.js';
 import { FAULTS } from './faults.js';
+import { HOLD_MAX_REAL_MS } from './rate-limiter.js';
 import { parseJson, readBody, sendError, sendJson } from './http-io.js';
 import type { EmulatorHttp } from './server.js';
 
@@ -27,8 +28,17 @@ const WorkersChange = z.strictObject({
   running: z.number().int().nonnegative().max(10_000).optional(),
 });
 
+const HoldChange = z.strictObject({
+  /** One endpoint; every endpoint when absent. */
+  endpoint: z.string().optional(),
+  /** Real ms per operation; 0 clears that operation's hold. */
+  realMs: z.partialRecord(z.enum(OPS), z.number().int().min(0).max(HOLD_MAX_REAL_MS, { error: `a hold is at most ${HOLD_MAX_REAL_MS} real ms` })),
+});
+
 const LimitsChange = z.strictObject({
   enabled: z.boolean().optional(),
+  /** Opt-in: admitted requests of these operations wait this long (real ms) before being served, keeping their concurrency slot. */
+  hold: HoldChange.optional(),
   requestsPerWorker: z.number().int().nonnegative().optional(),
   scaleRateWindows: z.boolean().optional(),
   rates: z.partialRecord(z.enum(OPS), RateOverride).optional(),
@@ -45,6 +55,8 @@ export function infoDocument(core: EmulatorCore): Record<string, unknown> {
   }
   const sub: Record<string, unknown> = {};
   for (const s of core.subServices) sub[s.name] = s.info?.() ?? {};
+  const held: Record<string, unknown> = {};
+  for (const [id, ep] of core.endpoints) if (ep.limiter.holdRealMs) held[id] = { ...ep.limiter.holdRealMs };
   return {
     name: 'qbench-emulator',
     version: VERSION,
@@ -79,6 +91,12 @@ export function infoDocument(core: EmulatorCore): Record<string, unknown> {
       runsyncWaitMs: { default: RUNSYNC_WAIT_MS.defaultValue, min: RUNSYNC_WAIT_MS.min, max: RUNSYNC_WAIT_MS.max, scaled: true },
       webhook: { extraAttempts: WEBHOOK.extraAttempts, retryDelayMs: WEBHOOK.retryDelayMs },
       streamLongPollRealMs: cfg.stream.longPollMs,
+      hold: {
+        rule: 'POST /_qbench/limits {hold: {endpoint?, realMs: {<op>: ms}}}: an admitted request of <op> waits ms (real time) holding its concurrency slot, then is served; 0 clears',
+        operations: OPS,
+        maxRealMs: HOLD_MAX_REAL_MS,
+        endpoints: held,
+      },
     },
     faults: [...core.faults].map((name) => ({ name, ...FAULTS[name] })),
     subServices: sub,
@@ -178,6 +196,10 @@ export async function handleInfoRoute(core: EmulatorCore, http: EmulatorHttp, re
       if (body === undefined) return;
       const r = LimitsChange.safeParse(body);
       if (!r.success) return invalid(res, r.error);
+      const holdEp = r.data.hold?.endpoint;
+      if (holdEp !== undefined && !core.endpoints.has(holdEp)) {
+        return sendError(res, HTTP_STATUS.notFound, `unknown endpoint id "${holdEp}" in hold.endpoint`, { issues: [{ path: 'hold.endpoint', message: 'unknown endpoint id' }] });
+      }
       core.setLimits(r.data);
       return sendJson(res, HTTP_STATUS.ok, { limits: (infoDocument(core) as { limits: unknown }).limits });
     }

@@ -90,6 +90,9 @@ export function rulesWithOverrides(overrides: Partial<Record<RateLimitedOperatio
   return out;
 }
 
+/** Longest opt-in hold of one request, real ms (a hold is a test aid, never a way to hang clients for long). */
+export const HOLD_MAX_REAL_MS = 60_000;
+
 /** The admission of a request when limits are off: nothing to release. */
 export const UNLIMITED: Admission = Object.freeze({ ok: true as const, release: () => {} });
 
@@ -97,6 +100,12 @@ export const UNLIMITED: Admission = Object.freeze({ ok: true as const, release: 
 export class EndpointRateLimiter {
   private readonly logs = new Map<RateLimitedOperation, SlidingWindowLog>();
   readonly counters = new Map<RateLimitedOperation, OperationCounters>();
+  /**
+   * Opt-in hold (POST /_qbench/limits `hold`): real ms an admitted request of the operation
+   * waits, keeping its concurrency slot, before it is served, so that a client can hold any
+   * operation open and observe its §8 concurrency cap. null (the default): no hold at all.
+   */
+  holdRealMs: Partial<Record<RateLimitedOperation, number>> | null = null;
 
   constructor(private readonly opts: RateLimiterOptions) {}
 

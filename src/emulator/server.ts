@@ -177,6 +177,8 @@ export class EmulatorHttp {
     }
     const endpoint = ep;
     const cap = this.capFor(opName);
+    // Opt-in hold (POST /_qbench/limits `hold`): read once; undefined unless a test asked for one.
+    const holdRealMs = spec.op === undefined || ep.limiter.holdRealMs === null ? undefined : ep.limiter.holdRealMs[spec.op];
     const body = readBody(req, cap);
     const go = (b: BodyResult) => {
       if (b.kind === 'aborted') return;
@@ -184,11 +186,30 @@ export class EmulatorHttp {
         this.tooLarge(req, res, opName, cap, b.declaredBytes);
         return;
       }
-      const r = this.operation(opName, endpoint, req, res, jobId, query, b.body, rest);
-      if (r) r.catch((e: unknown) => this.internal(res, e));
+      const serve = () => {
+        const r = this.operation(opName, endpoint, req, res, jobId, query, b.body, rest);
+        if (r) r.catch((e: unknown) => this.internal(res, e));
+      };
+      if (holdRealMs === undefined) serve();
+      else this.afterHold(res, holdRealMs, serve);
     };
     if (body instanceof Promise) body.then(go, (e: unknown) => this.internal(res, e));
     else go(body);
+  }
+
+  /** Serve after `realMs` of real time (the request keeps its concurrency slot); nothing if the client leaves first. */
+  private afterHold(res: ServerResponse, realMs: number, serve: () => void): void {
+    const onClose = () => timer.cancel();
+    const timer = this.core.clock.setTimer(realMs * this.core.clock.scale, () => {
+      res.off('close', onClose);
+      if (res.destroyed) return;
+      try {
+        serve();
+      } catch (e) {
+        this.internal(res, e);
+      }
+    });
+    res.once('close', onClose);
   }
 
   private capFor(op: Route): number {
