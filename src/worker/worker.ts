@@ -11,6 +11,8 @@ import { redactSecrets } from '../errors.js';
 /** What a handler gets besides the job. */
 export interface WorkerJobContext {
   readonly signal: AbortSignal;
+  /** The id of the worker running the job (changes when the worker is recycled). */
+  readonly workerId: string;
   /** Stream one chunk now (job-stream). */
   stream(chunk: unknown): Promise<void>;
   /** Interim output while the job runs (job-done with status IN_PROGRESS). */
@@ -155,6 +157,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
     let refresh = false;
     const ctx: WorkerJobContext = {
       signal,
+      workerId: o.workerId,
       stream: (chunk) => post(streamUrl, { output: chunk }),
       progress: (output) => post(withQuery(withId(o.urls.postOutput, job.id), { isStream: 'false' }), { status: 'IN_PROGRESS', output }),
       refreshWorker: () => {
