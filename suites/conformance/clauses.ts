@@ -125,7 +125,7 @@ export const CLAUSES: readonly ClauseDef[] = [
   // §8 limits
   c('8/payload-limits', '§8', '/runsync payload 20 MB; /run payload 10 MB; streamed chunk 1 MB'),
   c('8/rate-table', '§8', 'Rate limits per endpoint and operation: requests per 10 seconds (runsync 2000, run 1000, status 2000, stream 2000, cancel 100, purge-queue 2, openai 2000, requests 10)'),
-  c('8/concurrency', '§8', 'Concurrency per endpoint and operation (runsync 400, run 200, status 400, stream 400, cancel 20, requests 2)'),
+  c('8/concurrency', '§8', 'Concurrency per endpoint and operation (runsync 400, run 200, status 400, stream 400, cancel 20, purge-queue none, openai/* 400, requests 2)'),
   c('8/dynamic-rule', '§8', 'effective rate limit is the higher of the base limit and number_of_running_workers * requests_per_worker. Requests over the effective limit get 429.'),
   // §9 versioning
   c('9/versions', '§9', 'Queue paths carry /v2; REST template paths carry /v1; the GraphQL address carries no version segment'),

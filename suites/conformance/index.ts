@@ -9,6 +9,7 @@ import { compatChecks } from './queue/compat.js';
 import { templateChecks } from './templates.js';
 import { podChecks } from './pods.js';
 import { rateLimitChecks } from './queue/rate-limits.js';
+import { concurrencyChecks } from './queue/concurrency.js';
 import { streamWebhookChecks } from './queue/stream-webhook.js';
 
 export const CHECKS: readonly CheckDefinition[] = [
@@ -19,6 +20,7 @@ export const CHECKS: readonly CheckDefinition[] = [
   ...streamWebhookChecks,
   ...compatChecks,
   ...rateLimitChecks,
+  ...concurrencyChecks,
   ...templateChecks,
   ...podChecks,
 ];

@@ -1,9 +1,10 @@
 // §8 rate limits: 429 onset at the documented count for each operation (the effective limit
 // of the dynamic rule where the target advertises requests_per_worker), recovery once the
-// window has passed, and the /runsync concurrency cap. Each runs on an endpoint of its own
-// on the emulator; on a real target one at a time on the target's endpoint.
+// window has passed (the concurrency column is concurrency.ts). Each runs on an endpoint of its
+// own on the emulator; on a real target one at a time on the target's endpoint.
 import { fail, runPool, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, RUNSYNC_WAIT_MS, effectiveRateLimit, type RateLimitedOperation } from '../../../src/spec/index.js';
+import { serialized } from '../lib/bursts.js';
 import { describe, expectStatus, field } from '../lib/http.js';
 import { endpointFor, health, isDedicated, purge, qpath, submitRunsync } from '../lib/queue.js';
 
@@ -19,9 +20,6 @@ function toleranceFor(limit: number, dedicated: boolean): number {
 function lanesFor(cap: number | null): number {
   return Math.max(1, Math.min(32, Math.floor((cap ?? 64) / 2)));
 }
-
-/** Handler delay of the held /runsync jobs: 15 s of real time (they are purged or finish soon after). */
-const HOLD_REAL_MS_S = (ctx: CheckContext): number => Math.ceil(ctx.time.toEmulatedMs(15_000) / 1000);
 
 type Maker = (ctx: CheckContext, ep: string) => Promise<(i: number) => ProbeRequest>;
 
@@ -64,16 +62,6 @@ interface Burst {
   readonly firstSentMs: number;
 }
 
-/**
- * Bursts of different checks never overlap: on one host they would share the CPU and stretch
- * past the window. The waits for recovery do overlap, so the checks still run side by side.
- */
-let burstChain: Promise<unknown> = Promise.resolve();
-function serialized<T>(fn: () => Promise<T>): Promise<T> {
-  const run = burstChain.then(fn, fn);
-  burstChain = run.catch(() => undefined);
-  return run;
-}
 
 async function burstNow(ctx: CheckContext, n: number, lanes: number, make: (i: number) => ProbeRequest): Promise<Burst> {
   const idx = Array.from({ length: n }, (_, i) => i);
@@ -148,47 +136,4 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
 
 export const rateLimitChecks: CheckDefinition[] = [
   ...(['run', 'runsync', 'status', 'stream', 'cancel', 'purge-queue', 'requests', 'openai'] as const).map(rateCheck),
-  {
-    id: 'queue.concurrency.runsync',
-    title: '/runsync: requests past the concurrency cap (400 in flight) get 429 while the first ones are held',
-    clauses: ['8/concurrency', '7/429'],
-    interface: 'queue', kind: 'spec', tags: ['rate-limit', 'destructive', 'needs-mock-worker'],
-    async run(ctx) {
-      const lim = ctx.target.limits;
-      if (!lim.rateLimitsEnabled) skip('the target advertises rate limits switched off');
-      const cap = lim.rates.runsync.concurrency;
-      if (cap === null) skip('the target advertises no /runsync concurrency cap');
-      const ep = endpointFor(ctx, 'concurrency-runsync');
-      const extra = extraFor(cap);
-      const total = cap + extra;
-      const abort = new AbortController();
-      const signal = AbortSignal.any([ctx.signal, abort.signal]);
-      const answers: ProbeResponse[] = [];
-      let aborted = 0;
-      const held = Array.from({ length: total }, () =>
-        ctx.http
-          .send({ iface: 'queue', method: 'POST', path: qpath(ep, 'runsync'), rawQuery: `wait=${RUNSYNC_WAIT_MS.max}`, json: { input: { mock_delay: HOLD_REAL_MS_S(ctx) } }, signal, timeoutMs: 600_000 })
-          .then((r) => { answers.push(r); })
-          .catch(() => { aborted += 1; }),
-      );
-      // Wait until the refusals are in (they come at once) or 10 s of real time.
-      const deadline = performance.now() + 10_000;
-      while (answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests).length < extra && performance.now() < deadline) {
-        await ctx.time.sleepReal(50, ctx.signal);
-      }
-      await ctx.time.sleepReal(200, ctx.signal);
-      const refused = answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests).length;
-      const heldCount = total - answers.length;
-      abort.abort();
-      await Promise.all(held);
-      ctx.measure('inFlightAccepted', heldCount + answers.filter((a) => a.status === HTTP_STATUS.ok).length);
-      ctx.measure('refused429', refused);
-      ctx.measure('cap', cap);
-      await purge(ctx, ep);
-      ctx.measure('abortedHeld', aborted);
-      if (refused === 0) fail(`429 for the ${extra} requests past ${cap} in flight`, `no 429 among ${total} concurrent /runsync (${heldCount} held)`, answers.at(-1));
-      if (refused > extra + toleranceFor(cap, false)) fail(`at most ${extra} refusals (cap ${cap})`, `${refused} × 429`, answers.find((a) => a.status === HTTP_STATUS.tooManyRequests));
-      return { observed: `${refused} × 429 of ${total}, ${heldCount} held` };
-    },
-  },
 ];
