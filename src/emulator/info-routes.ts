@@ -11,7 +11,7 @@ import {
 import type { RateLimitedOperation } from '../spec/index.js';
 import { VERSION } from '../version.js';
 import type { EmulatorCore } from './core.js';
-import { RateOverride } from './config.js';
+import { RateOverride, type EmulatorConfig } from './config.js';
 import { FAULTS } from './faults.js';
 import { HOLD_MAX_REAL_MS } from './rate-limiter.js';
 import { parseJson, readBody, sendError, sendJson } from './http-io.js';
@@ -45,6 +45,18 @@ const LimitsChange = z.strictObject({
 });
 
 /** The info document (GET /_qbench/info). */
+
+/**
+ * The pool settings /_qbench/info advertises. External workers (issue 9) bring their own,
+ * unknown capacity, so with them no max or jobsPerWorker is advertised (clients that count
+ * worker slots from these would undercount); without simulated workers no settings at all.
+ */
+function advertisedWorkers(cfg: EmulatorConfig): Record<string, unknown> {
+  if (!cfg.externalWorkers) return { ...cfg.workers };
+  if (!(cfg.simulatedWorkers ?? false)) return { simulated: false };
+  const { max: _max, jobsPerWorker: _perWorker, ...rest } = cfg.workers;
+  return { ...rest, simulated: true };
+}
 export function infoDocument(core: EmulatorCore): Record<string, unknown> {
   const cfg = core.config;
   const l = core.limits;
@@ -65,7 +77,8 @@ export function infoDocument(core: EmulatorCore): Record<string, unknown> {
     endpoints: [...core.endpoints.keys()],
     externalWorkers: cfg.externalWorkers,
     workerTakeLongPollRealMs: cfg.workerTakeLongPollMs,
-    workers: { ...cfg.workers },
+    workerPingIntervalRealMs: cfg.workerPingIntervalMs,
+    workers: advertisedWorkers(cfg),
     limits: {
       enabled: l.enabled,
       rateWindowMs: RATE_WINDOW_MS,
