@@ -21,7 +21,8 @@ export interface WorkerProcess {
 const live = new Set<WorkerProcess>();
 
 export interface SpawnOptions {
-  readonly url: string;
+  /** Emulator base URL; undefined: the worker reads the RUNPOD_WEBHOOK_* environment only. */
+  readonly url: string | undefined;
   readonly workerId: string;
   readonly handler: string;
   readonly endpoint?: string;
@@ -32,10 +33,11 @@ export interface SpawnOptions {
 
 /** Start `qbench worker` as its own Node process (tsx loader, as `npx tsx src/cli/bin.ts` would). */
 export function spawnWorker(o: SpawnOptions): WorkerProcess {
-  const args = ['--import', 'tsx', 'src/cli/bin.ts', 'worker', '--handler', o.handler, '--url', o.url, '--endpoint', o.endpoint ?? 'demo', '--worker-id', o.workerId, '--concurrency', String(o.concurrency ?? 1), ...(o.args ?? [])];
+  const target = o.url === undefined ? [] : ['--url', o.url, '--endpoint', o.endpoint ?? 'demo', '--worker-id', o.workerId];
+  const args = ['--import', 'tsx', 'src/cli/bin.ts', 'worker', '--handler', o.handler, ...target, '--concurrency', String(o.concurrency ?? 1), ...(o.args ?? [])];
   const proc = spawn(process.execPath, args, {
     cwd: process.cwd(),
-    env: { ...process.env, RUNPOD_AI_API_KEY: KEY, ...o.env },
+    env: { ...process.env, ...(o.url === undefined ? {} : { RUNPOD_AI_API_KEY: KEY }), ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
