@@ -74,7 +74,7 @@ async function requestMaker(ctx: CheckContext, op: RateLimitedOperation, ep: str
   }
 }
 
-interface HeldBurst {
+export interface HeldBurst {
   readonly answers: readonly ProbeResponse[];
   readonly admitted: readonly ProbeResponse[];
   readonly refused: readonly ProbeResponse[];
@@ -84,9 +84,8 @@ interface HeldBurst {
   readonly spanMs: number;
 }
 
-/** Send `n` requests at once (no lanes: every one is in flight together) and wait for every answer. */
-async function sendAtOnce(ctx: CheckContext, n: number, make: () => ProbeRequest, timeoutMs: number, signal: AbortSignal = ctx.signal): Promise<HeldBurst> {
-  const answers = await Promise.all(Array.from({ length: n }, () => ctx.http.send({ ...make(), signal, timeoutMs })));
+/** A burst's answers sorted into admitted, refused (429) and errors (no answer). */
+export function heldBurst(answers: readonly ProbeResponse[]): HeldBurst {
   const refused = answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests);
   const errors = answers.filter((a) => a.status === 0);
   const admitted = answers.filter((a) => a.status !== 0 && a.status !== HTTP_STATUS.tooManyRequests);
@@ -95,7 +94,12 @@ async function sendAtOnce(ctx: CheckContext, n: number, make: () => ProbeRequest
   return { answers, admitted, refused, errors, firstSentMs, spanMs: lastAdmittedMs - firstSentMs };
 }
 
-type Judgement = { kind: 'pass'; observed: string } | { kind: 'inconclusive'; why: string };
+/** Send `n` requests at once (no lanes: every one is in flight together) and wait for every answer. */
+async function sendAtOnce(ctx: CheckContext, n: number, make: () => ProbeRequest, timeoutMs: number, signal: AbortSignal = ctx.signal): Promise<HeldBurst> {
+  return heldBurst(await Promise.all(Array.from({ length: n }, () => ctx.http.send({ ...make(), signal, timeoutMs }))));
+}
+
+export type Judgement = { kind: 'pass'; observed: string } | { kind: 'inconclusive'; why: string };
 
 /**
  * Judge a burst of cap+k. `minHoldRealMs`: the least time the target held each admitted request.
@@ -105,7 +109,7 @@ type Judgement = { kind: 'pass'; observed: string } | { kind: 'inconclusive'; wh
  * Fewer than `cap` admitted while others got 429 means 429 came before `cap` were in flight
  * (exact on an endpoint of the check's own; `tolerance` allows for other clients on a shared one).
  */
-function judge(b: HeldBurst, cap: number, minHoldRealMs: number, tolerance: number): Judgement {
+export function judgeHeldBurst(b: HeldBurst, cap: number, minHoldRealMs: number, tolerance: number): Judgement {
   const n = b.answers.length;
   if (b.errors.length > 0) fail(`an answer to each of the ${n} requests held open at once`, `${b.errors.length} network errors`, b.errors[0]);
   const simultaneous = b.spanMs < 2 * minHoldRealMs;
@@ -162,7 +166,7 @@ async function viaHold(ctx: CheckContext, op: RateLimitedOperation, cap: number,
     ctx.measure('refused429', b.refused.length);
     ctx.measure('holdRealMs', holdMs);
     ctx.measure('burstSpanRealMs', Math.round(b.spanMs));
-    verdict = judge(b, cap, holdMs, dedicated ? 0 : Math.floor(cap * 0.02));
+    verdict = judgeHeldBurst(b, cap, holdMs, dedicated ? 0 : Math.floor(cap * 0.02));
     if (verdict.kind === 'pass') break;
   }
   if (verdict?.kind !== 'pass') skip(`could not hold ${total} requests open together: ${verdict?.why ?? 'no burst'}`);
@@ -229,7 +233,7 @@ async function streamViaLongPoll(ctx: CheckContext, cap: number): Promise<string
     ctx.measure('longPollRealMs', Math.round(probe.durationMs));
     ctx.measure('admitted', b.admitted.length);
     ctx.measure('refused429', b.refused.length);
-    const v = judge(b, cap, Math.max(0, minHold), Math.floor(cap * 0.02));
+    const v = judgeHeldBurst(b, cap, Math.max(0, minHold), Math.floor(cap * 0.02));
     if (v.kind !== 'pass') skip(`the long-poll (${Math.round(probe.durationMs)} ms) was too short to hold ${cap + extra} requests together: ${v.why}`);
     return `${v.observed}, held by the target's /stream long-poll`;
   } finally {

@@ -1,0 +1,64 @@
+// The concurrency checks' verdict on a held burst (suites/conformance/queue/concurrency.ts):
+// exactly `cap` admitted passes; a surplus fails only when the timing proves every admitted
+// request was in flight together (else inconclusive); too few admitted beside 429s fails.
+import { describe, expect, it } from 'vitest';
+import { CheckFailure, type ProbeResponse } from '../../../src/conformance/index.js';
+import { heldBurst, judgeHeldBurst } from '../../../suites/conformance/queue/concurrency.js';
+
+/** A synthetic answer: status, real send and answer times (ms). */
+function answer(status: number, sentAtMs: number, doneAtMs: number): ProbeResponse {
+  return {
+    status, headers: {}, text: '', json: status === 429 ? { error: 'too many' } : {}, bodyBytes: 0, durationMs: doneAtMs - sentAtMs, curl: 'curl', sentAtMs, doneAtMs,
+    exchange: { request: { method: 'GET', url: 'http://127.0.0.1/x', headers: {}, bodyBytes: 0 }, ...(status === 0 ? { error: 'reset' } : { response: { status, headers: {}, body: '', bodyBytes: 0, durationMs: doneAtMs - sentAtMs } }) },
+  };
+}
+
+/** `admitted` answers held `holdMs` (sends spread over `spreadMs`) and `refused` immediate 429s. */
+function burst(admitted: number, refused: number, holdMs: number, spreadMs: number): ProbeResponse[] {
+  const out: ProbeResponse[] = [];
+  for (let i = 0; i < admitted; i++) {
+    const sent = (spreadMs * i) / Math.max(1, admitted - 1);
+    out.push(answer(200, sent, sent + holdMs + 5));
+  }
+  for (let i = 0; i < refused; i++) out.push(answer(429, spreadMs, spreadMs + 3));
+  return out;
+}
+
+function failureOf(fn: () => unknown): CheckFailure {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof CheckFailure) return e;
+    throw e;
+  }
+  throw new Error('expected a CheckFailure');
+}
+
+describe('judgeHeldBurst', () => {
+  it('passes exactly cap admitted and the rest refused', () => {
+    const v = judgeHeldBurst(heldBurst(burst(20, 4, 2000, 100)), 20, 2000, 0);
+    expect(v.kind).toBe('pass');
+  });
+
+  it('fails a surplus of admissions that were all in flight together', () => {
+    const f = failureOf(() => judgeHeldBurst(heldBurst(burst(24, 0, 2000, 300)), 20, 2000, 0));
+    expect(f.observed).toContain('24 of 24 admitted');
+  });
+
+  it('calls a surplus inconclusive when the sends spread past the hold (slots may have been freed)', () => {
+    const v = judgeHeldBurst(heldBurst(burst(24, 0, 2000, 2500)), 20, 2000, 0);
+    expect(v.kind).toBe('inconclusive');
+  });
+
+  it('fails 429s that came before cap were in flight, within the tolerance of a shared endpoint', () => {
+    const f = failureOf(() => judgeHeldBurst(heldBurst(burst(15, 9, 2000, 100)), 20, 2000, 0));
+    expect(f.expected).toContain('429 only once 20 requests are in flight');
+    expect(judgeHeldBurst(heldBurst(burst(392, 88, 2000, 100)), 400, 2000, 8).kind).toBe('pass');
+    expect(() => judgeHeldBurst(heldBurst(burst(391, 89, 2000, 100)), 400, 2000, 8)).toThrow(CheckFailure);
+  });
+
+  it('fails on requests that got no answer', () => {
+    const answers = [...burst(20, 3, 2000, 100), answer(0, 0, 10)];
+    expect(failureOf(() => judgeHeldBurst(heldBurst(answers), 20, 2000, 0)).observed).toContain('1 network errors');
+  });
+});
