@@ -12,8 +12,8 @@ export type {
   EmulatorHandle, StartOptions as EmulatorStartOptions, EmulatorConfig, EmulatorConfigInput, Clock, FaultName, FaultSet,
   Handler as EmulatorHandler, HandlerContext as EmulatorHandlerContext, HandlerOutcome as EmulatorHandlerOutcome,
 } from './emulator/index.js';
-export { runWorker, urlsFromEnv, emulatorUrls } from './worker/index.js';
-export type { WorkerHandler, WorkerJob, WorkerJobContext, WorkerOptions, WorkerStats, WorkerUrls } from './worker/index.js';
+export { runWorker, urlsFromEnv, emulatorUrls, workerEnv, formatShellEnv } from './worker/index.js';
+export type { WorkerHandler, WorkerJob, WorkerJobContext, WorkerOptions, WorkerStats, WorkerUrls, WorkerEnvOptions } from './worker/index.js';
 export {
   QueueClient, TemplateClient, PodClient, HttpCore, DEFAULT_BACKOFF, withBackoff, ClientError, HttpStatusError, SchemaMismatchError,
   RateLimitedError, RequestTimeoutError, RequestAbortedError, NetworkError, InvalidRequestError, GraphqlError,
