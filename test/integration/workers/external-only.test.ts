@@ -10,7 +10,8 @@ import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { attached, KEY, killWorkers, spawnWorker, until } from './helpers.js';
 
 const TIME_SCALE = 60;
-const PING_MS = 500;
+// Real ms between pings: a live worker is lost only after 3 s of silence.
+const PING_MS = 1_000;
 const ENDPOINT = 'qbench';
 // Lifecycle checks that need a worker obeying the mock-worker inputs (delays, errors, streams).
 const CHECKS = [

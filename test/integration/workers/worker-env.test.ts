@@ -35,9 +35,9 @@ function parseExports(text: string): Record<string, string> {
 
 describe('qbench emulate --print-worker-env', () => {
   it('prints every variable, each URL with its ?, and a worker started with only that environment runs jobs', async () => {
-    em = await startEmulator({ apiKey: KEY, port: 0, externalWorkers: true, timeScale: 10, workerPingIntervalMs: 300 });
+    em = await startEmulator({ apiKey: KEY, port: 0, externalWorkers: true, timeScale: 10, workerPingIntervalMs: 1_000 });
     const port = String(new URL(em.url).port);
-    const r = await run(['emulate', '--print-worker-env', 'demo', '--worker-id', 'env-w1', '--api-key', KEY, '--port', port, '--external-workers', '--time-scale', '10', '--worker-ping-interval-ms', '300']);
+    const r = await run(['emulate', '--print-worker-env', 'demo', '--worker-id', 'env-w1', '--api-key', KEY, '--port', port, '--external-workers', '--time-scale', '10', '--worker-ping-interval-ms', '1000']);
     expect(r.code).toBe(EXIT.OK);
     const env = parseExports(r.stdout);
     expect(Object.keys(env).sort()).toEqual(
@@ -47,7 +47,7 @@ describe('qbench emulate --print-worker-env', () => {
     expect(env['RUNPOD_WEBHOOK_POST_OUTPUT']).toBe(`${em.url}/v2/demo/job-done/env-w1/$ID?gpu=emulated`);
     expect(env['RUNPOD_WEBHOOK_POST_STREAM']).toBe(`${em.url}/v2/demo/job-stream/env-w1/$ID?gpu=emulated`);
     for (const k of ['RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM', 'RUNPOD_WEBHOOK_PING']) expect(env[k]).toContain('?');
-    expect(env).toMatchObject({ RUNPOD_POD_ID: 'env-w1', RUNPOD_AI_API_KEY: KEY, RUNPOD_ENDPOINT_ID: 'demo', RUNPOD_PING_INTERVAL: '300', QBENCH_TIME_SCALE: '10' });
+    expect(env).toMatchObject({ RUNPOD_POD_ID: 'env-w1', RUNPOD_AI_API_KEY: KEY, RUNPOD_ENDPOINT_ID: 'demo', RUNPOD_PING_INTERVAL: '1000', QBENCH_TIME_SCALE: '10' });
 
     // No --url, no --api-key: only the printed environment.
     const w = spawnWorker({ url: undefined, workerId: 'env-w1', handler: 'fixtures/workers/mock-worker.ts', env });

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
-import { EXECUTION_TIMEOUT_MS } from '../../../src/spec/index.js';
+import { EXECUTION_TIMEOUT_MS, TTL_MS } from '../../../src/spec/index.js';
 import { attached, client, KEY, killWorkers, recordingProxy, spawnWorker, until, type RecordingProxy } from './helpers.js';
 
 // Emulated ms per real ms: a 5 s (emulated) execution timeout passes in 0.5 s real.
 const TIME_SCALE = 10;
-// Real ms between worker pings; a worker silent for 3 of them is lost (0.6 s real).
-const PING_MS = 200;
+// Real ms between worker pings; a worker silent for 3 of them is lost (1.5 s real): short for
+// the SIGKILL test, long enough that a live worker on a busy 2-core machine is not taken as lost.
+const PING_MS = 500;
 const MISSED_PINGS_LOST = 3;
 const ECHO = 'fixtures/emulator/echo-handler.ts';
 const MOCK = 'fixtures/workers/mock-worker.ts';
@@ -81,10 +82,14 @@ describe('reference worker processes on the emulator', () => {
     }
   });
 
-  it('cancel of a running job reaches the worker process through job-stop: its handler stops and its slot frees', async () => {
+  it('progress shows in /status; cancel of a running job reaches the worker process through job-stop: its handler stops and its slot frees', async () => {
     const { em, api } = await emulator();
     proxy = await recordingProxy(em.url);
     const w = spawnWorker({ url: proxy.url, workerId: 'proc-cancel', handler: MOCK, env: mockEnv() });
+    // A progress update halfway through 20 emulated s (2 s real): shown for 1 s before the end.
+    const prog = (await api('POST', '/v2/demo/run', { input: { mock_progress: ['halfway'], mock_delay: 20 } })).body['id'] as string;
+    await until(async () => (await api('GET', `/v2/demo/status/${prog}`)).body['output'] === 'halfway', 'the progress update in /status');
+    await until(async () => (await api('GET', `/v2/demo/status/${prog}`)).body['status'] === 'COMPLETED', 'the progress job to complete');
     // 600 emulated s = 60 s real: only a stop ends it within the test.
     const id = (await api('POST', '/v2/demo/run', { input: { mock_delay: 600 } })).body['id'] as string;
     await until(async () => (await api('GET', `/v2/demo/status/${id}`)).body['status'] === 'IN_PROGRESS', 'the job to start');
@@ -96,7 +101,7 @@ describe('reference worker processes on the emulator', () => {
     expect((await api('GET', `/v2/demo/status/${id}`)).body['status']).toBe('CANCELLED');
     w.proc.kill('SIGTERM');
     expect((await w.exited).code).toBe(0);
-    expect(w.output()).toMatch(/stopped after 2 jobs \(1 completed, 0 failed, 1 stopped\)/);
+    expect(w.output()).toMatch(/stopped after 3 jobs \(2 completed, 0 failed, 1 stopped\)/);
   });
 
   it('a worker SIGKILLed mid-job is lost after 3 silent ping intervals: its job ends FAILED saying so, and it leaves the pool', async () => {
@@ -136,7 +141,7 @@ describe('reference worker processes on the emulator', () => {
     expect(em.core.endpoints.get('demo')?.pool.workers.get('proc-cycle')?.jobs.size ?? 0).toBe(0);
   });
 
-  it('an external job running past its executionTimeout ends TIMED_OUT; the worker is told to stop and takes the next job', async () => {
+  it('execution timeout and ttl apply to external jobs: TIMED_OUT, then deleted; the worker is told to stop each time and takes the next job', async () => {
     const { em, api } = await emulator();
     spawnWorker({ url: em.url, workerId: 'proc-slow', handler: MOCK, env: mockEnv() });
     const id = (await api('POST', '/v2/demo/run', { input: { mock_delay: 600 }, policy: { executionTimeout: EXECUTION_TIMEOUT_MS.min } })).body['id'] as string;
@@ -146,6 +151,11 @@ describe('reference worker processes on the emulator', () => {
     expect(s['executionTime']).toBeGreaterThanOrEqual(EXECUTION_TIMEOUT_MS.min);
     const next = await api('POST', '/v2/demo/runsync', { input: { mock_return: 'next' } });
     expect(next.body).toMatchObject({ status: 'COMPLETED', output: 'next', workerId: 'proc-slow' });
+    // ttl (from submission) ends a running external job too: it is deleted (404).
+    const doomed = (await api('POST', '/v2/demo/run', { input: { mock_delay: 600 }, policy: { ttl: TTL_MS.min } })).body['id'] as string;
+    await until(async () => (await api('GET', `/v2/demo/status/${doomed}`)).status === 404, 'the ttl to delete the running job');
+    const after = await api('POST', '/v2/demo/runsync', { input: { mock_return: 'after-ttl' } });
+    expect(after.body).toMatchObject({ status: 'COMPLETED', output: 'after-ttl', workerId: 'proc-slow' });
   });
 });
 
