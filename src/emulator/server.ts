@@ -3,7 +3,7 @@
 // limits (429 with Retry-After) and payload caps, 400/401/404 answers naming the problem,
 // the reserved /_qbench routes, and the sub-services (REST, GraphQL) for every other path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RUNSYNC_WAIT_MS, JOB_STATES, isTerminal, HTTP_STATUS } from '../spec/index.js';
+import { RUNSYNC_WAIT_MS, JOB_STATES, isTerminal, HTTP_STATUS, BYTES_PER_MB, EMULATOR_MB_READING } from '../spec/index.js';
 import type { JobState, RateLimitedOperation } from '../spec/index.js';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
@@ -221,7 +221,7 @@ export class EmulatorHttp {
   }
 
   private tooLarge(req: IncomingMessage, res: ServerResponse, op: Route, cap: number, declared: number | undefined): void {
-    const mb = cap / 1_000_000;
+    const mb = cap / BYTES_PER_MB[EMULATOR_MB_READING];
     sendError(res, STATUS_CODES.payloadTooLarge, `payload too large: /${op} accepts at most ${cap} bytes (${mb} MB)${declared !== undefined ? `, content-length says ${declared}` : ''}`, { limitBytes: cap });
     discardRest(req, cap);
   }

@@ -78,7 +78,6 @@ const COINCIDENCES: Readonly<Record<string, string>> = {
 
 /** Real repeats already reported to their owners (lead report, issue 2); remove each when fixed. */
 const KNOWN_REPEATS: Readonly<Record<string, string>> = {
-  'src/emulator/server.ts:1000000': 'bytes-to-MB in the 413 message: use BYTES_PER_MB[EMULATOR_MB_READING] from src/spec',
 };
 
 interface Finding {
