@@ -1,6 +1,7 @@
 // Keeps the fuzzer well below the §8 rate table so that it measures validation and state,
 // never 429s: one token bucket per operation, refilled at a fraction of the documented
 // requests per window. Operations the table does not name share a conservative default.
+import { realSleep } from '../client/backoff.js';
 import { RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS, type RateLimitedOperation } from '../spec/index.js';
 
 /** A token bucket: `ratePerSec` sustained, at most `burst` at once. */
@@ -44,23 +45,8 @@ export class TokenBucket {
   }
 }
 
-export function sleepMs(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** The client's abortable real-time sleep (src/client/backoff.ts), under the name the fuzzer uses. */
+export const sleepMs = realSleep;
 
 /** Budgeted operations: the §8 ones plus those the table leaves out. */
 export type BudgetOperation = RateLimitedOperation | 'retry' | 'health' | 'templates' | 'graphql';
