@@ -1,19 +1,60 @@
 // §8 concurrency column per operation: open 1.5x the documented cap of requests at once,
-// each held open by the server (a /runsync whose job runs longer than its `wait`; a /stream
-// long-poll on a job that produces nothing yet), and count how many were admitted before
-// the rest got 429. Verdict: admitted == the cap in the table. Operations the server answers
-// at once (/run, /status, /cancel) cannot be held open by a client and are not probed here.
-// `--param op=runsync|stream`, `--param expect=advertised` as in rate-limit.ts.
-import { RUNSYNC_WAIT_MS, SECOND_MS } from '../../src/spec/index.js';
+// each held open by the server, and count how many were admitted before the rest got 429.
+// Verdict: admitted == the cap in the table. A client can hold /runsync (a job that outlives
+// its `wait`) and /stream (a long-poll on a job that produces nothing yet) on any target. The
+// operations a server answers at once (/run, /status, /cancel, /openai/*, /requests) are held
+// with the emulator's opt-in hold (POST /_qbench/limits {hold}), on an emulator that
+// advertises it in /_qbench/info; on any other target they cannot be probed and are refused.
+// `--param op=runsync,stream,run,status,cancel,openai,requests`, `--param expect=advertised`
+// as in rate-limit.ts.
+import { HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS } from '../../src/spec/index.js';
 import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
 import { expectedRule, type Exchange } from './lib/limits.js';
 
-const HELD_OPS = ['runsync', 'stream'] as const;
+/** Held by the request itself, on any target. */
+const CLIENT_HELD_OPS = ['runsync', 'stream'] as const;
+/** Answered at once: held only by the emulator's hold control. */
+const EMULATOR_HELD_OPS = ['run', 'status', 'cancel', 'openai', 'requests'] as const;
+const HELD_OPS = [...CLIENT_HELD_OPS, ...EMULATOR_HELD_OPS] as const;
 type HeldOp = (typeof HELD_OPS)[number];
 /** Real ms each request is held: long enough for the whole burst to be in flight together. */
 const HOLD_REAL_MS = 2 * SECOND_MS;
+
+const needsEmulatorHold = (op: HeldOp): boolean => (EMULATOR_HELD_OPS as readonly string[]).includes(op);
+
+/** True when the target is an emulator that advertises the hold for `op`. */
+function holdAdvertised(ctx: ScenarioFactoryContext, op: HeldOp): boolean {
+  const limits = (ctx.target.info as { limits?: { hold?: { operations?: unknown } } } | undefined)?.limits;
+  const ops = limits?.hold?.operations;
+  return Array.isArray(ops) && ops.includes(op);
+}
+
+/** The request one iteration sends for `op`. */
+function requestFor(op: HeldOp, jobId: string, waitMs: number, longJobSec: number): Parameters<IterationContext['request']>[1] {
+  switch (op) {
+    case 'runsync':
+      return { method: 'POST', path: '/runsync', query: { wait: waitMs }, body: { input: { mock_delay: longJobSec } } };
+    case 'stream':
+      return { method: 'GET', path: `/stream/${encodeURIComponent(jobId)}` };
+    case 'run':
+      return { method: 'POST', path: '/run', body: { input: {} } };
+    case 'status':
+      return { method: 'GET', path: `/status/${encodeURIComponent(jobId)}` };
+    case 'cancel':
+      return { method: 'POST', path: `/cancel/${encodeURIComponent(jobId)}` };
+    case 'openai':
+      return { method: 'POST', path: '/openai/v1/completions', body: { model: 'qbench', prompt: 'hold' } };
+    case 'requests':
+      return { method: 'GET', path: '/requests' };
+  }
+}
+
+async function setHold(rc: RunContext, op: HeldOp, realMs: number): Promise<void> {
+  const r = await rc.request({ method: 'POST', path: '/_qbench/limits', scope: 'origin', body: { hold: { endpoint: rc.target.endpointId, realMs: { [op]: realMs } } } });
+  if (r.status !== HTTP_STATUS.ok) throw new Error(`POST /_qbench/limits {hold} answered ${r.status ?? 'no answer'}: ${r.bodyText.slice(0, 200)}`);
+}
 
 interface CapState {
   jobId: string;
@@ -44,26 +85,27 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
         fn: async (it: IterationContext) => {
           const st = it.state as CapState;
           const sentMs = performance.timeOrigin + performance.now();
-          const a = await it.request(
-            op,
-            op === 'runsync'
-              ? { method: 'POST', path: '/runsync', query: { wait: waitMs }, body: { input: { mock_delay: longJobSec } } }
-              : { method: 'GET', path: `/stream/${encodeURIComponent(st.jobId)}` },
-          );
+          const a = await it.request(op, requestFor(op, st.jobId, waitMs, longJobSec));
           st.log.push({ sentMs, endMs: performance.timeOrigin + performance.now(), status: a.status });
         },
       },
     ],
     hooks: {
       setup: async (rc: RunContext): Promise<CapState> => {
-        if (op === 'runsync') return { jobId: 'none', log: [] };
-        // A queued job that will not stream for a long while: /stream long-polls on it.
-        const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_delay: longJobSec } } });
-        const id = (a.json() as { id?: unknown } | undefined)?.id;
-        if (typeof id !== 'string') throw new Error(`setup: POST /run answered ${a.status ?? 'no answer'}`);
-        return { jobId: id, log: [] };
+        let jobId = 'none';
+        if (op === 'stream' || op === 'status' || op === 'cancel') {
+          // A job that will not finish or stream for a long while: /stream long-polls on it,
+          // /status and /cancel name it.
+          const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_delay: longJobSec } } });
+          const id = (a.json() as { id?: unknown } | undefined)?.id;
+          if (typeof id !== 'string') throw new Error(`setup: POST /run answered ${a.status ?? 'no answer'}`);
+          jobId = id;
+        }
+        if (needsEmulatorHold(op)) await setHold(rc, op, HOLD_REAL_MS);
+        return { jobId, log: [] };
       },
       teardown: async (rc: RunContext) => {
+        if (needsEmulatorHold(op)) await setHold(rc, op, 0);
         await rc.request({ method: 'POST', path: '/purge-queue' });
       },
       analyze: (_r, rc): Analysis => {
@@ -76,8 +118,9 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
         const early = st.log.filter((x) => x.sentMs < cut);
         const heldTogether = early.filter((x) => x.status !== null && x.status !== 429).length;
         const refusedEarly = early.filter((x) => x.status === 429).length;
-        // A /stream long-poll answers after the emulator's hold (1 s by default); /runsync after `wait`.
-        const minHeldMs = op === 'runsync' ? HOLD_REAL_MS / 2 : HOLD_REAL_MS / 5;
+        // A /stream long-poll answers after the emulator's long-poll (1 s by default); /runsync
+        // after `wait`; the others after the emulator's hold.
+        const minHeldMs = op === 'stream' ? HOLD_REAL_MS / 5 : HOLD_REAL_MS / 2;
         const heldMs = admitted.length > 0 ? Math.min(...admitted.map((x) => x.endMs - x.sentMs)) : 0;
         const findings = [
           {
@@ -118,8 +161,12 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
 
 export default (ctx: ScenarioFactoryContext): ScenarioInput[] => {
   const p = ctx.params['op'];
-  const ops = p === undefined ? [...HELD_OPS] : p.split(',').map((x) => x.trim());
+  const ops = p === undefined ? HELD_OPS.filter((o) => !needsEmulatorHold(o) || holdAdvertised(ctx, o)) : p.split(',').map((x) => x.trim());
   const bad = ops.filter((o) => !(HELD_OPS as readonly string[]).includes(o));
-  if (bad.length > 0) throw new Error(`--param op: ${bad.join(', ')} cannot be held open by a client; use ${HELD_OPS.join(', ')}`);
+  if (bad.length > 0) throw new Error(`--param op: ${bad.join(', ')} has no §8 concurrency cap to probe; use ${HELD_OPS.join(', ')}`);
+  const unheld = (ops as HeldOp[]).filter((o) => needsEmulatorHold(o) && !holdAdvertised(ctx, o));
+  if (unheld.length > 0) {
+    throw new Error(`--param op: ${unheld.join(', ')} are answered at once and can be held open only by an emulator that advertises limits.hold in /_qbench/info; on this target use ${CLIENT_HELD_OPS.join(', ')}`);
+  }
   return (ops as HeldOp[]).map((op) => concurrencyScenario(op, ctx));
 };
