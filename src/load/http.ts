@@ -1,7 +1,7 @@
 // The generator's HTTP side: one undici Pool per target origin with as many connections as
 // the scenario may hold in flight (no hidden queueing in the client), JSON bodies, auth
 // header per §5, and answers that never throw (a network failure is an outcome class).
-import { Pool } from 'undici';
+import { Pool, util as undiciUtil } from 'undici';
 import type { Dispatcher } from 'undici';
 import { API_VERSIONS } from '../spec/index.js';
 import type { HttpAnswer, LoadTarget, RequestSpec } from './context.js';
@@ -26,12 +26,17 @@ class SlotQueue {
   constructor(size: number) {
     this.free = size;
   }
-  acquire(): Promise<boolean> {
+  /** Take a free slot now, if there is one. */
+  tryAcquire(): boolean {
     if (this.free > 0) {
       this.free--;
-      return Promise.resolve(true);
+      return true;
     }
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return false;
+  }
+  /** Wait for a slot (called with false when the run is aborted). */
+  wait(granted: (granted: boolean) => void): void {
+    this.waiters.push(granted);
   }
   release(): void {
     const next = this.waiters[this.head];
@@ -91,6 +96,108 @@ function answer(status: number | null, headers: HttpAnswer['headers'], bodyText:
   };
 }
 
+const errorCodeOf = (e: unknown): string => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : e instanceof Error ? e.name : String(e);
+};
+
+/**
+ * A completed answer: headers are parsed and the body decoded only when read (most load
+ * steps look at the status alone), so the hot path keeps the raw buffers undici handed over.
+ */
+class LazyAnswer implements HttpAnswer {
+  private rawHeaders: Buffer[] | null;
+  private chunks: Buffer[] | Buffer | null;
+  private parsedHeaders: HttpAnswer['headers'] | undefined;
+  private text: string | undefined;
+  private parsed: { v: unknown } | undefined;
+  constructor(
+    readonly status: number,
+    rawHeaders: Buffer[],
+    chunks: Buffer[] | Buffer | null,
+    readonly bytes: number,
+  ) {
+    this.rawHeaders = rawHeaders;
+    this.chunks = chunks;
+  }
+  get headers(): HttpAnswer['headers'] {
+    if (this.parsedHeaders === undefined) {
+      this.parsedHeaders = undiciUtil.parseHeaders(this.rawHeaders ?? []);
+      this.rawHeaders = null;
+    }
+    return this.parsedHeaders;
+  }
+  get bodyText(): string {
+    if (this.text === undefined) {
+      const c = this.chunks;
+      this.text = c === null ? '' : Buffer.isBuffer(c) ? c.toString('utf8') : Buffer.concat(c).toString('utf8');
+      this.chunks = null;
+    }
+    return this.text;
+  }
+  json(): unknown {
+    if (this.parsed === undefined) {
+      try {
+        this.parsed = { v: JSON.parse(this.bodyText) as unknown };
+      } catch {
+        this.parsed = { v: undefined };
+      }
+    }
+    return this.parsed.v;
+  }
+  toJSON(): object {
+    return { status: this.status, headers: this.headers, bodyText: this.bodyText, bytes: this.bytes };
+  }
+}
+
+/** One request in flight: an undici dispatch handler (no promise chain, no body stream). */
+class Exchange {
+  abort: ((err: Error) => void) | null = null;
+  private status = 0;
+  private rawHeaders: Buffer[] = [];
+  private chunks: Buffer[] | Buffer | null = null;
+  private bytes = 0;
+  private done = false;
+  /** Set when the run was aborted before undici connected the request. */
+  pendingAbort: Error | null = null;
+  constructor(
+    private readonly owner: TargetHttp,
+    private readonly resolve: (a: HttpAnswer) => void,
+  ) {}
+  onConnect(abort: (err: Error) => void): void {
+    if (this.pendingAbort) abort(this.pendingAbort);
+    else this.abort = abort;
+  }
+  onHeaders(statusCode: number, headers: Buffer[]): boolean {
+    this.status = statusCode;
+    this.rawHeaders = headers;
+    return true;
+  }
+  onData(chunk: Buffer): boolean {
+    this.bytes += chunk.length;
+    const c = this.chunks;
+    if (c === null) this.chunks = chunk;
+    else if (Buffer.isBuffer(c)) this.chunks = [c, chunk];
+    else c.push(chunk);
+    return true;
+  }
+  onComplete(): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.finished(this);
+    this.resolve(new LazyAnswer(this.status, this.rawHeaders, this.chunks, this.bytes));
+  }
+  onError(err: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.finished(this);
+    this.resolve(answer(null, {}, '', 0, errorCodeOf(err)));
+  }
+  onUpgrade(): void {
+    this.onError(new Error('unexpected upgrade'));
+  }
+}
+
 export class TargetHttp {
   private readonly pool: Pool;
   private readonly headers: Record<string, string>;
@@ -114,42 +221,70 @@ export class TargetHttp {
     if (target.apiKey) this.headers['authorization'] = `Bearer ${target.apiKey}`;
   }
 
+  /** Requests handed to undici and not yet answered (aborted with the run's signal). */
+  private readonly inFlight = new Set<Exchange>();
+
   /** Send one request; `onSent` gets the moment a connection was free and it went out. */
-  async send(spec: RequestSpec, signal?: AbortSignal, onSent?: (sentMs: number) => void): Promise<HttpAnswer> {
+  send(spec: RequestSpec, signal?: AbortSignal, onSent?: (sentMs: number) => void): Promise<HttpAnswer> {
+    if (signal) {
+      if (signal.aborted) return Promise.resolve(answer(null, {}, '', 0, 'ABORT_ERR'));
+      if (!this.hooked.has(signal)) {
+        this.hooked.add(signal);
+        signal.addEventListener('abort', () => this.abortAll(signal.reason), { once: true });
+      }
+    }
+    const options = this.optionsOf(spec);
+    return new Promise<HttpAnswer>((resolve) => {
+      if (this.slots.tryAcquire()) {
+        this.dispatch(options, resolve, onSent);
+        return;
+      }
+      this.slots.wait((granted) => {
+        if (granted) this.dispatch(options, resolve, onSent);
+        else resolve(answer(null, {}, '', 0, 'ABORT_ERR'));
+      });
+    });
+  }
+
+  private optionsOf(spec: RequestSpec): Dispatcher.DispatchOptions {
     let body: string | Buffer | undefined;
-    const headers: Record<string, string> = { ...this.headers, ...spec.headers };
+    let headers: Record<string, string> = this.headers;
+    if (spec.headers !== undefined) headers = { ...this.headers, ...spec.headers };
     if (spec.body !== undefined) {
       body = typeof spec.body === 'string' || Buffer.isBuffer(spec.body) ? spec.body : JSON.stringify(spec.body);
+      if (headers === this.headers) headers = { ...this.headers };
       headers['content-type'] ??= 'application/json';
     } else if (spec.method === 'POST') {
+      if (headers === this.headers) headers = { ...this.headers };
       headers['content-type'] ??= 'application/json';
       body = '';
     }
-    const options: Dispatcher.RequestOptions = {
-      path: buildPath(this.target, spec),
-      method: spec.method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-      ...(signal ? { signal } : {}),
-    };
-    if (signal) {
-      if (signal.aborted) return answer(null, {}, '', 0, 'ABORT_ERR');
-      if (!this.hooked.has(signal)) {
-        this.hooked.add(signal);
-        signal.addEventListener('abort', () => this.slots.abortAll(), { once: true });
-      }
-    }
-    if (!(await this.slots.acquire())) return answer(null, {}, '', 0, 'ABORT_ERR');
+    const path = buildPath(this.target, spec);
+    return body !== undefined ? { path, method: spec.method, headers, body } : { path, method: spec.method, headers };
+  }
+
+  private dispatch(options: Dispatcher.DispatchOptions, resolve: (a: HttpAnswer) => void, onSent: ((sentMs: number) => void) | undefined): void {
     onSent?.(hrNowMs());
+    const ex = new Exchange(this, resolve);
+    this.inFlight.add(ex);
     try {
-      const res = await this.pool.request(options);
-      const text = await res.body.text();
-      return answer(res.statusCode, res.headers, text, Buffer.byteLength(text));
+      this.pool.dispatch(options, ex);
     } catch (e) {
-      const code = (e as { code?: unknown }).code;
-      return answer(null, {}, '', 0, typeof code === 'string' ? code : (e as Error).name);
-    } finally {
-      this.slots.release();
+      ex.onError(e as Error);
+    }
+  }
+
+  /** An exchange ended (answer or error): free its connection slot. */
+  finished(ex: Exchange): void {
+    if (this.inFlight.delete(ex)) this.slots.release();
+  }
+
+  private abortAll(reason: unknown): void {
+    this.slots.abortAll();
+    const err = reason instanceof Error ? reason : new Error('aborted');
+    for (const ex of [...this.inFlight]) {
+      if (ex.abort) ex.abort(err);
+      else ex.pendingAbort = err;
     }
   }
 
