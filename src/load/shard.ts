@@ -96,24 +96,34 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
   await waitUntil(plan.t0Ms, plan.signal);
   eld.enable();
   try {
-    const inFlight = new Set<Promise<void>>();
+    // In-flight open-loop iterations: a count, and a waiter for the graceful stop (no
+    // per-iteration Set entry or promise chain).
+    let inFlightCount = 0;
+    let onDrained: (() => void) | undefined;
+    const iterationEnded = () => {
+      recorder.inFlight--;
+      recorder.iterationDone(hrNowMs());
+      if (--inFlightCount === 0 && onDrained) onDrained();
+    };
+    const iterationFailed = (e: unknown) => {
+      error ??= e instanceof Error ? e.message : String(e);
+      iterationEnded();
+    };
     const launch = (index: number, intendedMs: number) => {
       recorder.inFlight++;
-      const p = runIteration(env, index, intendedMs)
-        .catch((e: unknown) => {
-          error ??= e instanceof Error ? e.message : String(e);
-        })
-        .finally(() => {
-          recorder.inFlight--;
-          recorder.iterationDone(hrNowMs());
-          inFlight.delete(p);
-        });
-      inFlight.add(p);
+      inFlightCount++;
+      runIteration(env, index, intendedMs).then(iterationEnded, iterationFailed);
     };
+    const drained = () =>
+      inFlightCount === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            onDrained = resolve;
+          });
     const stillGoing = () => !plan.signal.aborted && requestBudget > 0;
 
     if (s.executor === 'constant-arrival-rate' || s.executor === 'ramping-arrival-rate') {
-      await openLoop(plan, segmentsOf(s), s.arrivals, s.seed, s.maxInFlight, recorder, launch, () => inFlight.size, stillGoing);
+      await openLoop(plan, segmentsOf(s), s.arrivals, s.seed, s.maxInFlight, recorder, launch, () => inFlightCount, stillGoing);
     } else {
       const vus = shareOf(s.vus, plan.shardIndex, plan.shardCount);
       const endMs = plan.t0Ms + (s.executor === 'constant-concurrency' ? s.durationMs : s.maxDurationMs);
@@ -140,17 +150,17 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
       await Promise.all(Array.from({ length: vus }, vu));
     }
     // Graceful stop: give in-flight iterations their time, then abort them.
-    if (inFlight.size > 0) {
+    if (inFlightCount > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...inFlight]),
+        drained(),
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, s.gracefulStopMs);
         }),
       ]);
       clearTimeout(timer);
       inner.abort(new Error('graceful stop elapsed'));
-      await Promise.allSettled([...inFlight]);
+      await drained();
     }
   } finally {
     clearInterval(ticker);
