@@ -5,17 +5,10 @@
 import type { IntervalPoint, OutcomeClass, StepSeries } from '../report/model.js';
 import { OUTCOME_CLASSES } from '../report/model.js';
 import { createHistogram, mergeEncodedInto, percentileMs, type Histogram } from './histogram.js';
-import { emptyCounts, type BucketWire } from './wire.js';
+import { emptyCounts, type BucketWire, type StepHistograms } from './wire.js';
 
-export interface StepTotals {
-  counts: ReturnType<typeof emptyCounts>;
-  statusCodes: Record<string, number>;
-  started: number;
-  latency: Histogram;
-  service: Histogram;
-  byOutcome: Map<OutcomeClass, Histogram>;
-  attempts?: { attempts: Histogram; endToEnd: Histogram; gaveUp: number; maxAttempts: number; logical: number };
-}
+/** The run totals of one step (the same record as a shard's bucket). */
+export type StepTotals = StepHistograms;
 
 interface PendingInterval {
   steps: Map<string, { counts: ReturnType<typeof emptyCounts>; started: number; latency: Histogram; service: Histogram }>;

@@ -1,19 +1,9 @@
 // The shard-side recorder: per step and per outcome class, corrected latency (from the
 // intended start) and service time (from the actual send) into HDR histograms, collected
 // per 1 s interval and handed off as encoded buckets. Memory is one interval's histograms.
-import type { OutcomeClass } from '../report/model.js';
 import { createHistogram, encodeHistogram, recordMs, type Histogram } from './histogram.js';
-import { emptyCounts, outcomeOf, type BucketWire, type StepBucketWire } from './wire.js';
+import { emptyCounts, outcomeOf, type BucketWire, type StepBucketWire, type StepHistograms } from './wire.js';
 
-interface StepBucket {
-  counts: ReturnType<typeof emptyCounts>;
-  statusCodes: Record<string, number>;
-  started: number;
-  latency: Histogram;
-  service: Histogram;
-  byOutcome: Map<OutcomeClass, Histogram>;
-  attempts?: { attempts: Histogram; endToEnd: Histogram; gaveUp: number; maxAttempts: number; logical: number };
-}
 
 export interface RequestRecord {
   readonly metric: string;
@@ -43,7 +33,7 @@ export function recordCount(h: Histogram, n: number): void {
 
 export class ShardRecorder {
   private tSec = 0;
-  private steps = new Map<string, StepBucket>();
+  private steps = new Map<string, StepHistograms>();
   private trends = new Map<string, Histogram>();
   private lateness = createHistogram();
   private scheduled = 0;
@@ -72,7 +62,7 @@ export class ShardRecorder {
     }
   }
 
-  private step(metric: string): StepBucket {
+  private step(metric: string): StepHistograms {
     let b = this.steps.get(metric);
     if (!b) {
       b = { counts: emptyCounts(), statusCodes: {}, started: 0, latency: createHistogram(), service: createHistogram(), byOutcome: new Map() };

@@ -1,7 +1,19 @@
 // The messages a shard (in-process or a worker thread) sends to the aggregator: one bucket
 // per 1 s interval with encoded HDR histograms, so merging across threads is lossless
 // (issue 6), and a final message with the shard's own health (event-loop delay).
+import type { Histogram } from 'hdr-histogram-js';
 import type { OutcomeClass, OutcomeCounts, Percentiles } from '../report/model.js';
+
+/** One step's counts and live histograms: a shard's 1 s bucket, and the run totals it merges into. */
+export interface StepHistograms {
+  counts: OutcomeCounts;
+  statusCodes: Record<string, number>;
+  started: number;
+  latency: Histogram;
+  service: Histogram;
+  byOutcome: Map<OutcomeClass, Histogram>;
+  attempts?: { attempts: Histogram; endToEnd: Histogram; gaveUp: number; maxAttempts: number; logical: number };
+}
 
 export interface StepBucketWire {
   counts: OutcomeCounts;
