@@ -1,35 +1,15 @@
 // The fuzzer against the clean in-process emulator: a small fixed-seed run of every property
 // passes (no false findings) and stays under the §8 rates (no 429).
 // QBENCH_FUZZ_RUNS=<n> runs a larger clean run on demand (n cases per validation property).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FuzzSection } from '../../../src/report/model.js';
-import { resolveFuzzTarget, type ResolvedFuzzTarget } from '../../../src/fuzz/resolve-target.js';
-import { runFuzz, type FuzzRunOptions } from '../../../src/fuzz/runner.js';
+import type { FuzzRunOptions } from '../../../src/fuzz/runner.js';
+import { fuzz as fuzzOnEmulator, onDemandRuns } from './fuzz-harness.js';
 import type { FaultName } from '../../../src/emulator/faults.js';
 
-const SEED = 20261122;
-const onDemandRuns = Number(process.env['QBENCH_FUZZ_RUNS'] ?? 0);
-
-let resolved: ResolvedFuzzTarget | undefined;
-afterEach(async () => {
-  await resolved?.close();
-  resolved = undefined;
-});
-
-async function fuzz(faults: FaultName[], o: Partial<FuzzRunOptions>) {
-  resolved = await resolveFuzzTarget({ target: 'emulator', faults });
-  return runFuzz({
-    target: resolved.target,
-    seed: SEED,
-    numRuns: 40,
-    modelRuns: 4,
-    maxCommands: 8,
-    // Generous: the budget bounds a slow CI machine, it is not what the test measures.
-    maxDurationMs: 20_000,
-    rateFraction: 0.5,
-    ...o,
-  });
-}
+/** Command sequences per model run in this file (overridable per test). */
+const MODEL_RUNS = 4;
+const fuzz = (faults: FaultName[], o: Partial<FuzzRunOptions>) => fuzzOnEmulator(faults, o, MODEL_RUNS);
 
 describe('qbench fuzz on the clean emulator', () => {
   it('every property holds on a small fixed-seed run, within the §8 rates', async () => {

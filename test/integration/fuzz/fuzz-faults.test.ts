@@ -3,34 +3,14 @@
 // curl line that names the key only as $QBENCH_API_KEY. The faults that need long emulated
 // waits to show (ttl, retention, execution timeout, purge of a running job) run on demand
 // with QBENCH_FUZZ_RUNS set.
-import { afterEach, describe, expect, it } from 'vitest';
-import { resolveFuzzTarget, type ResolvedFuzzTarget } from '../../../src/fuzz/resolve-target.js';
-import { runFuzz, type FuzzRunOptions } from '../../../src/fuzz/runner.js';
+import { describe, expect, it } from 'vitest';
+import type { FuzzRunOptions } from '../../../src/fuzz/runner.js';
+import { SEED, current, fuzz as fuzzOnEmulator, onDemandRuns } from './fuzz-harness.js';
 import type { FaultName } from '../../../src/emulator/faults.js';
 
-const SEED = 20261122;
-const onDemandRuns = Number(process.env['QBENCH_FUZZ_RUNS'] ?? 0);
-
-let resolved: ResolvedFuzzTarget | undefined;
-afterEach(async () => {
-  await resolved?.close();
-  resolved = undefined;
-});
-
-async function fuzz(faults: FaultName[], o: Partial<FuzzRunOptions>) {
-  resolved = await resolveFuzzTarget({ target: 'emulator', faults });
-  return runFuzz({
-    target: resolved.target,
-    seed: SEED,
-    numRuns: 40,
-    modelRuns: 6,
-    maxCommands: 8,
-    // Generous: the budget bounds a slow CI machine, it is not what the test measures.
-    maxDurationMs: 20_000,
-    rateFraction: 0.5,
-    ...o,
-  });
-}
+/** Command sequences per model run in this file (overridable per test). */
+const MODEL_RUNS = 6;
+const fuzz = (faults: FaultName[], o: Partial<FuzzRunOptions>) => fuzzOnEmulator(faults, o, MODEL_RUNS);
 
 /** fault -> the property that must catch it. */
 const CAUGHT: readonly [FaultName, string][] = [
@@ -78,14 +58,14 @@ describe('qbench fuzz finds each fault it covers', () => {
     expect(f?.curl).toMatch(/^curl /);
     // The request that shows auth-off is the one sent without a key; every other names it as a variable.
     if (fault !== 'auth-off') expect(f?.curl).toContain('$QBENCH_API_KEY');
-    expect(JSON.stringify(f)).not.toContain(resolved?.target.apiKey);
+    expect(JSON.stringify(f)).not.toContain(current()?.target.apiKey);
   });
 
   it('replays a finding from its seed and path alone', async () => {
     const first = await fuzz(['missing-input-accepted'], { properties: ['job-request-validation'], numRuns: 100 });
     const f = first.section.properties[0]?.finding;
     expect(f).toBeDefined();
-    await resolved?.close();
+    await current()?.close();
     const again = await fuzz(['missing-input-accepted'], { properties: ['job-request-validation'], seed: f!.seed, path: f!.path });
     const g = again.section.properties[0]?.finding;
     expect(g?.counterexample).toBe(f!.counterexample);
