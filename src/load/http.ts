@@ -1,64 +1,16 @@
-// The generator's HTTP side: one undici Pool per target origin with as many connections as
-// the scenario may hold in flight (no hidden queueing in the client), JSON bodies, auth
-// header per §5, and answers that never throw (a network failure is an outcome class).
-import { Pool, util as undiciUtil } from 'undici';
-import type { Dispatcher } from 'undici';
+// The generator's HTTP side: one H1Pool (src/load/h1.ts) per target origin with as many
+// connections as the scenario may hold in flight (requests beyond that wait FIFO, counted in
+// corrected latency, and their service time starts when a connection takes them: the actual
+// send, as wrk2 measures it), JSON bodies, auth header per §5, and answers that never throw
+// (a network failure is an outcome class).
 import { API_VERSIONS } from '../spec/index.js';
+import { H1Pool, parseHeaderBlock, type H1Handler, type H1Request, type H1Response } from './h1.js';
 import type { HttpAnswer, LoadTarget, RequestSpec } from './context.js';
 import { hrNowMs } from './recorder.js';
 
 export interface TargetHttpOptions {
   readonly connections: number;
   readonly requestTimeoutMs: number;
-}
-
-/**
- * A FIFO of free connection slots. A request waits here (client-side queueing, counted in
- * corrected latency) until a connection is free, and its service time starts when it gets
- * one: the actual send, as wrk2 measures it.
- */
-class SlotQueue {
-  private free: number;
-  // A FIFO with a moving head: shift() on a long array is O(n), and at 20,000 req/s a
-  // stalled target can queue tens of thousands of requests here.
-  private waiters: ((granted: boolean) => void)[] = [];
-  private head = 0;
-  constructor(size: number) {
-    this.free = size;
-  }
-  /** Take a free slot now, if there is one. */
-  tryAcquire(): boolean {
-    if (this.free > 0) {
-      this.free--;
-      return true;
-    }
-    return false;
-  }
-  /** Wait for a slot (called with false when the run is aborted). */
-  wait(granted: (granted: boolean) => void): void {
-    this.waiters.push(granted);
-  }
-  release(): void {
-    const next = this.waiters[this.head];
-    if (next === undefined) {
-      this.free++;
-      return;
-    }
-    this.waiters[this.head] = undefined as unknown as (granted: boolean) => void;
-    this.head++;
-    if (this.head > 1024 && this.head * 2 > this.waiters.length) {
-      this.waiters = this.waiters.slice(this.head);
-      this.head = 0;
-    }
-    next(true);
-  }
-  /** Refuse every waiting request (the run was aborted). */
-  abortAll(): void {
-    const waiting = this.waiters.slice(this.head);
-    this.waiters = [];
-    this.head = 0;
-    for (const w of waiting) w(false);
-  }
 }
 
 export function endpointBasePath(target: LoadTarget): string {
@@ -96,42 +48,30 @@ function answer(status: number | null, headers: HttpAnswer['headers'], bodyText:
   };
 }
 
-const errorCodeOf = (e: unknown): string => {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : e instanceof Error ? e.name : String(e);
-};
-
 /**
  * A completed answer: headers are parsed and the body decoded only when read (most load
- * steps look at the status alone), so the hot path keeps the raw buffers undici handed over.
+ * steps look at the status alone), so the hot path keeps the raw buffers the socket gave.
  */
 class LazyAnswer implements HttpAnswer {
-  private rawHeaders: Buffer[] | null;
-  private chunks: Buffer[] | Buffer | null;
+  readonly status: number;
+  readonly bytes: number;
+  private res: H1Response | null;
   private parsedHeaders: HttpAnswer['headers'] | undefined;
   private text: string | undefined;
   private parsed: { v: unknown } | undefined;
-  constructor(
-    readonly status: number,
-    rawHeaders: Buffer[],
-    chunks: Buffer[] | Buffer | null,
-    readonly bytes: number,
-  ) {
-    this.rawHeaders = rawHeaders;
-    this.chunks = chunks;
+  constructor(res: H1Response) {
+    this.status = res.status;
+    this.bytes = res.bytes;
+    this.res = res;
   }
   get headers(): HttpAnswer['headers'] {
-    if (this.parsedHeaders === undefined) {
-      this.parsedHeaders = undiciUtil.parseHeaders(this.rawHeaders ?? []);
-      this.rawHeaders = null;
-    }
+    if (this.parsedHeaders === undefined) this.parsedHeaders = parseHeaderBlock(this.res?.headerBlock ?? Buffer.alloc(0));
     return this.parsedHeaders;
   }
   get bodyText(): string {
     if (this.text === undefined) {
-      const c = this.chunks;
+      const c = this.res?.body ?? null;
       this.text = c === null ? '' : Buffer.isBuffer(c) ? c.toString('utf8') : Buffer.concat(c).toString('utf8');
-      this.chunks = null;
     }
     return this.text;
   }
@@ -150,79 +90,47 @@ class LazyAnswer implements HttpAnswer {
   }
 }
 
-/** One request in flight: an undici dispatch handler (no promise chain, no body stream). */
-class Exchange {
-  abort: ((err: Error) => void) | null = null;
-  private status = 0;
-  private rawHeaders: Buffer[] = [];
-  private chunks: Buffer[] | Buffer | null = null;
-  private bytes = 0;
-  private done = false;
-  /** Set when the run was aborted before undici connected the request. */
-  pendingAbort: Error | null = null;
+/** One request in flight: resolves its promise with the answer or the network error. */
+class Exchange implements H1Handler {
   constructor(
-    private readonly owner: TargetHttp,
     private readonly resolve: (a: HttpAnswer) => void,
+    readonly onSent: ((sentMs: number) => void) | undefined,
   ) {}
-  onConnect(abort: (err: Error) => void): void {
-    if (this.pendingAbort) abort(this.pendingAbort);
-    else this.abort = abort;
+  onResponse(res: H1Response): void {
+    this.resolve(new LazyAnswer(res));
   }
-  onHeaders(statusCode: number, headers: Buffer[]): boolean {
-    this.status = statusCode;
-    this.rawHeaders = headers;
-    return true;
-  }
-  onData(chunk: Buffer): boolean {
-    this.bytes += chunk.length;
-    const c = this.chunks;
-    if (c === null) this.chunks = chunk;
-    else if (Buffer.isBuffer(c)) this.chunks = [c, chunk];
-    else c.push(chunk);
-    return true;
-  }
-  onComplete(): void {
-    if (this.done) return;
-    this.done = true;
-    this.owner.finished(this);
-    this.resolve(new LazyAnswer(this.status, this.rawHeaders, this.chunks, this.bytes));
-  }
-  onError(err: Error): void {
-    if (this.done) return;
-    this.done = true;
-    this.owner.finished(this);
-    this.resolve(answer(null, {}, '', 0, errorCodeOf(err)));
-  }
-  onUpgrade(): void {
-    this.onError(new Error('unexpected upgrade'));
+  onError(code: string): void {
+    this.resolve(answer(null, {}, '', 0, code));
   }
 }
 
+/** Characters that would break a request line or header (CTLs, space in a path). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const BAD_PATH = /[\x00-\x20\x7f]/;
+// eslint-disable-next-line no-control-regex -- as above
+const BAD_HEADER = /[\r\n\x00]/;
+
 export class TargetHttp {
-  private readonly pool: Pool;
-  private readonly headers: Record<string, string>;
-  private readonly slots: SlotQueue;
+  private readonly pool: H1Pool;
+  /** Header lines every request carries (host, accept, authorization), CRLF terminated. */
+  private readonly commonHeaders: string;
   /** Signals already wired to abortAll (one listener per signal, not per request). */
   private readonly hooked = new WeakSet<AbortSignal>();
 
   constructor(
     readonly target: LoadTarget,
-    private readonly opts: TargetHttpOptions,
+    opts: TargetHttpOptions,
   ) {
-    this.pool = new Pool(target.queueUrl, {
-      connections: Math.max(1, opts.connections),
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      headersTimeout: opts.requestTimeoutMs,
-      bodyTimeout: opts.requestTimeoutMs,
-    });
-    this.slots = new SlotQueue(Math.max(1, opts.connections));
-    this.headers = { accept: 'application/json' };
-    if (target.apiKey) this.headers['authorization'] = `Bearer ${target.apiKey}`;
+    this.pool = new H1Pool(target.queueUrl, { connections: Math.max(1, opts.connections), requestTimeoutMs: opts.requestTimeoutMs }, hrNowMs);
+    let h = `host: ${this.pool.host}\r\naccept: application/json\r\n`;
+    if (target.apiKey) h += `authorization: Bearer ${target.apiKey}\r\n`;
+    this.commonHeaders = h;
   }
 
-  /** Requests handed to undici and not yet answered (aborted with the run's signal). */
-  private readonly inFlight = new Set<Exchange>();
+  /** Open `count` connections before the schedule starts; resolves with how many connected. */
+  warm(count: number): Promise<number> {
+    return this.pool.warm(count);
+  }
 
   /** Send one request; `onSent` gets the moment a connection was free and it went out. */
   send(spec: RequestSpec, signal?: AbortSignal, onSent?: (sentMs: number) => void): Promise<HttpAnswer> {
@@ -230,71 +138,48 @@ export class TargetHttp {
       if (signal.aborted) return Promise.resolve(answer(null, {}, '', 0, 'ABORT_ERR'));
       if (!this.hooked.has(signal)) {
         this.hooked.add(signal);
-        signal.addEventListener('abort', () => this.abortAll(signal.reason), { once: true });
+        signal.addEventListener('abort', () => this.pool.abortAll('ABORT_ERR', 'the run was aborted'), { once: true });
       }
     }
-    const options = this.optionsOf(spec);
-    return new Promise<HttpAnswer>((resolve) => {
-      if (this.slots.tryAcquire()) {
-        this.dispatch(options, resolve, onSent);
-        return;
-      }
-      this.slots.wait((granted) => {
-        if (granted) this.dispatch(options, resolve, onSent);
-        else resolve(answer(null, {}, '', 0, 'ABORT_ERR'));
-      });
-    });
-  }
-
-  private optionsOf(spec: RequestSpec): Dispatcher.DispatchOptions {
-    let body: string | Buffer | undefined;
-    let headers: Record<string, string> = this.headers;
-    if (spec.headers !== undefined) headers = { ...this.headers, ...spec.headers };
-    if (spec.body !== undefined) {
-      body = typeof spec.body === 'string' || Buffer.isBuffer(spec.body) ? spec.body : JSON.stringify(spec.body);
-      if (headers === this.headers) headers = { ...this.headers };
-      headers['content-type'] ??= 'application/json';
-    } else if (spec.method === 'POST') {
-      if (headers === this.headers) headers = { ...this.headers };
-      headers['content-type'] ??= 'application/json';
-      body = '';
-    }
-    const path = buildPath(this.target, spec);
-    return body !== undefined ? { path, method: spec.method, headers, body } : { path, method: spec.method, headers };
-  }
-
-  private dispatch(options: Dispatcher.DispatchOptions, resolve: (a: HttpAnswer) => void, onSent: ((sentMs: number) => void) | undefined): void {
-    onSent?.(hrNowMs());
-    const ex = new Exchange(this, resolve);
-    this.inFlight.add(ex);
+    let req: H1Request;
     try {
-      this.pool.dispatch(options, ex);
+      req = this.requestOf(spec);
     } catch (e) {
-      ex.onError(e as Error);
+      return Promise.resolve(answer(null, {}, '', 0, (e as { code?: string }).code ?? 'ERR_INVALID_ARG_VALUE'));
     }
+    return new Promise<HttpAnswer>((resolve) => this.pool.dispatch(req, new Exchange(resolve, onSent)));
   }
 
-  /** An exchange ended (answer or error): free its connection slot. */
-  finished(ex: Exchange): void {
-    if (this.inFlight.delete(ex)) this.slots.release();
-  }
-
-  private abortAll(reason: unknown): void {
-    this.slots.abortAll();
-    const err = reason instanceof Error ? reason : new Error('aborted');
-    for (const ex of [...this.inFlight]) {
-      if (ex.abort) ex.abort(err);
-      else ex.pendingAbort = err;
+  private requestOf(spec: RequestSpec): H1Request {
+    const path = buildPath(this.target, spec);
+    if (BAD_PATH.test(path)) throw Object.assign(new Error(`invalid request path ${JSON.stringify(path)}`), { code: 'ERR_INVALID_PATH' });
+    let head = `${spec.method} ${path} HTTP/1.1\r\n${this.commonHeaders}`;
+    let contentType = false;
+    if (spec.headers !== undefined) {
+      for (const [name, value] of Object.entries(spec.headers)) {
+        if (BAD_HEADER.test(name) || BAD_HEADER.test(value) || name.includes(':')) throw Object.assign(new Error(`invalid header ${JSON.stringify(name)}`), { code: 'ERR_INVALID_HEADER' });
+        const lower = name.toLowerCase();
+        if (lower === 'host' || lower === 'content-length' || lower === 'transfer-encoding') continue;
+        if (lower === 'content-type') contentType = true;
+        head += `${name}: ${value}\r\n`;
+      }
     }
-  }
-
-  async close(): Promise<void> {
-    await this.pool.close().catch(() => this.pool.destroy());
+    let text: string | undefined;
+    let binary: Buffer | undefined;
+    if (spec.body !== undefined) {
+      if (Buffer.isBuffer(spec.body)) binary = spec.body;
+      else text = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
+    } else if (spec.method === 'POST' || spec.method === 'PUT' || spec.method === 'PATCH') text = '';
+    if (text === undefined && binary === undefined) return { head: `${head}\r\n` };
+    if (!contentType) head += 'content-type: application/json\r\n';
+    if (binary !== undefined) return { head: `${head}content-length: ${binary.length}\r\n\r\n`, body: binary };
+    const t = text ?? '';
+    return { head: `${head}content-length: ${Buffer.byteLength(t)}\r\n\r\n${t}` };
   }
 
   /** Abort everything in flight (after the graceful stop). */
-  async destroy(): Promise<void> {
-    this.slots.abortAll();
-    await this.pool.destroy();
+  destroy(): Promise<void> {
+    this.pool.destroy();
+    return Promise.resolve();
   }
 }
