@@ -1,9 +1,9 @@
 // Runs one validated scenario against a target and returns its LoadScenarioResult in the
 // shared report model (issue 6): setup and timeline hooks, the shards (in-process, worker
-// threads or autocannon), progress and abortOnFail every second, then steps, series,
+// threads or the max-throughput engine), progress and abortOnFail every second, then steps, series,
 // validity, thresholds, charts and the verdict (INVALID before pass/fail).
 import { availableParallelism } from 'node:os';
-import type { Chart, LoadScenarioResult, StepResult, ThresholdResult } from '../report/model.js';
+import type { Chart, LoadScenarioResult, StepResult, ThresholdResult, Warmup } from '../report/model.js';
 import { OUTCOME_CLASSES } from '../report/model.js';
 import { Aggregator, type StepTotals } from './aggregate.js';
 import { expectedCount, inverseCumulative } from './arrivals.js';
@@ -14,7 +14,8 @@ import type { ScenarioSource } from './loader.js';
 import { runMaxThroughput } from './max-throughput.js';
 import { hrNowMs } from './recorder.js';
 import { plannedDurationMs, scenarioToJson, type Scenario } from './scenario.js';
-import { runShard, segmentsOf } from './shard.js';
+import { segmentsOf } from './drive.js';
+import { runShard } from './shard.js';
 import { abortingThreshold, evaluate, parseThresholds } from './thresholds.js';
 import { runThreads } from './threads.js';
 import { computeValidity, worstPercentiles } from './validity.js';
@@ -139,7 +140,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     let ends: ShardEndWire[];
     try {
       if (s.executor === 'max-throughput') {
-        ends = [(await runMaxThroughput(s, opts.target, begin(), controller.signal, (b) => agg.add(b))).end];
+        ends = [(await runMaxThroughput(s, opts.target, begin, controller.signal, (b) => agg.add(b))).end];
       } else if (threads > 1) {
         ends = await runThreads({
           init: {
@@ -154,7 +155,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
           onReady: begin,
         });
       } else {
-        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, t0Ms: begin(), state, signal: controller.signal, emit: (b) => agg.add(b) })];
+        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, start: begin, state, signal: controller.signal, emit: (b) => agg.add(b) })];
       }
     } finally {
       clearInterval(progress);
@@ -187,6 +188,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
       cpuPercent: ((cpu.user + cpu.system) / 1000 / Math.max(1, endMs - wall0)) * 100,
       threads,
       availableCores: availableParallelism(),
+      warmup: warmupOf(ends),
     });
     const thresholdResults = thresholds.map((t) => evaluate(t, agg, ranMs));
     const steps = [...agg.steps.entries()].map(([name, t]) => stepResult(name, t));
@@ -217,6 +219,18 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     }
     await controlHttp.destroy();
   }
+}
+
+/** The threads' warm-ups together: counts summed, times of the slowest thread. */
+function warmupOf(ends: readonly ShardEndWire[]): Warmup | undefined {
+  const ws = ends.flatMap((e) => (e.warmup ? [e.warmup] : []));
+  if (ws.length === 0) return undefined;
+  return {
+    connectionsOpened: ws.reduce((a, w) => a + w.connectionsOpened, 0),
+    connectMs: Math.max(...ws.map((w) => w.connectMs)),
+    localIterations: ws.reduce((a, w) => a + w.localIterations, 0),
+    localMs: Math.max(...ws.map((w) => w.localMs)),
+  };
 }
 
 function expectedCountUpTo(segments: ReturnType<typeof segmentsOf>, ms: number): number {

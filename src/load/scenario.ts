@@ -103,6 +103,18 @@ export const ValidityLimits = z.strictObject({
 });
 export type ValidityLimits = z.infer<typeof ValidityLimits>;
 
+export const Warmup = z.strictObject({
+  /** Open the connections the peak load needs before the schedule starts. */
+  preconnect: z.boolean().default(true),
+  /**
+   * Iterations of the generator's own code against a local in-process sink (never the
+   * target) before the schedule: 'auto' is one second of the peak rate (at most 30,000) when
+   * a thread must start 1,000 or more iterations a second, else none.
+   */
+  localIterations: z.union([z.literal('auto'), z.number().int().nonnegative().max(1_000_000)]).default('auto'),
+});
+export type Warmup = z.infer<typeof Warmup>;
+
 const common = {
   name: z.string().min(1).regex(/^[a-z0-9][a-z0-9._-]*$/i, { error: 'name: letters, digits, ".", "_", "-"' }),
   description: z.string().default(''),
@@ -119,6 +131,8 @@ const common = {
   gracefulStopMs: z.number().int().nonnegative().max(HOUR_MS).default(30 * SECOND_MS),
   seed: z.number().int().default(1),
   validity: ValidityLimits.default(ValidityLimits.parse({})),
+  /** Before the schedule starts (src/load/warmup.ts); nothing it does is recorded. */
+  warmup: Warmup.default(Warmup.parse({})),
   /** Code hooks (setup before the run, analyze after); see ScenarioHooks. */
   hooks: z.custom<ScenarioHooks>((v) => typeof v === 'object' && v !== null).optional(),
   tags: z.record(z.string(), z.string()).optional(),
@@ -161,6 +175,8 @@ export const MaxThroughput = z.strictObject({
   connections: z.number().int().positive().max(10_000).default(100),
   pipelining: z.number().int().positive().max(100).default(1),
   durationMs: durationMs('durationMs'),
+  /** 'qbench': the generator's own HTTP/1.1 client (faster, see src/load/max-throughput.ts); 'autocannon': autocannon itself. */
+  engine: z.enum(['qbench', 'autocannon']).default('qbench'),
 });
 
 export const Scenario = z.discriminatedUnion('executor', [ConstantArrivalRate, RampingArrivalRate, ConstantConcurrency, Iterations, MaxThroughput]);
@@ -180,7 +196,7 @@ export function parseScenario(input: unknown, source = 'scenario'): Scenario {
     if (s.steps.length !== 1 || !first || first.kind === 'custom' || (first.kind === 'run' && first.follow !== 'none')) {
       problems.push('max-throughput: exactly one single-request step (runsync, run without follow, status, stream, cancel, health, purge-queue)');
     }
-    if (s.on429.mode === 'backoff') problems.push('max-throughput: on429 backoff is not available (autocannon sends closed-loop)');
+    if (s.on429.mode === 'backoff') problems.push('max-throughput: on429 backoff is not available (it sends closed-loop, one request after the other)');
   }
   const names = new Set<string>();
   for (const step of s.steps) {

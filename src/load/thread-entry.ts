@@ -24,16 +24,17 @@ async function main(): Promise<void> {
   const post = (m: ThreadMessage) => port.postMessage(m);
   try {
     const scenario = init.source ? await scenarioFromSource(init.source, init.target) : parseScenario(init.scenarioJson, 'scenario');
-    // Loading (and, under tsx, compiling) takes a while: the schedule starts only once
-    // every thread is ready, so no thread begins late.
-    post({ type: 'ready' });
-    const t0Ms = await started;
     const end = await runShard({
       scenario,
       target: init.target,
       shardIndex: init.shardIndex,
       shardCount: init.shardCount,
-      t0Ms,
+      // Loading (under tsx, compiling) and warming up take a while: the schedule starts only
+      // once every thread is ready, so no thread begins late.
+      start: () => {
+        post({ type: 'ready' });
+        return started;
+      },
       state: init.state,
       signal: controller.signal,
       emit: (bucket) => post({ type: 'bucket', bucket }),

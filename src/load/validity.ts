@@ -1,7 +1,7 @@
 // Self-validation of a run (ARCHITECTURE practice 9, issue 6): send lateness, achieved vs
 // target start rate, dropped iterations, event-loop delay and generator CPU. When the
 // generator, not the target, was the bottleneck the run is INVALID and says why.
-import type { Percentiles, Validity } from '../report/model.js';
+import type { Percentiles, Validity, Warmup } from '../report/model.js';
 import { summarize } from './histogram.js';
 import type { Aggregator } from './aggregate.js';
 import type { Scenario } from './scenario.js';
@@ -18,6 +18,7 @@ export interface ValidityInput {
   readonly cpuPercent: number;
   readonly threads: number;
   readonly availableCores: number;
+  readonly warmup?: Warmup | undefined;
 }
 
 const CPU_MIN_RUN_MS = 2000;
@@ -69,6 +70,7 @@ export function computeValidity(v: ValidityInput): Validity {
     eventLoopDelayMs: v.eventLoopDelayMs,
     generatorCpuPercent: Math.round(v.cpuPercent * 10) / 10,
     threads: v.threads,
+    ...(v.warmup ? { warmup: v.warmup } : {}),
   };
 }
 

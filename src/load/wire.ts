@@ -2,7 +2,7 @@
 // per 1 s interval with encoded HDR histograms, so merging across threads is lossless
 // (issue 6), and a final message with the shard's own health (event-loop delay).
 import type { Histogram } from 'hdr-histogram-js';
-import type { OutcomeClass, OutcomeCounts, Percentiles } from '../report/model.js';
+import type { OutcomeClass, OutcomeCounts, Percentiles, Warmup } from '../report/model.js';
 
 /** One step's counts and live histograms: a shard's 1 s bucket, and the run totals it merges into. */
 export interface StepHistograms {
@@ -48,6 +48,7 @@ export interface BucketWire {
 export interface ShardEndWire {
   shard: number;
   eventLoopDelayMs: Percentiles;
+  warmup?: Warmup;
   /** Iterations scheduled in the run's window that were never due (run cut short). */
   aborted: boolean;
   error?: string;

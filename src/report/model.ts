@@ -247,6 +247,19 @@ export type IntervalPoint = z.infer<typeof IntervalPoint>;
 export const StepSeries = z.strictObject({ step: z.string(), points: z.array(IntervalPoint) });
 export type StepSeries = z.infer<typeof StepSeries>;
 
+/**
+ * What the generator did before the schedule started (summed over threads; times are the
+ * slowest thread's): connections opened to the target, and iterations of its own code run
+ * against a local sink (no request reaches the target), so the first seconds run warm code.
+ */
+export const Warmup = z.strictObject({
+  connectionsOpened: count,
+  connectMs: nonNeg,
+  localIterations: count,
+  localMs: nonNeg,
+});
+export type Warmup = z.infer<typeof Warmup>;
+
 /** The generator's own health: a run it could not drive is INVALID, not the target's latency. */
 export const Validity = z.strictObject({
   valid: z.boolean(),
@@ -259,6 +272,7 @@ export const Validity = z.strictObject({
   eventLoopDelayMs: Percentiles,
   generatorCpuPercent: nonNeg,
   threads: count,
+  warmup: Warmup.optional(),
 });
 export type Validity = z.infer<typeof Validity>;
 
