@@ -67,6 +67,18 @@ const C_DATA = 1;
 const C_DATA_END = 2;
 const C_TRAILER = 3;
 
+/**
+ * An empty array already of the "any object" element kind. A plain `[]` starts as small-
+ * integer kind and changes kind on its first push; code optimised on a warm pool's arrays
+ * then meets a fresh pool's `[]` as a "wrong map" and is thrown away (measured at the start
+ * of the run that follows the warm-up).
+ */
+function objectArray<T>(): T[] {
+  const a: T[] = [undefined as T];
+  a.length = 0;
+  return a;
+}
+
 export class H1Error extends Error {
   constructor(
     readonly code: string,
@@ -120,7 +132,7 @@ function trimmedValue(buf: Buffer, start: number, end: number): string {
 class Connection {
   readonly socket: net.Socket;
   /** Requests written and not yet answered, oldest first. */
-  readonly queue: Pending[] = [];
+  readonly queue: Pending[] = objectArray();
   connected = false;
   closed = false;
   /** In the pool's free list. */
@@ -363,6 +375,7 @@ class Connection {
     } else if (this.queue.length === 0) this.idleSinceMs = this.pool.nowMs();
     p.handler.onResponse(res);
     if (!this.closed) this.pool.connectionFree(this);
+    this.pool.afterAnswer?.();
   }
 
   private onEnd(): void {
@@ -402,8 +415,8 @@ export class H1Pool {
   private readonly pipelining: number;
   private readonly all = new Set<Connection>();
   /** Connections that can take another request now (connected, below the pipelining depth). */
-  private free: Connection[] = [];
-  private readonly waiting: Pending[] = [];
+  private readonly free: Connection[] = objectArray();
+  private readonly waiting: Pending[] = objectArray();
   private waitingHead = 0;
   private sweep: NodeJS.Timeout | undefined;
   private idleTimeoutMs: number;
@@ -443,6 +456,13 @@ export class H1Pool {
   /** Connections currently open. */
   get size(): number {
     return this.all.size;
+  }
+
+  /** Whether a request dispatched now would go out at once (a connection is free, or may be opened). */
+  hasFreeConnection(): boolean {
+    if (this.all.size < this.opts.connections) return true;
+    for (let i = this.free.length - 1; i >= 0; i--) if (!this.free[i]!.closed) return true;
+    return false;
   }
 
   dispatch(req: H1Request, handler: H1Handler): void {
@@ -525,6 +545,14 @@ export class H1Pool {
     }
   }
 
+  /**
+   * Called after every answer is handed over (and its connection freed). The open-loop
+   * scheduler hooks in here: one poll of the event loop can carry hundreds of answers, and
+   * without a look at the schedule between them, starts due meanwhile wait for the end of
+   * the whole batch (measured: 5-20 ms at 100-200 connections and 20,000 req/s).
+   */
+  afterAnswer: (() => void) | undefined;
+
   /** The server's keep-alive hint was read (servers send the same one on every answer). */
   hinted = false;
 
@@ -589,6 +617,9 @@ export class H1Pool {
     if (this.sweep) clearInterval(this.sweep);
     this.sweep = undefined;
     this.abortAll('ABORT_ERR', 'the pool was closed');
-    this.free = [];
+    // Emptied in place: a new array would change the field's hidden class, which throws away
+    // every optimised function that reads it (measured: a de-optimisation cascade at the
+    // start of the run that follows a warm-up's pool being destroyed).
+    this.free.length = 0;
   }
 }

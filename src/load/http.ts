@@ -115,7 +115,7 @@ export class TargetHttp {
   /** Header lines every request carries (host, accept, authorization), CRLF terminated. */
   private readonly commonHeaders: string;
   /** Signals already wired to abortAll (one listener per signal, not per request). */
-  private readonly hooked = new WeakSet<AbortSignal>();
+  private readonly signals = new WeakMap<AbortSignal, { aborted: boolean }>();
 
   constructor(
     readonly target: LoadTarget,
@@ -127,6 +127,16 @@ export class TargetHttp {
     this.commonHeaders = h;
   }
 
+  /** Whether a request sent now would go out at once rather than wait for a connection. */
+  hasFreeConnection(): boolean {
+    return this.pool.hasFreeConnection();
+  }
+
+  /** Run `hook` after every answer (see H1Pool.afterAnswer); undefined removes it. */
+  setAfterAnswer(hook: (() => void) | undefined): void {
+    this.pool.afterAnswer = hook;
+  }
+
   /** Open `count` connections before the schedule starts; resolves with how many connected. */
   warm(count: number): Promise<number> {
     return this.pool.warm(count);
@@ -135,11 +145,26 @@ export class TargetHttp {
   /** Send one request; `onSent` gets the moment a connection was free and it went out. */
   send(spec: RequestSpec, signal?: AbortSignal, onSent?: (sentMs: number) => void): Promise<HttpAnswer> {
     if (signal) {
-      if (signal.aborted) return Promise.resolve(answer(null, {}, '', 0, 'ABORT_ERR'));
-      if (!this.hooked.has(signal)) {
-        this.hooked.add(signal);
-        signal.addEventListener('abort', () => this.pool.abortAll('ABORT_ERR', 'the run was aborted'), { once: true });
+      // A signal's state is read once and then mirrored in a plain object: reading
+      // `signal.aborted` on the hot path de-optimised it whenever the run's signal had
+      // another hidden class than the warm-up's.
+      let state = this.signals.get(signal);
+      if (state === undefined) {
+        const st = { aborted: signal.aborted };
+        state = st;
+        this.signals.set(signal, st);
+        if (!st.aborted) {
+          signal.addEventListener(
+            'abort',
+            () => {
+              st.aborted = true;
+              this.pool.abortAll('ABORT_ERR', 'the run was aborted');
+            },
+            { once: true },
+          );
+        }
       }
+      if (state.aborted) return Promise.resolve(answer(null, {}, '', 0, 'ABORT_ERR'));
     }
     let req: H1Request;
     try {

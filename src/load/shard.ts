@@ -52,23 +52,24 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
   if (s.executor === 'max-throughput') throw new Error('max-throughput runs through its own engine (src/load/max-throughput.ts), not a shard');
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   const connections = s.connections ?? s.maxInFlight;
-  const http = new TargetHttp(plan.target, { connections, requestTimeoutMs: s.requestTimeoutMs });
+  let http: TargetHttp | undefined;
   let error: string | undefined;
   let warmup: Warmup;
   try {
-    warmup = await warmUp(s, http, plan.shardCount, connections, plan.signal);
+    const warm = await warmUp(s, plan.target, plan.state, () => (http = new TargetHttp(plan.target, { connections, requestTimeoutMs: s.requestTimeoutMs })), plan.shardIndex, plan.shardCount, connections, plan.signal);
+    warmup = warm.warmup;
     const t0Ms = await plan.start();
     const recorder = new ShardRecorder(plan.shardIndex, t0Ms, plan.emit);
     // Measure the event loop from the schedule's start, not while the warm-up runs.
     const enable = setTimeout(() => eld.enable(), Math.max(0, t0Ms - hrNowMs()));
     try {
-      error = await drive({ scenario: s, target: plan.target, http, recorder, shardIndex: plan.shardIndex, shardCount: plan.shardCount, t0Ms, state: plan.state, signal: plan.signal });
+      error = await drive({ scenario: s, target: plan.target, http: warm.http, recorder, shardIndex: plan.shardIndex, shardCount: plan.shardCount, t0Ms, state: plan.state, signal: plan.signal });
     } finally {
       clearTimeout(enable);
       eld.disable();
     }
   } finally {
-    await http.destroy();
+    await http?.destroy();
   }
   return {
     shard: plan.shardIndex,

@@ -1,9 +1,12 @@
 // The generator's warm-up (issue 6 "Speed", ARCHITECTURE practice 9): before a shard's
-// schedule starts, open its connections to the target and run the generator's own hot path
-// (scheduler bookkeeping, iteration flow, HTTP client, recorder) against a local in-process
-// sink, so the first seconds of the schedule run optimised code instead of building a
+// schedule starts, run the generator's own hot path (scheduler, iteration flow, HTTP client,
+// recorder, bucket hand-off) against a local in-process sink, then open its connections to
+// the target, so the schedule's first seconds run optimised code instead of building a
 // backlog. Measured at 20,000 req/s on one core: without it the first second started
 // requests up to 150 ms late (p99 of the whole 5 s run 56-166 ms); see bench/load.bench.ts.
+// The rehearsal is built to show V8 the same hidden classes as the real run (same scenario
+// and target shapes, the pool preconnected, the target's client made afterwards): each
+// difference cost a de-optimisation and ~100-250 ms of recompilation at the schedule's start.
 // No warm-up request reaches the target; what the warm-up did is reported with the result.
 import net from 'node:net';
 import type { Warmup } from '../report/model.js';
@@ -12,7 +15,7 @@ import { Aggregator } from './aggregate.js';
 import { drive } from './drive.js';
 import { TargetHttp } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
-import type { Scenario, Step } from './scenario.js';
+import { HARD_LIMITS, type Scenario, type Step } from './scenario.js';
 
 /** Below this many iteration starts per second per thread, cold code keeps up: no local warm-up. */
 export const WARMUP_MIN_RATE_PER_SEC = 1_000;
@@ -58,8 +61,12 @@ export function plannedWarmup(s: Scenario, shardCount: number, connections: numb
   return { preconnect, localIterations };
 }
 
-/** The scenario's built-in steps with constant inputs: no user code runs during the warm-up. */
-function warmupSteps(steps: readonly Step[]): Step[] {
+/**
+ * The scenario's built-in steps with constant inputs: no user code runs during the warm-up.
+ * The same array when nothing had to change.
+ */
+function warmupSteps(steps: Step[]): Step[] {
+  if (steps.every((st) => st.kind !== 'custom' && !((st.kind === 'run' || st.kind === 'runsync') && typeof st.input === 'function'))) return steps;
   const out: Step[] = [];
   for (const st of steps) {
     if (st.kind === 'custom') continue;
@@ -135,21 +142,54 @@ async function startSink(): Promise<{ url: string; close: () => Promise<void> }>
 }
 
 /**
+ * The scenario of one rehearsal pass: a copy of `s` (same keys in the same order, values of
+ * the same kinds, so V8 gives it the same hidden class) with its built-in steps, a pass's
+ * share of the iterations at the same rate, and a short graceful stop. Measured: a copy with
+ * other keys or a non-small-integer maxRequests made the real scenario's shape "wrong" to
+ * the optimised code, which de-optimised and recompiled for ~250 ms at the schedule's start.
+ */
+function rehearsalOf(s: Scenario, shardCount: number, iterations: number, connections: number): Scenario {
+  const steps = warmupSteps(s.steps);
+  const perPass = Math.max(1, Math.ceil(iterations / REHEARSALS));
+  const copy = { ...s, maxRequests: HARD_LIMITS.maxRequests, gracefulStopMs: 2_000 };
+  if (steps !== s.steps) copy.steps = steps;
+  const peak = peakLoadPerShard(s, shardCount);
+  const durationMs = Math.max(1, Math.ceil((perPass / Math.max(peak.ratePerSec, 1e-9)) * 1000));
+  switch (copy.executor) {
+    case 'constant-arrival-rate':
+      return { ...copy, durationMs };
+    case 'ramping-arrival-rate': {
+      const top = Math.max(copy.startRatePerSec, ...copy.stages.map((st) => st.targetRatePerSec));
+      return { ...copy, startRatePerSec: top, stages: [{ durationMs, targetRatePerSec: top }] };
+    }
+    case 'constant-concurrency':
+    case 'iterations':
+    case 'max-throughput': {
+      const { name, description, steps: st, thresholds, on429, maxInFlight, requestTimeoutMs, threads, maxRequests, gracefulStopMs, seed, validity, warmup } = copy;
+      const vus = Math.max(1, Math.min(connections, Math.max(1, peak.concurrency) * shardCount));
+      return { name, description, steps: st, thresholds, on429, maxInFlight, requestTimeoutMs, threads, maxRequests, gracefulStopMs, seed, validity, warmup, executor: 'iterations', iterations: perPass * shardCount, vus, maxDurationMs: 60_000 };
+    }
+  }
+}
+
+/**
  * The rehearsal: the same executor code (src/load/drive.ts) at this shard's peak rate (open
  * loop) or VUs (closed loop) for `iterations`, with the scenario's built-in steps, against a
  * local sink; then a few rounds of the 1 s bucket hand-off into a throwaway aggregator.
  */
-async function rehearse(s: Scenario, shardCount: number, connections: number, iterations: number, signal: AbortSignal): Promise<number> {
+async function rehearse(s: Scenario, real: LoadTarget, state: unknown, shardIndex: number, shardCount: number, connections: number, iterations: number, signal: AbortSignal): Promise<number> {
   const sink = await startSink();
-  const target: LoadTarget = { kind: 'remote', queueUrl: sink.url, endpointId: 'qbench-warmup', timeScale: 1 };
-  const peak = peakLoadPerShard(s, shardCount);
+  // The real target's object with the sink's address (same keys, same kinds of values): the
+  // optimised code then sees the same hidden classes in the real run. The key, if any, is
+  // replaced; nothing is sent beyond this process.
+  const target: LoadTarget = { ...real, queueUrl: sink.url, endpointId: 'qbench-warmup', ...(real.apiKey !== undefined ? { apiKey: 'qbench-warmup' } : {}) };
   const conns = Math.max(1, Math.min(LOCAL_CONNECTIONS, connections));
   const http = new TargetHttp(target, { connections: conns, requestTimeoutMs: 10_000 });
-  const base = { ...s, steps: warmupSteps(s.steps), on429: { mode: 'count-and-stop' as const }, maxRequests: Number.MAX_SAFE_INTEGER, gracefulStopMs: 2_000, hooks: undefined, connections: conns };
-  const rehearsal: Scenario =
-    peak.ratePerSec > 0
-      ? { ...base, executor: 'constant-arrival-rate', ratePerSec: peak.ratePerSec, durationMs: Math.max(1, Math.ceil((iterations / REHEARSALS / peak.ratePerSec) * 1000)), arrivals: s.executor === 'constant-arrival-rate' || s.executor === 'ramping-arrival-rate' ? s.arrivals : 'uniform' }
-      : { ...base, executor: 'iterations', iterations: Math.max(1, Math.ceil(iterations / REHEARSALS)), vus: Math.max(1, Math.min(conns, peak.concurrency)), maxDurationMs: 60_000 };
+  const rehearsal = rehearsalOf(s, shardCount, iterations, conns);
+  // Preconnect here too, as the real client will: the pool's first preconnect changes the
+  // shape of its fields, and code optimised before that was thrown away at the schedule's
+  // start (measured: "code dependencies" de-optimisations of the client's hot functions).
+  await http.warm(conns);
   // The 1 s hand-off (encode, decode, merge) is exercised too: cold, its first two rounds
   // took 20-25 ms each (measured), which the schedule's first seconds would pay as lateness.
   const agg = new Aggregator(1);
@@ -160,7 +200,7 @@ async function rehearse(s: Scenario, shardCount: number, connections: number, it
       // A new recorder and hand-off closure per pass: call sites that will see the real run's
       // closures have already seen more than one, so they do not de-optimise on the first.
       recorder = new ShardRecorder(0, t0Ms, pass === 0 ? (b) => agg.add(b) : (b) => void agg.add(b));
-      await drive({ scenario: rehearsal, target, http, recorder, shardIndex: 0, shardCount: 1, t0Ms, state: undefined, signal });
+      await drive({ scenario: rehearsal, target, http, recorder, shardIndex, shardCount, t0Ms, state, signal });
     }
     const started = agg.startedIterations;
     for (let round = 0; recorder && round < HANDOFF_ROUNDS && !signal.aborted; round++) {
@@ -179,15 +219,32 @@ async function rehearse(s: Scenario, shardCount: number, connections: number, it
   }
 }
 
-/** Warm a shard up: preconnect `http`, then the local run. Never throws for the target's sake. */
-export async function warmUp(s: Scenario, http: TargetHttp, shardCount: number, connections: number, signal: AbortSignal): Promise<Warmup> {
+/**
+ * Warm a shard up: the rehearsal, then `makeHttp()` (the target's client, made only now so
+ * that it and its connections are built after the rehearsal, like the objects the optimised
+ * code saw) and its preconnect. Nothing here sends a request to the target.
+ */
+export async function warmUp(
+  s: Scenario,
+  target: LoadTarget,
+  state: unknown,
+  makeHttp: () => TargetHttp,
+  shardIndex: number,
+  shardCount: number,
+  connections: number,
+  signal: AbortSignal,
+): Promise<{ warmup: Warmup; http: TargetHttp }> {
   const plan = plannedWarmup(s, shardCount, connections);
+  // The rehearsal first, then the target's client and connections: objects made before the
+  // rehearsal (sockets, pools) can carry other hidden classes than the ones it optimised for
+  // (measured: "wrong map" bailouts and ~250 ms of recompilation in the schedule's first 350 ms).
+  const localStart = hrNowMs();
+  const localIterations = plan.localIterations > 0 && !signal.aborted ? await rehearse(s, target, state, shardIndex, shardCount, connections, plan.localIterations, signal) : 0;
+  const localMs = hrNowMs() - localStart;
+  const http = makeHttp();
   const start = hrNowMs();
   let opened = 0;
   if (plan.preconnect > 0 && !signal.aborted) opened = await http.warm(plan.preconnect);
-  const connectMs = hrNowMs() - start;
-  const localStart = hrNowMs();
-  const localIterations = plan.localIterations > 0 && !signal.aborted ? await rehearse(s, shardCount, connections, plan.localIterations, signal) : 0;
   const round = (n: number) => Math.round(n * 10) / 10;
-  return { connectionsOpened: opened, connectMs: round(connectMs), localIterations, localMs: round(hrNowMs() - localStart) };
+  return { warmup: { connectionsOpened: opened, connectMs: round(hrNowMs() - start), localIterations, localMs: round(localMs) }, http };
 }
