@@ -155,7 +155,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
           onReady: begin,
         });
       } else {
-        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, start: begin, state, signal: controller.signal, emit: (b) => agg.add(b) })];
+        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, start: begin, state, signal: controller.signal, emit: (b) => agg.add(b), inProcess: true })];
       }
     } finally {
       clearInterval(progress);

@@ -42,8 +42,12 @@ export function decodeHistogram(e: EncodedHistogram | string): Histogram {
   return h;
 }
 
-/** Add an encoded histogram into `target` (lossless: counts per bucket are summed). */
-export function mergeEncodedInto(target: Histogram, e: EncodedHistogram | string): void {
+/** Add an encoded (or live) histogram into `target` (lossless: counts per bucket are summed). */
+export function mergeEncodedInto(target: Histogram, e: EncodedHistogram | string | Histogram): void {
+  if (typeof e !== 'string' && !('encoded' in e)) {
+    target.add(e);
+    return;
+  }
   const text = typeof e === 'string' ? e : e.encoded;
   target.add(hdr.decodeFromCompressedBase64(text, 32, false));
 }

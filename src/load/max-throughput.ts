@@ -129,7 +129,7 @@ async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () =>
     warmup = { connectionsOpened: opened, connectMs: Math.round((hrNowMs() - connectStart) * 10) / 10, localIterations: 0, localMs: 0 };
     const t0Ms = start();
     const endMs = t0Ms + s.durationMs;
-    const rec = new ShardRecorder(0, t0Ms, emit);
+    const rec = new ShardRecorder(0, t0Ms, emit, false);
     recorder = rec;
     ticker = setInterval(() => rec.roll(hrNowMs()), 250);
     const wait = t0Ms - hrNowMs();
@@ -178,7 +178,7 @@ async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () =>
 
 async function runAutocannon(s: MaxThroughputScenario, target: LoadTarget, t0Ms: number, signal: AbortSignal, emit: (b: BucketWire) => void): Promise<MaxThroughputRun> {
   const metric = stepMetricName(s.steps[0]!);
-  const recorder = new ShardRecorder(0, t0Ms, emit);
+  const recorder = new ShardRecorder(0, t0Ms, emit, false);
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   eld.enable();
   const req = requestOf(s, target);

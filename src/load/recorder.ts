@@ -2,7 +2,7 @@
 // intended start) and service time (from the actual send) into HDR histograms, collected
 // per 1 s interval and handed off as encoded buckets. Memory is one interval's histograms.
 import { createHistogram, encodeHistogram, recordMs, type Histogram } from './histogram.js';
-import { emptyCounts, outcomeOf, type BucketWire, type StepBucketWire, type StepHistograms } from './wire.js';
+import { emptyCounts, outcomeOf, type BucketWire, type HistogramWire, type StepBucketWire, type StepHistograms } from './wire.js';
 
 
 export interface RequestRecord {
@@ -47,7 +47,13 @@ export class ShardRecorder {
     private readonly shard: number,
     private readonly t0Ms: number,
     private readonly emit: (bucket: BucketWire) => void,
+    /** Encode histograms (a worker thread's buckets); false hands the live ones over. */
+    private readonly encode = true,
   ) {}
+
+  private wire(h: Histogram): HistogramWire {
+    return this.encode ? encodeHistogram(h).encoded : h;
+  }
 
   private secOf(ms: number): number {
     return Math.max(0, Math.floor((ms - this.t0Ms) / 1000));
@@ -145,19 +151,19 @@ export class ShardRecorder {
     const steps: Record<string, StepBucketWire> = {};
     for (const [name, b] of this.steps) {
       const byOutcome: StepBucketWire['byOutcome'] = {};
-      for (const [cls, h] of b.byOutcome) byOutcome[cls] = encodeHistogram(h).encoded;
+      for (const [cls, h] of b.byOutcome) byOutcome[cls] = this.wire(h);
       steps[name] = {
         counts: b.counts,
         statusCodes: b.statusCodes,
         started: b.started,
-        latency: encodeHistogram(b.latency).encoded,
-        service: encodeHistogram(b.service).encoded,
+        latency: this.wire(b.latency),
+        service: this.wire(b.service),
         byOutcome,
         ...(b.attempts
           ? {
               attempts: {
-                attempts: encodeHistogram(b.attempts.attempts).encoded,
-                endToEnd: encodeHistogram(b.attempts.endToEnd).encoded,
+                attempts: this.wire(b.attempts.attempts),
+                endToEnd: this.wire(b.attempts.endToEnd),
                 gaveUp: b.attempts.gaveUp,
                 maxAttempts: b.attempts.maxAttempts,
                 logical: b.attempts.logical,
@@ -166,14 +172,14 @@ export class ShardRecorder {
           : {}),
       };
     }
-    const trends: Record<string, string> = {};
-    for (const [name, h] of this.trends) trends[name] = encodeHistogram(h).encoded;
+    const trends: Record<string, HistogramWire> = {};
+    for (const [name, h] of this.trends) trends[name] = this.wire(h);
     return {
       shard: this.shard,
       tSec: this.tSec,
       steps,
       trends,
-      lateness: encodeHistogram(this.lateness).encoded,
+      lateness: this.wire(this.lateness),
       scheduled: this.scheduled,
       startedIterations: this.startedIterations,
       dropped: this.dropped,

@@ -24,6 +24,8 @@ export interface ShardPlan {
   readonly state: unknown;
   readonly signal: AbortSignal;
   readonly emit: (bucket: BucketWire) => void;
+  /** The shard runs on the aggregator's thread: buckets carry live histograms, not encoded ones. */
+  readonly inProcess?: boolean;
 }
 
 export const ELD_RESOLUTION_MS = 10;
@@ -56,10 +58,10 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
   let error: string | undefined;
   let warmup: Warmup;
   try {
-    const warm = await warmUp(s, plan.target, plan.state, () => (http = new TargetHttp(plan.target, { connections, requestTimeoutMs: s.requestTimeoutMs })), plan.shardIndex, plan.shardCount, connections, plan.signal);
+    const warm = await warmUp(s, plan.target, plan.state, !plan.inProcess, () => (http = new TargetHttp(plan.target, { connections, requestTimeoutMs: s.requestTimeoutMs })), plan.shardIndex, plan.shardCount, connections, plan.signal);
     warmup = warm.warmup;
     const t0Ms = await plan.start();
-    const recorder = new ShardRecorder(plan.shardIndex, t0Ms, plan.emit);
+    const recorder = new ShardRecorder(plan.shardIndex, t0Ms, plan.emit, !plan.inProcess);
     // Measure the event loop from the schedule's start, not while the warm-up runs.
     const enable = setTimeout(() => eld.enable(), Math.max(0, t0Ms - hrNowMs()));
     try {

@@ -177,7 +177,7 @@ function rehearsalOf(s: Scenario, shardCount: number, iterations: number, connec
  * loop) or VUs (closed loop) for `iterations`, with the scenario's built-in steps, against a
  * local sink; then a few rounds of the 1 s bucket hand-off into a throwaway aggregator.
  */
-async function rehearse(s: Scenario, real: LoadTarget, state: unknown, shardIndex: number, shardCount: number, connections: number, iterations: number, signal: AbortSignal): Promise<number> {
+async function rehearse(s: Scenario, real: LoadTarget, state: unknown, encodeBuckets: boolean, shardIndex: number, shardCount: number, connections: number, iterations: number, signal: AbortSignal): Promise<number> {
   const sink = await startSink();
   // The real target's object with the sink's address (same keys, same kinds of values): the
   // optimised code then sees the same hidden classes in the real run. The key, if any, is
@@ -199,7 +199,7 @@ async function rehearse(s: Scenario, real: LoadTarget, state: unknown, shardInde
       const t0Ms = hrNowMs() + 5;
       // A new recorder and hand-off closure per pass: call sites that will see the real run's
       // closures have already seen more than one, so they do not de-optimise on the first.
-      recorder = new ShardRecorder(0, t0Ms, pass === 0 ? (b) => agg.add(b) : (b) => void agg.add(b));
+      recorder = new ShardRecorder(0, t0Ms, pass === 0 ? (b) => agg.add(b) : (b) => void agg.add(b), encodeBuckets);
       await drive({ scenario: rehearsal, target, http, recorder, shardIndex, shardCount, t0Ms, state, signal });
     }
     const started = agg.startedIterations;
@@ -228,6 +228,7 @@ export async function warmUp(
   s: Scenario,
   target: LoadTarget,
   state: unknown,
+  encodeBuckets: boolean,
   makeHttp: () => TargetHttp,
   shardIndex: number,
   shardCount: number,
@@ -239,7 +240,7 @@ export async function warmUp(
   // rehearsal (sockets, pools) can carry other hidden classes than the ones it optimised for
   // (measured: "wrong map" bailouts and ~250 ms of recompilation in the schedule's first 350 ms).
   const localStart = hrNowMs();
-  const localIterations = plan.localIterations > 0 && !signal.aborted ? await rehearse(s, target, state, shardIndex, shardCount, connections, plan.localIterations, signal) : 0;
+  const localIterations = plan.localIterations > 0 && !signal.aborted ? await rehearse(s, target, state, encodeBuckets, shardIndex, shardCount, connections, plan.localIterations, signal) : 0;
   const localMs = hrNowMs() - localStart;
   const http = makeHttp();
   const start = hrNowMs();

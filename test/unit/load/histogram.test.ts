@@ -33,6 +33,16 @@ describe('latency histograms', () => {
     );
   });
 
+  it('a live histogram (in-process bucket) merges exactly like its encoding (thread bucket)', () => {
+    const part = build([0.2, 3, 3, 47.5, 1200]);
+    const viaWire = build([1, 2]);
+    const viaLive = build([1, 2]);
+    mergeEncodedInto(viaWire, encodeHistogram(part).encoded);
+    mergeEncodedInto(viaLive, part);
+    expect(viaLive.totalCount).toBe(7);
+    expect(percentilesOf(viaLive)).toEqual(percentilesOf(viaWire));
+  });
+
   it('clamps out-of-range values instead of dropping them', () => {
     const h = build([-5, 0, 10 * 3_600_000]);
     expect(h.totalCount).toBe(3);
