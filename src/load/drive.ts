@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { schedule, type RateSegment } from './arrivals.js';
 import type { LoadTarget } from './context.js';
 import type { TargetHttp } from './http.js';
-import { backoffFor, runIteration, type IterationEnv } from './iteration.js';
+import { backoffFor, runIteration, sleep, type IterationEnv } from './iteration.js';
 import { hrNowMs, type ShardRecorder } from './recorder.js';
 import type { Scenario } from './scenario.js';
 
@@ -151,17 +151,7 @@ export async function drive(o: DriveOptions): Promise<string | undefined> {
 }
 
 function waitUntil(atMs: number, signal: AbortSignal): Promise<void> {
-  const delay = atMs - hrNowMs();
-  if (delay <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(done, delay);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return sleep(atMs - hrNowMs(), signal);
 }
 
 /**

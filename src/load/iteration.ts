@@ -191,7 +191,9 @@ async function follow(mode: 'poll' | 'stream', id: string, pollIntervalMs: numbe
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolve after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const t = setTimeout(done, ms);
     function done() {

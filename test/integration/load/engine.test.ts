@@ -4,17 +4,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScenario } from '../../../src/load/engine.js';
 import { parseScenario } from '../../../src/load/scenario.js';
-import type { LoadTarget } from '../../../src/load/context.js';
 import { isQbenchError } from '../../../src/errors.js';
-import { startTinyServer, type TinyServer } from './tiny-server.js';
+import { RELAXED_VALIDITY, startTinyServer, tinyTarget, type TinyServer } from './tiny-server.js';
 
 let server: TinyServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-const target = (url: string): LoadTarget => ({ kind: 'remote', queueUrl: url, endpointId: 'ep', timeScale: 1 });
-const relaxed = { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 };
+const target = tinyTarget;
+const relaxed = RELAXED_VALIDITY;
 
 describe('load engine', () => {
   it('open loop: run then poll, counts per step equal the server counts, thresholds evaluated', async () => {

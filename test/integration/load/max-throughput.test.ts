@@ -6,15 +6,14 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScenario } from '../../../src/load/engine.js';
 import { parseScenario } from '../../../src/load/scenario.js';
-import type { LoadTarget } from '../../../src/load/context.js';
-import { startTinyServer, type TinyServer } from './tiny-server.js';
+import { startTinyServer, tinyTarget, type TinyServer } from './tiny-server.js';
 
 let server: TinyServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-const target = (url: string): LoadTarget => ({ kind: 'remote', queueUrl: url, endpointId: 'ep', timeScale: 1 });
+const target = tinyTarget;
 
 async function closedPort(): Promise<number> {
   const s = net.createServer();

@@ -2,6 +2,15 @@
 // /status, /stream, /health like the spec, counts requests per operation, and can stall,
 // or answer 429 past a per-operation budget.
 import { createServer, type Server } from 'node:http';
+import type { LoadTarget } from '../../../src/load/context.js';
+
+/** A remote target at a tiny server's URL. */
+export const tinyTarget = (url: string): LoadTarget => ({ kind: 'remote', queueUrl: url, endpointId: 'ep', timeScale: 1 });
+/**
+ * Validity limits for tests that check counting and logic, not timing: the shared 2-core
+ * machine can stall the generator, which must not turn such a test's run INVALID.
+ */
+export const RELAXED_VALIDITY = { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 };
 
 export interface TinyServer {
   readonly url: string;

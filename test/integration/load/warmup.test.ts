@@ -4,16 +4,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runScenario } from '../../../src/load/engine.js';
 import { parseScenario } from '../../../src/load/scenario.js';
 import { plannedWarmup, WARMUP_MIN_RATE_PER_SEC } from '../../../src/load/warmup.js';
-import type { LoadTarget } from '../../../src/load/context.js';
-import { startTinyServer, type TinyServer } from './tiny-server.js';
+import { RELAXED_VALIDITY, startTinyServer, tinyTarget, type TinyServer } from './tiny-server.js';
 
 let server: TinyServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-const target = (url: string): LoadTarget => ({ kind: 'remote', queueUrl: url, endpointId: 'ep', timeScale: 1 });
-const relaxed = { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 };
+const target = tinyTarget;
+const relaxed = RELAXED_VALIDITY;
 
 describe('warm-up plan', () => {
   it('rehearses only where a thread must start >= 1,000 iterations/s, and preconnects what the peak needs', () => {
