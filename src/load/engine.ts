@@ -140,7 +140,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     let ends: ShardEndWire[];
     try {
       if (s.executor === 'max-throughput') {
-        ends = [(await runMaxThroughput(s, opts.target, begin, controller.signal, (b) => agg.add(b))).end];
+        ends = [(await runMaxThroughput(s, opts.target, begin, controller.signal, agg)).end];
       } else if (threads > 1) {
         ends = await runThreads({
           init: {
@@ -155,7 +155,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
           onReady: begin,
         });
       } else {
-        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, start: begin, state, signal: controller.signal, emit: (b) => agg.add(b), inProcess: true })];
+        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, start: begin, state, signal: controller.signal, sink: agg, inProcess: true })];
       }
     } finally {
       clearInterval(progress);

@@ -13,7 +13,7 @@ import { buildPath } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
 import { stepMetricName, type Scenario } from './scenario.js';
 import type { Warmup } from '../report/model.js';
-import type { BucketWire, ShardEndWire } from './wire.js';
+import type { BucketSink, ShardEndWire } from './wire.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { eventLoopPercentiles, ELD_RESOLUTION_MS } from './shard.js';
 
@@ -61,8 +61,8 @@ export interface MaxThroughputRun {
 }
 
 /** Run the scenario; `start` is called once the engine is ready and returns the schedule's t0. */
-export async function runMaxThroughput(s: MaxThroughputScenario, target: LoadTarget, start: () => number, signal: AbortSignal, emit: (b: BucketWire) => void): Promise<MaxThroughputRun> {
-  return s.engine === 'autocannon' ? runAutocannon(s, target, start(), signal, emit) : runOwn(s, target, start, signal, emit);
+export async function runMaxThroughput(s: MaxThroughputScenario, target: LoadTarget, start: () => number, signal: AbortSignal, sink: BucketSink): Promise<MaxThroughputRun> {
+  return s.engine === 'autocannon' ? runAutocannon(s, target, start(), signal, sink) : runOwn(s, target, start, signal, sink);
 }
 
 /** The request as one pre-serialised HTTP/1.1 message. */
@@ -110,7 +110,7 @@ interface OwnLoop {
   slotDone(): void;
 }
 
-async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () => number, signal: AbortSignal, emit: (b: BucketWire) => void): Promise<MaxThroughputRun> {
+async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () => number, signal: AbortSignal, sink: BucketSink): Promise<MaxThroughputRun> {
   const metric = stepMetricName(s.steps[0]!);
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   const pool = new H1Pool(target.queueUrl, { connections: s.connections, pipelining: s.pipelining, requestTimeoutMs: s.requestTimeoutMs }, hrNowMs);
@@ -129,7 +129,7 @@ async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () =>
     warmup = { connectionsOpened: opened, connectMs: Math.round((hrNowMs() - connectStart) * 10) / 10, localIterations: 0, localMs: 0 };
     const t0Ms = start();
     const endMs = t0Ms + s.durationMs;
-    const rec = new ShardRecorder(0, t0Ms, emit, false);
+    const rec = new ShardRecorder(0, t0Ms, sink, false);
     recorder = rec;
     ticker = setInterval(() => rec.roll(hrNowMs()), 250);
     const wait = t0Ms - hrNowMs();
@@ -176,9 +176,9 @@ async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () =>
   return { end: { shard: 0, eventLoopDelayMs: eventLoopPercentiles(eld), aborted: signal.aborted, ...(warmup ? { warmup } : {}) }, requestsSent: sent };
 }
 
-async function runAutocannon(s: MaxThroughputScenario, target: LoadTarget, t0Ms: number, signal: AbortSignal, emit: (b: BucketWire) => void): Promise<MaxThroughputRun> {
+async function runAutocannon(s: MaxThroughputScenario, target: LoadTarget, t0Ms: number, signal: AbortSignal, sink: BucketSink): Promise<MaxThroughputRun> {
   const metric = stepMetricName(s.steps[0]!);
-  const recorder = new ShardRecorder(0, t0Ms, emit, false);
+  const recorder = new ShardRecorder(0, t0Ms, sink, false);
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   eld.enable();
   const req = requestOf(s, target);

@@ -2,7 +2,7 @@
 // intended start) and service time (from the actual send) into HDR histograms, collected
 // per 1 s interval and handed off as encoded buckets. Memory is one interval's histograms.
 import { createHistogram, encodeHistogram, recordMs, type Histogram } from './histogram.js';
-import { emptyCounts, outcomeOf, type BucketWire, type HistogramWire, type StepBucketWire, type StepHistograms } from './wire.js';
+import { emptyCounts, outcomeOf, type BucketSink, type BucketWire, type HistogramWire, type StepBucketWire, type StepHistograms } from './wire.js';
 
 
 export interface RequestRecord {
@@ -46,7 +46,7 @@ export class ShardRecorder {
   constructor(
     private readonly shard: number,
     private readonly t0Ms: number,
-    private readonly emit: (bucket: BucketWire) => void,
+    private readonly sink: BucketSink,
     /** Encode histograms (a worker thread's buckets); false hands the live ones over. */
     private readonly encode = true,
   ) {}
@@ -63,7 +63,7 @@ export class ShardRecorder {
   roll(nowMs: number, force = false): void {
     const sec = this.secOf(nowMs);
     if (sec > this.tSec || force) {
-      this.emit(this.toWire());
+      this.sink.add(this.toWire());
       this.reset(Math.max(sec, this.tSec + (force ? 0 : 1)));
     }
   }

@@ -9,7 +9,7 @@ import { TargetHttp } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
 import type { Scenario } from './scenario.js';
 import { warmUp } from './warmup.js';
-import type { BucketWire, ShardEndWire } from './wire.js';
+import type { BucketSink, ShardEndWire } from './wire.js';
 
 export interface ShardPlan {
   readonly scenario: Scenario;
@@ -23,7 +23,7 @@ export interface ShardPlan {
   readonly start: () => number | Promise<number>;
   readonly state: unknown;
   readonly signal: AbortSignal;
-  readonly emit: (bucket: BucketWire) => void;
+  readonly sink: BucketSink;
   /** The shard runs on the aggregator's thread: buckets carry live histograms, not encoded ones. */
   readonly inProcess?: boolean;
 }
@@ -61,7 +61,7 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
     const warm = await warmUp(s, plan.target, plan.state, !plan.inProcess, () => (http = new TargetHttp(plan.target, { connections, requestTimeoutMs: s.requestTimeoutMs })), plan.shardIndex, plan.shardCount, connections, plan.signal);
     warmup = warm.warmup;
     const t0Ms = await plan.start();
-    const recorder = new ShardRecorder(plan.shardIndex, t0Ms, plan.emit, !plan.inProcess);
+    const recorder = new ShardRecorder(plan.shardIndex, t0Ms, plan.sink, !plan.inProcess);
     // Measure the event loop from the schedule's start, not while the warm-up runs.
     const enable = setTimeout(() => eld.enable(), Math.max(0, t0Ms - hrNowMs()));
     try {

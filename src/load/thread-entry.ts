@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       },
       state: init.state,
       signal: controller.signal,
-      emit: (bucket) => post({ type: 'bucket', bucket }),
+      sink: { add: (bucket) => post({ type: 'bucket', bucket }) },
     });
     post({ type: 'end', end });
   } catch (e) {

@@ -197,9 +197,7 @@ async function rehearse(s: Scenario, real: LoadTarget, state: unknown, encodeBuc
   try {
     for (let pass = 0; pass < REHEARSALS && !signal.aborted; pass++) {
       const t0Ms = hrNowMs() + 5;
-      // A new recorder and hand-off closure per pass: call sites that will see the real run's
-      // closures have already seen more than one, so they do not de-optimise on the first.
-      recorder = new ShardRecorder(0, t0Ms, pass === 0 ? (b) => agg.add(b) : (b) => void agg.add(b), encodeBuckets);
+      recorder = new ShardRecorder(0, t0Ms, agg, encodeBuckets);
       await drive({ scenario: rehearsal, target, http, recorder, shardIndex, shardCount, t0Ms, state, signal });
     }
     const started = agg.startedIterations;

@@ -53,6 +53,16 @@ export interface BucketWire {
   lastStartMs: number;
 }
 
+/**
+ * Where a shard's buckets go: the aggregator itself in-process, a poster in a worker thread.
+ * An object with a method rather than a callback: the recorder's call to it then sees the
+ * same target class in the warm-up and in the run (a different closure de-optimised the
+ * recording path at the run's first 1 s boundary, measured).
+ */
+export interface BucketSink {
+  add(bucket: BucketWire): void;
+}
+
 export interface ShardEndWire {
   shard: number;
   eventLoopDelayMs: Percentiles;

@@ -11,7 +11,7 @@ const scenario = (thresholds: Record<string, unknown>, extra: Record<string, unk
 /** An aggregator fed from one shard: `statuses` answered at 10 ms each, 5 ms late. */
 function aggregatorWith(statuses: (number | null)[]): Aggregator {
   const agg = new Aggregator(1);
-  const rec = new ShardRecorder(0, 0, (b) => agg.add(b));
+  const rec = new ShardRecorder(0, 0, agg);
   statuses.forEach((status, i) => {
     const t = 100 + i;
     rec.iterationScheduled(t, t + 5, true);
