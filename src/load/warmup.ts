@@ -26,7 +26,11 @@ const AUTO_WARMUP_MAX_ITERATIONS = 30_000;
 const AUTO_PRECONNECT_LATENCY_MS = 50;
 /** Connections (and at most VUs) of the rehearsal against the sink. */
 const LOCAL_CONNECTIONS = 64;
-/** Rehearsal passes (see rehearse). */
+/**
+ * Rehearsal passes, each a fresh drive() like the run's: the second runs on closures and
+ * objects made after the first, as the run will, so code fitted only to the first pass's
+ * objects is re-fitted before the schedule rather than in it.
+ */
 const REHEARSALS = 2;
 /** Rounds of the 1 s bucket hand-off run in the warm-up (measured: warm after the third). */
 const HANDOFF_ROUNDS = 4;
