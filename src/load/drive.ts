@@ -158,7 +158,7 @@ function waitUntil(atMs: number, signal: AbortSignal): Promise<void> {
  * A FIFO of taken starts (iteration index, intended time) in two growable Float64Arrays: no
  * object per entry, and no array whose kind of elements changes under optimised code.
  */
-class StartQueue {
+export class StartQueue {
   private idx = new Float64Array(1024);
   private at = new Float64Array(1024);
   private head = 0;
