@@ -27,25 +27,9 @@ export function buildPath(target: LoadTarget, spec: RequestSpec): string {
   return path;
 }
 
-function answer(status: number | null, headers: HttpAnswer['headers'], bodyText: string, bytes: number, errorCode?: string): HttpAnswer {
-  let parsed: { v: unknown } | undefined;
-  return {
-    status,
-    headers,
-    bodyText,
-    bytes,
-    ...(errorCode !== undefined ? { errorCode } : {}),
-    json() {
-      if (parsed === undefined) {
-        try {
-          parsed = { v: JSON.parse(bodyText) as unknown };
-        } catch {
-          parsed = { v: undefined };
-        }
-      }
-      return parsed.v;
-    },
-  };
+/** The answer to a request that got none (network error, timeout, abort, refused request). */
+function failed(errorCode: string): HttpAnswer {
+  return { status: null, headers: {}, bodyText: '', bytes: 0, errorCode, json: () => undefined };
 }
 
 /**
@@ -100,8 +84,41 @@ class Exchange implements H1Handler {
     this.resolve(new LazyAnswer(res));
   }
   onError(code: string): void {
-    this.resolve(answer(null, {}, '', 0, code));
+    this.resolve(failed(code));
   }
+}
+
+/**
+ * One request as HTTP/1.1 bytes: request line, `headerLines` (already CRLF-terminated, e.g.
+ * host/accept/authorization), the caller's `headers` (checked: no CR, LF or NUL; host and
+ * framing headers are the client's), a JSON content-type unless given, and the body with its
+ * content-length (POST/PUT/PATCH always carry one). Throws with code ERR_INVALID_PATH or
+ * ERR_INVALID_HEADER instead of writing a request that would break the connection's framing.
+ */
+export function serializeRequest(method: string, path: string, headerLines: string, headers: Readonly<Record<string, string>> | undefined, body: unknown): H1Request {
+  if (BAD_PATH.test(path)) throw Object.assign(new Error(`invalid request path ${JSON.stringify(path)}`), { code: 'ERR_INVALID_PATH' });
+  let head = `${method} ${path} HTTP/1.1\r\n${headerLines}`;
+  let contentType = false;
+  if (headers !== undefined) {
+    for (const [name, value] of Object.entries(headers)) {
+      if (BAD_HEADER.test(name) || BAD_HEADER.test(value) || name.includes(':')) throw Object.assign(new Error(`invalid header ${JSON.stringify(name)}`), { code: 'ERR_INVALID_HEADER' });
+      const lower = name.toLowerCase();
+      if (lower === 'host' || lower === 'content-length' || lower === 'transfer-encoding') continue;
+      if (lower === 'content-type') contentType = true;
+      head += `${name}: ${value}\r\n`;
+    }
+  }
+  let text: string | undefined;
+  let binary: Buffer | undefined;
+  if (body !== undefined) {
+    if (Buffer.isBuffer(body)) binary = body;
+    else text = typeof body === 'string' ? body : JSON.stringify(body);
+  } else if (method === 'POST' || method === 'PUT' || method === 'PATCH') text = '';
+  if (text === undefined && binary === undefined) return { head: `${head}\r\n` };
+  if (!contentType) head += 'content-type: application/json\r\n';
+  if (binary !== undefined) return { head: `${head}content-length: ${binary.length}\r\n\r\n`, body: binary };
+  const t = text ?? '';
+  return { head: `${head}content-length: ${Buffer.byteLength(t)}\r\n\r\n${t}` };
 }
 
 /** Characters that would break a request line or header (CTLs, space in a path). */
@@ -164,42 +181,19 @@ export class TargetHttp {
           );
         }
       }
-      if (state.aborted) return Promise.resolve(answer(null, {}, '', 0, 'ABORT_ERR'));
+      if (state.aborted) return Promise.resolve(failed('ABORT_ERR'));
     }
     let req: H1Request;
     try {
       req = this.requestOf(spec);
     } catch (e) {
-      return Promise.resolve(answer(null, {}, '', 0, (e as { code?: string }).code ?? 'ERR_INVALID_ARG_VALUE'));
+      return Promise.resolve(failed((e as { code?: string }).code ?? 'ERR_INVALID_ARG_VALUE'));
     }
     return new Promise<HttpAnswer>((resolve) => this.pool.dispatch(req, new Exchange(resolve, onSent)));
   }
 
   private requestOf(spec: RequestSpec): H1Request {
-    const path = buildPath(this.target, spec);
-    if (BAD_PATH.test(path)) throw Object.assign(new Error(`invalid request path ${JSON.stringify(path)}`), { code: 'ERR_INVALID_PATH' });
-    let head = `${spec.method} ${path} HTTP/1.1\r\n${this.commonHeaders}`;
-    let contentType = false;
-    if (spec.headers !== undefined) {
-      for (const [name, value] of Object.entries(spec.headers)) {
-        if (BAD_HEADER.test(name) || BAD_HEADER.test(value) || name.includes(':')) throw Object.assign(new Error(`invalid header ${JSON.stringify(name)}`), { code: 'ERR_INVALID_HEADER' });
-        const lower = name.toLowerCase();
-        if (lower === 'host' || lower === 'content-length' || lower === 'transfer-encoding') continue;
-        if (lower === 'content-type') contentType = true;
-        head += `${name}: ${value}\r\n`;
-      }
-    }
-    let text: string | undefined;
-    let binary: Buffer | undefined;
-    if (spec.body !== undefined) {
-      if (Buffer.isBuffer(spec.body)) binary = spec.body;
-      else text = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
-    } else if (spec.method === 'POST' || spec.method === 'PUT' || spec.method === 'PATCH') text = '';
-    if (text === undefined && binary === undefined) return { head: `${head}\r\n` };
-    if (!contentType) head += 'content-type: application/json\r\n';
-    if (binary !== undefined) return { head: `${head}content-length: ${binary.length}\r\n\r\n`, body: binary };
-    const t = text ?? '';
-    return { head: `${head}content-length: ${Buffer.byteLength(t)}\r\n\r\n${t}` };
+    return serializeRequest(spec.method, buildPath(this.target, spec), this.commonHeaders, spec.headers, spec.body);
   }
 
   /** Abort everything in flight (after the graceful stop). */

@@ -9,7 +9,7 @@
 import autocannon from 'autocannon';
 import type { LoadTarget } from './context.js';
 import { H1Pool, type H1Handler, type H1Response } from './h1.js';
-import { buildPath } from './http.js';
+import { buildPath, serializeRequest } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
 import { stepMetricName, type Scenario } from './scenario.js';
 import type { Warmup } from '../report/model.js';
@@ -65,15 +65,6 @@ export async function runMaxThroughput(s: MaxThroughputScenario, target: LoadTar
   return s.engine === 'autocannon' ? runAutocannon(s, target, start(), signal, sink) : runOwn(s, target, start, signal, sink);
 }
 
-/** The request as one pre-serialised HTTP/1.1 message. */
-function wireRequest(req: AutocannonRequest, host: string): { head: string } {
-  let head = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${host}\r\n`;
-  for (const [k, v] of Object.entries(req.headers)) head += `${k}: ${v}\r\n`;
-  if (req.body !== undefined) head += `content-length: ${Buffer.byteLength(req.body)}\r\n\r\n${req.body}`;
-  else head += '\r\n';
-  return { head };
-}
-
 /** One in-flight slot of the closed loop: sends, records the answer, sends again. */
 class Slot implements H1Handler {
   private sentMs = 0;
@@ -114,7 +105,8 @@ async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () =>
   const metric = stepMetricName(s.steps[0]!);
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   const pool = new H1Pool(target.queueUrl, { connections: s.connections, pipelining: s.pipelining, requestTimeoutMs: s.requestTimeoutMs }, hrNowMs);
-  const request = wireRequest(requestOf(s, target), pool.host);
+  const req = requestOf(s, target);
+  const request = serializeRequest(req.method, req.path, `host: ${pool.host}\r\n`, req.headers, req.body);
   // The answers still out when the time is up get gracefulStopMs, then the pool is closed.
   const onAbort = () => pool.abortAll('ABORT_ERR', 'the run was aborted');
   signal.addEventListener('abort', onAbort, { once: true });
