@@ -2,9 +2,8 @@
 // scenario, a list of them, or a factory of either given the target (so that a scenario can
 // aim past the limits the emulator advertises). Overrides from the command line are applied
 // to the raw object before validation, so every field is overridable and checked alike.
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
 import { scenarioError } from '../errors.js';
+import { importUserModule, resolveUserFile } from '../user-module.js';
 import type { LoadTarget } from './context.js';
 import { parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
 
@@ -114,10 +113,10 @@ export async function scenarioInputsOf(exported: unknown, ctx: ScenarioFactoryCo
 }
 
 export async function loadScenarioFile(file: string, ctx: ScenarioFactoryContext, overrides: ScenarioOverrides = {}): Promise<LoadedScenario[]> {
-  const abs = resolve(file);
+  const abs = resolveUserFile(file);
   let mod: { default?: unknown };
   try {
-    mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
+    mod = await importUserModule(abs);
   } catch (e) {
     throw scenarioError(`cannot load scenario file ${file}: ${e instanceof Error ? e.message : String(e)}`, { file });
   }

@@ -4,11 +4,11 @@
 // for a refresh (stopPod) retires the worker: a fresh one (new worker id) takes over in this
 // process, as the platform would start a new pod, or the process exits with --exit-on-refresh.
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { EXIT } from '../../exit-codes.js';
 import { usageError, configError, registerSecret } from '../../errors.js';
 import { runWorker, urlsFromEnv, emulatorUrls, type WorkerHandler, type WorkerUrls } from '../../worker/index.js';
+import { importUserModule } from '../../user-module.js';
 import type { CommandModule } from '../command.js';
 
 const MAX_CONCURRENCY = 256;
@@ -56,7 +56,7 @@ export const workerCommand: CommandModule = {
     const modPath = resolve(String(argv['handler']));
     let mod: Record<string, unknown>;
     try {
-      mod = (await import(pathToFileURL(modPath).href)) as Record<string, unknown>;
+      mod = await importUserModule(modPath);
     } catch (e) {
       throw configError(`--handler: cannot load ${modPath}: ${e instanceof Error ? e.message : String(e)}`);
     }
