@@ -1,8 +1,7 @@
 // The target a run checks: addresses, key reference, time scale and limits. Against the
 // emulator these come from GET /_qbench/info (its advertised time scale, rate table, payload
 // caps, dedicated endpoints); against a real target the spec's numbers (§4.1, §8) and scale 1.
-import { z } from 'zod';
-import { RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK } from '../spec/index.js';
+import { EmulatorInfoDocument, RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, parseEmulatorInfo } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
 import { QbenchError } from '../errors.js';
 import type { Probe } from './probe.js';
@@ -61,53 +60,30 @@ export function specLimits(): TargetLimits {
   return { rates: specRates(), rateWindowRealMs: RATE_WINDOW_MS, requestsPerWorker: null, rateLimitsEnabled: true };
 }
 
-const RateOverride = z.looseObject({ requestsPerWindow: z.number().int().positive().optional(), concurrency: z.number().int().positive().nullable().optional() });
-
-/** What the suite reads from GET /_qbench/info; unknown fields pass through. */
-export const EmulatorInfo = z.looseObject({
-  timeScale: z.number().positive(),
-  scaleRateWindows: z.boolean().optional(),
-  endpoints: z.array(z.string()).optional(),
-  /** Fault switches in force: names, or objects with a name (the emulator lists {name, clause, ...}). */
-  faults: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).optional(),
-  workers: z.looseObject({ max: z.number().int().positive().optional(), jobsPerWorker: z.number().int().positive().optional() }).optional(),
-  limits: z
-    .looseObject({
-      enabled: z.boolean().optional(),
-      requestsPerWorker: z.number().int().nonnegative().optional(),
-      rates: z.record(z.string(), RateOverride).optional(),
-      payload: z.looseObject({ runBytes: z.number().int().positive().nullable().optional(), runsyncBytes: z.number().int().positive().nullable().optional() }).optional(),
-      streamChunkBytes: z.number().int().positive().optional(),
-    })
-    .optional(),
-});
-export type EmulatorInfo = z.infer<typeof EmulatorInfo>;
+/** What the suite reads from GET /_qbench/info: the emulator's own document schema. */
+export const EmulatorInfo = EmulatorInfoDocument;
+export type EmulatorInfo = EmulatorInfoDocument;
 
 /** Names of the fault switches an emulator reports. */
 export function faultNames(info: EmulatorInfo): string[] {
-  return (info.faults ?? []).map((f) => (typeof f === 'string' ? f : f.name));
+  return info.faults.map((f) => f.name);
 }
 
-/** Limits as an emulator advertises them: the spec table with its overrides applied. */
+/** Limits as an emulator advertises them: its whole rate table, the spec's for any operation it leaves out. */
 export function limitsFromInfo(info: EmulatorInfo): TargetLimits {
   const rates = specRates();
-  for (const [op, o] of Object.entries(info.limits?.rates ?? {})) {
-    if (!Object.hasOwn(rates, op)) continue;
-    const base = rates[op as RateLimitedOperation];
-    rates[op as RateLimitedOperation] = {
-      requestsPerWindow: o.requestsPerWindow ?? base.requestsPerWindow,
-      concurrency: o.concurrency === undefined ? base.concurrency : o.concurrency,
-    };
+  for (const [op, o] of Object.entries(info.limits.rates)) {
+    if (Object.hasOwn(rates, op)) rates[op as RateLimitedOperation] = { requestsPerWindow: o.requestsPerWindow, concurrency: o.concurrency };
   }
   const l = info.limits;
   return {
     rates,
     rateWindowRealMs: info.scaleRateWindows === true ? RATE_WINDOW_MS / info.timeScale : RATE_WINDOW_MS,
-    requestsPerWorker: l?.requestsPerWorker ?? null,
-    rateLimitsEnabled: l?.enabled ?? true,
-    advertisedRunPayloadBytes: l?.payload?.runBytes ?? RUN_PAYLOAD.decimalBytes,
-    advertisedRunsyncPayloadBytes: l?.payload?.runsyncBytes ?? RUNSYNC_PAYLOAD.decimalBytes,
-    advertisedStreamChunkBytes: l?.streamChunkBytes ?? STREAM_CHUNK.decimalBytes,
+    requestsPerWorker: l.requestsPerWorker,
+    rateLimitsEnabled: l.enabled,
+    advertisedRunPayloadBytes: l.payload.runBytes ?? RUN_PAYLOAD.decimalBytes,
+    advertisedRunsyncPayloadBytes: l.payload.runsyncBytes ?? RUNSYNC_PAYLOAD.decimalBytes,
+    advertisedStreamChunkBytes: l.streamChunkBytes,
   };
 }
 
@@ -121,6 +97,5 @@ export async function readEmulatorInfo(probe: Probe): Promise<EmulatorInfo | nul
     throw new QbenchError('QB_ERR_UNREACHABLE', `target unreachable: ${probe.baseUrl('queue')} (${res.exchange.error ?? 'no answer'})`);
   }
   if (res.status !== 200) return null;
-  const parsed = EmulatorInfo.safeParse(res.json);
-  return parsed.success ? parsed.data : null;
+  return parseEmulatorInfo(res.json) ?? null;
 }

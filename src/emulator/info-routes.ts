@@ -8,7 +8,7 @@ import {
   RATE_WINDOW_MS, RETENTION_MS, TTL_MS, EXECUTION_TIMEOUT_MS, RUNSYNC_WAIT_MS, WEBHOOK, EMULATOR_MB_READING, HTTP_STATUS,
   RATE_LIMITS, STREAM_CHUNK,
 } from '../spec/index.js';
-import type { RateLimitedOperation } from '../spec/index.js';
+import type { EmulatorInfoDocument, RateLimitedOperation } from '../spec/index.js';
 import { VERSION } from '../version.js';
 import type { EmulatorCore } from './core.js';
 import { RateOverride, type EmulatorConfig } from './config.js';
@@ -51,23 +51,23 @@ const LimitsChange = z.strictObject({
  * unknown capacity, so with them no max or jobsPerWorker is advertised (clients that count
  * worker slots from these would undercount); without simulated workers no settings at all.
  */
-function advertisedWorkers(cfg: EmulatorConfig): Record<string, unknown> {
+function advertisedWorkers(cfg: EmulatorConfig): EmulatorInfoDocument['workers'] {
   if (!cfg.externalWorkers) return { ...cfg.workers };
   if (!(cfg.simulatedWorkers ?? false)) return { simulated: false };
   const { max: _max, jobsPerWorker: _perWorker, ...rest } = cfg.workers;
   return { ...rest, simulated: true };
 }
-export function infoDocument(core: EmulatorCore): Record<string, unknown> {
+export function infoDocument(core: EmulatorCore): EmulatorInfoDocument {
   const cfg = core.config;
   const l = core.limits;
-  const rates: Record<string, unknown> = {};
+  const rates: EmulatorInfoDocument['limits']['rates'] = {};
   for (const op of OPS) {
     const rule = l.rules[op];
     rates[op] = { method: RATE_LIMITS[op].method, path: RATE_LIMITS[op].path, requestsPerWindow: rule.requestsPerWindow, concurrency: rule.concurrency };
   }
-  const sub: Record<string, unknown> = {};
+  const sub: EmulatorInfoDocument['subServices'] = {};
   for (const s of core.subServices) sub[s.name] = s.info?.() ?? {};
-  const held: Record<string, unknown> = {};
+  const held: EmulatorInfoDocument['limits']['hold']['endpoints'] = {};
   for (const [id, ep] of core.endpoints) if (ep.limiter.holdRealMs) held[id] = { ...ep.limiter.holdRealMs };
   return {
     name: 'qbench-emulator',

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { registerSecret, usageError } from '../errors.js';
-import { API_VERSIONS } from '../spec/index.js';
+import { API_VERSIONS, parseEmulatorInfo, type EmulatorInfoDocument } from '../spec/index.js';
 import type { EmulatorConfigInput } from '../emulator/index.js';
 import type { LoadTarget } from './context.js';
 
@@ -24,13 +24,12 @@ export interface ResolvedTarget {
 }
 
 /** GET /_qbench/info; undefined when the target is not an emulator. */
-export async function fetchEmulatorInfo(queueUrl: string): Promise<Record<string, unknown> | undefined> {
+export async function fetchEmulatorInfo(queueUrl: string): Promise<EmulatorInfoDocument | undefined> {
   try {
     const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
     const text = await res.body.text();
     if (res.statusCode !== 200) return undefined;
-    const body = JSON.parse(text) as unknown;
-    return typeof body === 'object' && body !== null && (body as { name?: unknown }).name === 'qbench-emulator' ? (body as Record<string, unknown>) : undefined;
+    return parseEmulatorInfo(JSON.parse(text));
   } catch {
     return undefined;
   }
@@ -66,7 +65,7 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
   if (o.apiKey) registerSecret(o.apiKey);
   const queueUrl = url.origin;
   const info = await fetchEmulatorInfo(queueUrl);
-  const scale = info && typeof info['timeScale'] === 'number' ? info['timeScale'] : 1;
+  const scale = info?.timeScale ?? 1;
   return {
     target: { kind: 'remote', queueUrl, endpointId, apiKey: o.apiKey, timeScale: scale, info },
     close: () => Promise.resolve(),

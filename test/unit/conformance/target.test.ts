@@ -1,25 +1,26 @@
 // Target facts from an emulator's /_qbench/info: the advertised rate table (overrides applied
 // over §8), rate windows in real time unless scaled, fault names, and the spec's numbers for a
 // real target.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmulatorInfo, faultNames, limitsFromInfo, specLimits, timeModel } from '../../../src/conformance/index.js';
+import { infoDocument, startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../../src/spec/index.js';
 
 describe('target facts', () => {
-  const info = EmulatorInfo.parse({
-    name: 'qbench-emulator',
-    timeScale: 60,
-    scaleRateWindows: false,
-    endpoints: ['a', 'b'],
-    workers: { min: 1, max: 5, jobsPerWorker: 1 },
-    limits: {
-      enabled: true,
-      requestsPerWorker: 100,
-      rates: { cancel: { requestsPerWindow: 7, concurrency: 3 }, run: { requestsPerWindow: 1000, concurrency: null } },
-      payload: { runBytes: 10_000_000, runsyncBytes: null },
-    },
-    faults: [{ name: 'auth-off', clause: '§5' }, 'ttl-ignored'],
+  let em: EmulatorHandle;
+  let info: EmulatorInfo;
+  beforeAll(async () => {
+    em = await startEmulator({
+      apiKey: 'target-facts-key',
+      port: 0,
+      timeScale: 60,
+      endpoints: ['a', 'b'],
+      faults: ['auth-off', 'ttl-ignored'],
+      limits: { requestsPerWorker: 100, runPayloadBytes: 10_000_000, rates: { cancel: { requestsPerWindow: 7, concurrency: 3 }, run: { requestsPerWindow: 1000, concurrency: null } } },
+    });
+    info = EmulatorInfo.parse(infoDocument(em.core));
   });
+  afterAll(() => em.close());
 
   it('applies advertised overrides over the spec table', () => {
     const l = limitsFromInfo(info);
@@ -35,7 +36,7 @@ describe('target facts', () => {
     expect(limitsFromInfo({ ...info, scaleRateWindows: true }).rateWindowRealMs).toBe(RATE_WINDOW_MS / 60);
   });
 
-  it('reads fault names in both forms', () => {
+  it('reads the fault names', () => {
     expect(faultNames(info)).toEqual(['auth-off', 'ttl-ignored']);
   });
 

@@ -1,0 +1,90 @@
+// GET /_qbench/info: what the emulator advertises about itself (time scale, endpoints, the
+// limits in force, faults, sub-services' facts) so that suites compute their expectations
+// from it. One schema: the emulator builds its answer with it, and every reader (check,
+// load, fuzz) parses with it. A real service has no such route.
+import { z } from 'zod';
+
+const nonNegInt = z.number().int().nonnegative();
+const posInt = z.number().int().positive();
+const Bounds = z.strictObject({ default: nonNegInt, min: nonNegInt, max: nonNegInt });
+
+export const AdvertisedRate = z.strictObject({
+  method: z.string(),
+  path: z.string(),
+  requestsPerWindow: posInt,
+  /** null: no concurrency cap. */
+  concurrency: posInt.nullable(),
+});
+
+export const AdvertisedFault = z.strictObject({
+  name: z.string(),
+  clause: z.string(),
+  part: z.string(),
+  description: z.string(),
+});
+
+/**
+ * The simulated pool's settings; with external workers only (their capacity unknown) just
+ * `{ simulated: false }`, and with a mixed pool no max or jobsPerWorker.
+ */
+export const AdvertisedWorkers = z.strictObject({
+  simulated: z.boolean().optional(),
+  min: nonNegInt.optional(),
+  max: posInt.optional(),
+  jobsPerWorker: posInt.optional(),
+  coldStartMs: nonNegInt.optional(),
+  idleTimeoutMs: nonNegInt.optional(),
+  scaleUpQueueDepth: posInt.optional(),
+});
+
+export const EmulatorInfoDocument = z.strictObject({
+  name: z.literal('qbench-emulator'),
+  version: z.string(),
+  /** Emulated ms per real ms. */
+  timeScale: z.number().positive(),
+  /** true: the 10 s rate windows run on the scaled clock too. */
+  scaleRateWindows: z.boolean(),
+  endpoints: z.array(z.string()),
+  externalWorkers: z.boolean(),
+  workerTakeLongPollRealMs: nonNegInt,
+  workerPingIntervalRealMs: nonNegInt,
+  workers: AdvertisedWorkers,
+  limits: z.strictObject({
+    enabled: z.boolean(),
+    rateWindowMs: posInt,
+    rates: z.record(z.string(), AdvertisedRate),
+    requestsPerWorker: nonNegInt,
+    dynamicRule: z.string(),
+    payload: z.strictObject({
+      mbReading: z.string(),
+      /** null: the cap is off (fault payload-cap-off). */
+      runBytes: posInt.nullable(),
+      runsyncBytes: posInt.nullable(),
+      tooLargeStatus: z.number().int(),
+    }),
+    streamChunkBytes: posInt,
+    streamChunkMb: z.number().positive(),
+    retentionMs: z.strictObject({ run: nonNegInt, runsyncDefault: nonNegInt, runsyncMax: nonNegInt, runsyncRule: z.string() }),
+    ttlMs: Bounds.extend({ statusQuery: z.strictObject({ min: nonNegInt, max: nonNegInt, countedFrom: z.string() }) }),
+    executionTimeoutMs: Bounds,
+    runsyncWaitMs: Bounds.extend({ scaled: z.boolean() }),
+    webhook: z.strictObject({ extraAttempts: nonNegInt, retryDelayMs: nonNegInt }),
+    streamLongPollRealMs: nonNegInt,
+    hold: z.strictObject({
+      rule: z.string(),
+      operations: z.array(z.string()),
+      maxRealMs: nonNegInt,
+      endpoints: z.record(z.string(), z.record(z.string(), nonNegInt)),
+    }),
+  }),
+  faults: z.array(AdvertisedFault),
+  /** Facts each sub-service (REST templates, GraphQL pods) reports about itself. */
+  subServices: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+export type EmulatorInfoDocument = z.infer<typeof EmulatorInfoDocument>;
+
+/** Parse an answer of GET /_qbench/info; undefined when it is not the emulator's document. */
+export function parseEmulatorInfo(json: unknown): EmulatorInfoDocument | undefined {
+  const r = EmulatorInfoDocument.safeParse(json);
+  return r.success ? r.data : undefined;
+}
