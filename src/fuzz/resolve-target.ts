@@ -4,7 +4,8 @@
 // windows; a URL is read as `http://host:port[/v2/<endpoint_id>]` and asked for /_qbench/info.
 import { randomBytes } from 'node:crypto';
 import { registerSecret, usageError } from '../errors.js';
-import { API_VERSIONS, RATE_WINDOW_MS } from '../spec/index.js';
+import { RATE_WINDOW_MS } from '../spec/index.js';
+import { EMULATOR_TARGET, TARGET_GRAMMAR, parseTarget, requireEndpoint } from '../target/index.js';
 import { startEmulator } from '../emulator/index.js';
 import type { FaultName } from '../emulator/faults.js';
 import { readTargetFacts, type FuzzTarget } from './target.js';
@@ -35,7 +36,7 @@ export interface ResolvedFuzzTarget {
 }
 
 export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<ResolvedFuzzTarget> {
-  if (o.target === 'emulator') {
+  if (o.target === EMULATOR_TARGET) {
     if (o.restUrl !== undefined || o.graphqlUrl !== undefined || o.endpointId !== undefined || o.modelEndpointId !== undefined) {
       throw usageError('--endpoint, --model-endpoint, --rest-url and --graphql-url apply to a URL target; the emulator target sets them itself');
     }
@@ -65,19 +66,12 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
     };
   }
   if ((o.faults?.length ?? 0) > 0 || o.timeScale !== undefined) throw usageError('--fault and --time-scale apply only to --target emulator');
-  let url: URL;
-  try {
-    url = new URL(o.target);
-  } catch {
-    throw usageError(`--target "${o.target}": "emulator" or an http(s) URL such as http://127.0.0.1:8080/v2/<endpoint_id>`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--target "${o.target}": an http(s) URL`);
-  if (o.apiKey === undefined || o.apiKey === '') throw usageError('a URL target needs an API key: set the variable named by --api-key-env (default QBENCH_API_KEY)');
+  const spec = parseTarget(o.target, o.endpointId);
+  if (spec.kind !== 'url') throw usageError(`--target: ${TARGET_GRAMMAR}`);
+  if (o.apiKey === undefined || o.apiKey === '') throw usageError('a URL target needs an API key: set the variable named by --api-key-env (default QBENCH_API_KEY, or RUNPOD_API_KEY when that is unset)');
   registerSecret(o.apiKey);
-  const m = new RegExp(`^(.*)/${API_VERSIONS.queue}/([^/]+)/?$`).exec(url.pathname);
-  const endpointId = o.endpointId ?? (m?.[2] !== undefined ? decodeURIComponent(m[2]) : undefined);
-  if (endpointId === undefined) throw usageError(`--target "${o.target}" names no endpoint: add /${API_VERSIONS.queue}/<endpoint_id> or --endpoint`);
-  const queueUrl = `${url.origin}${m?.[1] ?? url.pathname.replace(/\/$/, '')}`;
+  const endpointId = requireEndpoint(spec);
+  const queueUrl = spec.queueUrl;
   const facts = await readTargetFacts(queueUrl, o.apiKey);
   return {
     target: {

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { registerSecret, usageError } from '../errors.js';
-import { API_VERSIONS, parseEmulatorInfo, type EmulatorInfoDocument } from '../spec/index.js';
+import { parseEmulatorInfo, type EmulatorInfoDocument } from '../spec/index.js';
+import { parseTarget, requireEndpoint } from '../target/index.js';
 import type { EmulatorConfigInput } from '../emulator/index.js';
 import type { LoadTarget } from './context.js';
 
@@ -36,15 +37,16 @@ export async function fetchEmulatorInfo(queueUrl: string): Promise<EmulatorInfoD
 }
 
 export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTarget> {
-  if (o.target === 'emulator') {
+  const spec = parseTarget(o.target, o.endpointId);
+  if (spec.kind === 'emulator') {
     const { startEmulator } = await import('../emulator/index.js');
     const apiKey = o.apiKey ?? `qb-${randomBytes(12).toString('hex')}`;
     registerSecret(apiKey);
     const emu = await startEmulator({ ...o.emulator, apiKey, port: 0, host: '127.0.0.1' });
-    const endpointId = o.endpointId ?? emu.config.endpoints[0] ?? 'demo';
+    const endpointId = spec.endpointId ?? emu.config.endpoints[0] ?? 'demo';
     if (!emu.config.endpoints.includes(endpointId)) {
       await emu.close();
-      throw usageError(`--endpoint-id: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
+      throw usageError(`--endpoint: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
     }
     const info = await fetchEmulatorInfo(emu.url);
     return {
@@ -52,22 +54,11 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
       close: () => emu.close(),
     };
   }
-  let url: URL;
-  try {
-    url = new URL(o.target);
-  } catch {
-    throw usageError(`--target: "${o.target}" is neither "emulator" nor a URL (http://host:port[/v2/<endpoint_id>])`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--target: only http and https URLs, got ${url.protocol}`);
-  const m = new RegExp(`^/${API_VERSIONS.queue}/([^/]+)/?$`).exec(url.pathname);
-  const endpointId = o.endpointId ?? (m ? decodeURIComponent(m[1] ?? '') : undefined);
-  if (!endpointId) throw usageError('--endpoint-id is required when --target is a URL without /v2/<endpoint_id>');
+  const endpointId = requireEndpoint(spec);
   if (o.apiKey) registerSecret(o.apiKey);
-  const queueUrl = url.origin;
-  const info = await fetchEmulatorInfo(queueUrl);
-  const scale = info?.timeScale ?? 1;
+  const info = await fetchEmulatorInfo(spec.queueUrl);
   return {
-    target: { kind: 'remote', queueUrl, endpointId, apiKey: o.apiKey, timeScale: scale, info },
+    target: { kind: 'remote', queueUrl: spec.queueUrl, endpointId, apiKey: o.apiKey, timeScale: info?.timeScale ?? 1, info },
     close: () => Promise.resolve(),
   };
 }

@@ -16,7 +16,9 @@ import type { CheckResult, TargetInfo } from '../../report/model.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
+import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { targetOptions } from '../target-options.js';
 
 const MAX_CONCURRENCY = 32;
 const MAX_TIME_SCALE = 1000;
@@ -27,7 +29,7 @@ const list = (what: string) =>
 
 const CheckArgs = z.object({
   target: z.string({ error: '--target must be a URL or "emulator"' }).optional(),
-  'api-key-env': z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: '--api-key-env must name an environment variable (letters, digits, _)' }).default('RUNPOD_API_KEY'),
+  'api-key-env': z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: '--api-key-env must name an environment variable (letters, digits, _)' }).optional(),
   endpoint: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, { error: '--endpoint must be an endpoint id (letters, digits, - and _)' }).optional(),
   'rest-url': z.url({ error: '--rest-url must be an absolute URL' }).optional(),
   'graphql-url': z.url({ error: '--graphql-url must be an absolute URL' }).optional(),
@@ -59,10 +61,14 @@ function parseArgs(argv: Record<string, unknown>): CheckArgs {
   if (badFaults.length > 0) problems.push(`--fault: unknown fault ${badFaults.join(', ')}; valid: ${FAULT_NAMES.join(', ')}`);
   if (a.fault.length > 0 && a.target !== 'emulator' && !a['self-test']) problems.push('--fault applies to --target emulator (or --self-test) only');
   if (a['time-scale'] !== undefined && a.target !== 'emulator' && !a['self-test']) problems.push('--time-scale applies to --target emulator (or --self-test) only');
-  if (!a['self-test'] && !a.list && a['coverage-matrix'] === undefined && a.target === undefined) problems.push('--target is required: a queue endpoint base URL (e.g. https://api.example.com) or "emulator"');
+  if (!a['self-test'] && !a.list && a['coverage-matrix'] === undefined && a.target === undefined) problems.push(`--target is required: ${TARGET_GRAMMAR}`);
   if (a.target !== undefined && a.target !== 'emulator') {
-    if (!z.url().safeParse(a.target).success) problems.push('--target must be an absolute http(s) URL or "emulator"');
-    if (a.endpoint === undefined) problems.push('--endpoint is required with a URL target');
+    try {
+      const spec = parseTarget(a.target, a.endpoint);
+      if (spec.kind === 'url') requireEndpoint(spec);
+    } catch (e) {
+      problems.push(e instanceof Error ? e.message : String(e));
+    }
   }
   const patterns = [...a.only, ...a.skip];
   const unknown = unknownPatterns(conformanceSuite, patterns);
@@ -123,12 +129,7 @@ export const checkCommand: CommandModule = {
   command: 'check',
   describe: 'Run the conformance suite against a target (URL or the in-process emulator)',
   builder: (y) =>
-    y
-      .option('target', { type: 'string', describe: 'Queue endpoint base URL (https://host), or "emulator" to start one in-process' })
-      .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key (curl lines reference it)', default: 'RUNPOD_API_KEY' })
-      .option('endpoint', { type: 'string', describe: 'Endpoint id (required with a URL target)' })
-      .option('rest-url', { type: 'string', describe: 'REST template interface base URL (enables the template checks)' })
-      .option('graphql-url', { type: 'string', describe: 'GraphQL pod interface URL (enables the pod checks)' })
+    targetOptions(y, { optional: true, interfaces: true })
       .option('only', { type: 'array', string: true, describe: 'Run only these checks: ids, id prefixes ending in *, or tags' })
       .option('skip', { type: 'array', string: true, describe: 'Skip these checks: ids, id prefixes ending in *, or tags' })
       .option('profile', { type: 'string', default: 'quick', describe: 'quick or full. quick: checks that finish within 60 s of waiting at the target\'s time scale; full: all' })
@@ -167,15 +168,18 @@ export const checkCommand: CommandModule = {
       connected = t;
       io.stdout(`qbench check: emulator at ${t.emulator.url} (time scale ${t.target.timeScale}${a.fault.length > 0 ? `, faults ${a.fault.join(', ')}` : ''})\n`);
     } else {
-      const key = io.env[a['api-key-env']];
-      if (key === undefined || key.length === 0) throw configError(`--api-key-env: the environment variable ${a['api-key-env']} is not set (it must hold the API key)`);
+      const keyEnv = apiKeyEnvName(a['api-key-env'], io.env);
+      const key = io.env[keyEnv];
+      if (key === undefined || key.length === 0) throw configError(`--api-key-env: the environment variable ${keyEnv} is not set (it must hold the API key)`);
+      const spec = parseTarget(a.target as string, a.endpoint);
+      if (spec.kind !== 'url') throw usageError(`--target: ${TARGET_GRAMMAR}`);
       connected = await connectTarget({
-        queueUrl: a.target as string,
+        queueUrl: spec.queueUrl,
         restUrl: a['rest-url'],
         graphqlUrl: a['graphql-url'],
-        endpointId: a.endpoint as string,
+        endpointId: requireEndpoint(spec),
         apiKey: key,
-        apiKeyEnv: a['api-key-env'],
+        apiKeyEnv: keyEnv,
         allowBillable: a['allow-billable'],
         callbackHost: a['callback-host'],
         ...(a['spare-endpoint'].length > 0 ? { spareEndpoints: a['spare-endpoint'] } : {}),

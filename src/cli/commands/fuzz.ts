@@ -13,7 +13,9 @@ import { resolveFuzzTarget } from '../../fuzz/resolve-target.js';
 import { describeProperty, fuzzResult, replayCommand } from '../../fuzz/fuzz-result.js';
 import { writeAllReports } from '../../report/write-all.js';
 import { renderConsole } from '../../report/render/console.js';
+import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
+import { targetOptions } from '../target-options.js';
 import { parseDurationMs } from './load.js';
 
 /** Upper bounds that keep any run finite. */
@@ -22,7 +24,7 @@ export const FUZZ_DEFAULTS = { runs: 100, modelRuns: 15, maxCommands: 12, maxDur
 
 const Flags = z
   .strictObject({
-    target: z.string().min(1, { error: '--target: "emulator" or http://host:port/v2/<endpoint_id>' }),
+    target: z.string().min(1, { error: `--target: ${TARGET_GRAMMAR}` }),
     apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/i, { error: '--api-key-env: an environment variable name' }),
     endpoint: z.string().min(1).optional(),
     modelEndpoint: z.string().min(1).optional(),
@@ -54,13 +56,8 @@ export const fuzzCommand: CommandModule = {
   command: 'fuzz',
   describe: 'Property-based fuzzing of the validation rules and model-based testing of the job state machine',
   builder: (y) =>
-    y
-      .option('target', { type: 'string', default: 'emulator', describe: '"emulator" (in-process) or http://host:port/v2/<endpoint_id>' })
-      .option('api-key-env', { type: 'string', default: 'QBENCH_API_KEY', describe: 'Environment variable holding the API key (curl lines print it as $QBENCH_API_KEY)' })
-      .option('endpoint', { type: 'string', describe: 'URL target: endpoint id for validation fuzzing (when the URL names none)' })
+    targetOptions(y, { defaultTarget: 'emulator', interfaces: true })
       .option('model-endpoint', { type: 'string', describe: 'URL target: endpoint with no other traffic for the state-machine run (default: --endpoint)' })
-      .option('rest-url', { type: 'string', describe: 'URL target: REST template base (enables template fuzzing)' })
-      .option('graphql-url', { type: 'string', describe: 'URL target: GraphQL address (enables pod-input fuzzing; needs --allow-billable)' })
       .option('seed', { type: 'number', describe: 'fast-check seed (default: random, printed for replay)' })
       .option('runs', { type: 'number', default: FUZZ_DEFAULTS.runs, describe: 'Generated cases per validation property' })
       .option('model-runs', { type: 'number', default: FUZZ_DEFAULTS.modelRuns, describe: 'Command sequences of the state-machine run' })
@@ -80,7 +77,7 @@ export const fuzzCommand: CommandModule = {
     if (maxDurationMs === undefined) throw usageError(`--max-duration "${String(durationText)}": write e.g. 30s, 2m, 1m30s`);
     const parsed = Flags.safeParse({
       target: argv['target'],
-      apiKeyEnv: argv['api-key-env'],
+      apiKeyEnv: apiKeyEnvName(argv['api-key-env'] as string | undefined, io.env),
       endpoint: argv['endpoint'],
       modelEndpoint: argv['model-endpoint'],
       restUrl: argv['rest-url'],

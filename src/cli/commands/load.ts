@@ -13,7 +13,9 @@ import { runLoad } from '../../load/run-load.js';
 import { createProgressPrinter } from '../../load/progress.js';
 import { writeAllReports } from '../../report/write-all.js';
 import { renderConsole } from '../../report/render/console.js';
+import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
+import { targetOptions } from '../target-options.js';
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -42,7 +44,7 @@ function pairs(flag: string, v: unknown, parseValue: boolean): [string, unknown]
 
 const Flags = z.strictObject({
   scenarios: z.array(z.string().min(1)).min(1, { error: 'name at least one scenario file' }),
-  target: z.string().min(1, { error: '--target: "emulator" or http://host:port[/v2/<endpoint_id>]' }),
+  target: z.string().min(1, { error: `--target: ${TARGET_GRAMMAR}` }),
   endpointId: z.string().min(1).optional(),
   apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/i, { error: '--api-key-env: an environment variable name' }),
   durationMs: z.number().int().positive().max(HARD_LIMITS.maxDurationMs, { error: `--duration: at most ${HARD_LIMITS.maxDurationMs / 3_600_000}h` }).optional(),
@@ -59,11 +61,7 @@ export const loadCommand: CommandModule = {
   command: 'load <scenarios..>',
   describe: 'Run load scenarios (suites/load/*.ts or your own) against a target and write the reports',
   builder: (y) =>
-    y
-      .positional('scenarios', { type: 'string', array: true, describe: 'Scenario files (.ts/.js modules; default export a scenario, a list, or a factory)' })
-      .option('target', { type: 'string', demandOption: true, describe: '"emulator" (in-process) or http://host:port[/v2/<endpoint_id>]' })
-      .option('endpoint-id', { type: 'string', describe: 'Endpoint id (when the URL does not name one)' })
-      .option('api-key-env', { type: 'string', default: 'QBENCH_API_KEY', describe: 'Environment variable holding the API key' })
+    targetOptions(y.positional('scenarios', { type: 'string', array: true, describe: 'Scenario files (.ts/.js modules; default export a scenario, a list, or a factory)' }))
       .option('duration', { type: 'string', describe: 'Override every scenario duration, e.g. 30s, 2m (ramps keep their shape)' })
       .option('rate', { type: 'number', describe: 'Override the arrival rate (req/s; ramps are scaled to this peak)' })
       .option('vus', { type: 'number', describe: 'Override VUs (closed-loop) or connections (max-throughput)' })
@@ -86,8 +84,8 @@ export const loadCommand: CommandModule = {
     const parsed = Flags.safeParse({
       scenarios: argv['scenarios'],
       target: argv['target'],
-      endpointId: argv['endpoint-id'],
-      apiKeyEnv: argv['api-key-env'],
+      endpointId: argv['endpoint'],
+      apiKeyEnv: apiKeyEnvName(argv['api-key-env'] as string | undefined, io.env),
       durationMs,
       ratePerSec: argv['rate'],
       vus: argv['vus'],

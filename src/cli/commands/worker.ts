@@ -9,6 +9,7 @@ import { EXIT } from '../../exit-codes.js';
 import { usageError, configError, registerSecret } from '../../errors.js';
 import { runWorker, urlsFromEnv, emulatorUrls, type WorkerHandler, type WorkerUrls } from '../../worker/index.js';
 import { importUserModule } from '../../user-module.js';
+import { API_KEY_ENV_HELP, apiKeyEnvName, parseTarget } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
 
 const MAX_CONCURRENCY = 256;
@@ -19,9 +20,10 @@ export const workerCommand: CommandModule = {
   builder: (y) =>
     y
       .option('handler', { type: 'string', describe: 'Module whose default (or `handler`) export handles a job', demandOption: true })
-      .option('url', { type: 'string', describe: 'Emulator base URL, e.g. http://127.0.0.1:8000 (else RUNPOD_WEBHOOK_* from the environment)' })
-      .option('endpoint', { type: 'string', describe: 'Endpoint id with --url (default demo)' })
-      .option('api-key', { type: 'string', describe: 'API key (or RUNPOD_AI_API_KEY / QBENCH_API_KEY)' })
+      .option('target', { type: 'string', alias: 'url', describe: 'The emulator to attach to: a base URL (http://127.0.0.1:8000) or one naming the endpoint (.../v2/<endpoint_id>); else RUNPOD_WEBHOOK_* from the environment' })
+      .option('endpoint', { type: 'string', alias: 'endpoint-id', describe: 'Endpoint id, when --target names none (default demo)' })
+      .option('api-key-env', { type: 'string', describe: `${API_KEY_ENV_HELP}; without it RUNPOD_AI_API_KEY (a worker's own variable) comes first` })
+      .option('api-key', { type: 'string', describe: 'The API key itself (prefer --api-key-env: a key on the command line shows in the process list)' })
       .option('worker-id', { type: 'string', describe: 'Worker id (default RUNPOD_POD_ID or a random one)' })
       .option('concurrency', { type: 'number', describe: `Jobs run at once, 1..${MAX_CONCURRENCY} (default 1)` })
       .option('exit-on-refresh', { type: 'boolean', describe: 'Exit after a job asks for a refresh (stopPod) instead of starting a fresh worker in this process' }),
@@ -32,25 +34,30 @@ export const workerCommand: CommandModule = {
     let workerId: string;
     let apiKey: string | undefined;
     let pingIntervalMs: number | undefined;
-    const url = argv['url'] as string | undefined;
+    const targetFlag = argv['target'] as string | undefined;
+    let url: string | undefined;
+    let endpoint = 'demo';
+    if (targetFlag !== undefined) {
+      const spec = parseTarget(targetFlag, argv['endpoint'] as string | undefined);
+      if (spec.kind !== 'url') throw usageError('--target: a worker attaches to a running emulator; give its URL (start one with qbench emulate --external-workers)');
+      url = spec.queueUrl;
+      endpoint = spec.endpointId ?? endpoint;
+    }
+    const keyEnv = argv['api-key-env'] as string | undefined;
+    const keyFromEnv = keyEnv !== undefined ? io.env[keyEnv] : (io.env['RUNPOD_AI_API_KEY'] ?? io.env[apiKeyEnvName(undefined, io.env)]);
     if (url !== undefined) {
-      try {
-        new URL(url);
-      } catch {
-        throw usageError(`--url must be an absolute URL such as http://127.0.0.1:8000, got "${url}"`);
-      }
       workerId = (argv['worker-id'] as string | undefined) ?? io.env['RUNPOD_POD_ID'] ?? `qbench-worker-${randomUUID().slice(0, 8)}`;
-      urls = emulatorUrls(url.replace(/\/+$/, ''), (argv['endpoint'] as string | undefined) ?? 'demo', workerId);
-      apiKey = (argv['api-key'] as string | undefined) ?? io.env['RUNPOD_AI_API_KEY'] ?? io.env['QBENCH_API_KEY'];
+      urls = emulatorUrls(url, endpoint, workerId);
+      apiKey = (argv['api-key'] as string | undefined) ?? keyFromEnv;
       const interval = Number(io.env['RUNPOD_PING_INTERVAL']);
       if (io.env['RUNPOD_PING_INTERVAL'] !== undefined && Number.isFinite(interval) && interval > 0) pingIntervalMs = interval;
     } else {
       const fromEnv = urlsFromEnv(io.env);
-      if (!fromEnv) throw usageError('give --url (and --endpoint) or the RUNPOD_WEBHOOK_GET_JOB, RUNPOD_WEBHOOK_POST_OUTPUT, RUNPOD_WEBHOOK_POST_STREAM, RUNPOD_WEBHOOK_PING, RUNPOD_POD_ID and RUNPOD_AI_API_KEY environment');
+      if (!fromEnv) throw usageError('give --target (and --endpoint) or the RUNPOD_WEBHOOK_GET_JOB, RUNPOD_WEBHOOK_POST_OUTPUT, RUNPOD_WEBHOOK_POST_STREAM, RUNPOD_WEBHOOK_PING, RUNPOD_POD_ID and RUNPOD_AI_API_KEY environment');
       ({ urls, workerId, apiKey, pingIntervalMs } = fromEnv);
-      apiKey = (argv['api-key'] as string | undefined) ?? apiKey;
+      apiKey = (argv['api-key'] as string | undefined) ?? (keyEnv !== undefined ? io.env[keyEnv] : apiKey);
     }
-    if (!apiKey) throw usageError('--api-key is required (or RUNPOD_AI_API_KEY / QBENCH_API_KEY)');
+    if (!apiKey) throw usageError(`no API key: set ${keyEnv ?? `RUNPOD_AI_API_KEY or ${apiKeyEnvName(undefined, io.env)}`} (or name the variable with --api-key-env)`);
     registerSecret(apiKey);
 
     const modPath = resolve(String(argv['handler']));
@@ -66,7 +73,7 @@ export const workerCommand: CommandModule = {
     const exitOnRefresh = argv['exit-on-refresh'] === true;
     for (let generation = 0; ; generation++) {
       const id = generation === 0 || url === undefined ? workerId : `${workerId}-r${generation}`;
-      const genUrls = generation === 0 || url === undefined ? urls : emulatorUrls(url.replace(/\/+$/, ''), (argv['endpoint'] as string | undefined) ?? 'demo', id);
+      const genUrls = generation === 0 || url === undefined ? urls : emulatorUrls(url, endpoint, id);
       io.stdout(`qbench worker ${id}: taking jobs from ${genUrls.getJob.replace('$ID', id)} (concurrency ${concurrency})\n`);
       const stats = await runWorker({
         urls: genUrls,
