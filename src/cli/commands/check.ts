@@ -1,5 +1,5 @@
 // `qbench check` (issue 5): run the conformance suite against a target (a URL, or
-// `--target emulator` in-process), write the result model as JSON and JUnit, exit 0 when
+// `--target emulator` in-process), write every report format (as load does), exit 0 when
 // every required check passed and 1 otherwise. `--self-test` proves the suite against every
 // emulator fault; `--coverage-matrix` writes the clause/check matrix; `--list` lists checks.
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import {
 import type { CheckResult, TargetInfo } from '../../report/model.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
+import { writeAllReports } from '../../report/write-all.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CliIo, CommandModule } from '../command.js';
@@ -43,6 +44,7 @@ const CheckArgs = z.object({
   'spare-endpoint': list('--spare-endpoint'),
   json: z.string().optional(),
   junit: z.string().optional(),
+  out: z.string().min(1, { error: '--out must name a directory' }).optional(),
   'time-scale': z.number({ error: '--time-scale must be a number' }).positive({ error: `--time-scale must be in (0, ${MAX_TIME_SCALE}]` }).max(MAX_TIME_SCALE, { error: `--time-scale must be in (0, ${MAX_TIME_SCALE}]` }).optional(),
   fault: z.array(z.string()).default([]).transform((a) => a.flatMap((s) => s.split(',')).filter((s) => s.length > 0)),
   'self-test': z.boolean().default(false),
@@ -138,8 +140,9 @@ export const checkCommand: CommandModule = {
       .option('allow-billable', { type: 'boolean', default: false, describe: 'Run checks that cost money on a real target (pods)' })
       .option('callback-host', { type: 'string', describe: 'Host/IP the target can reach this machine at (webhook checks)' })
       .option('spare-endpoint', { type: 'array', string: true, describe: 'Extra idle endpoint ids on the target that checks may take for exact counts' })
-      .option('json', { type: 'string', describe: 'Write the result (QbenchResult JSON) here' })
-      .option('junit', { type: 'string', describe: 'Write JUnit XML here' })
+      .option('out', { type: 'string', describe: 'Report directory: every format (result.json, report.html, junit.xml, summary.md, summary.txt); default reports/<timestamp>, also linked as reports/latest' })
+      .option('json', { type: 'string', describe: 'Also write the result (QbenchResult JSON) to this file' })
+      .option('junit', { type: 'string', describe: 'Also write JUnit XML to this file' })
       .option('time-scale', { type: 'number', describe: `Emulated ms per real ms of --target emulator (default 60, max ${MAX_TIME_SCALE})` })
       .option('fault', { type: 'array', string: true, describe: 'Emulator fault switch (with --target emulator or --self-test), repeatable' })
       .option('self-test', { type: 'boolean', default: false, describe: 'Run the suite against the clean emulator and against each fault; print the detection table' })
@@ -229,6 +232,8 @@ export const checkCommand: CommandModule = {
     io.stdout(`overall: ${result.overall.status.toUpperCase()}${result.overall.reasons.length > 0 && result.overall.status !== 'pass' ? `\n  ${result.overall.reasons.map(redactSecrets).join('\n  ')}` : ''}\n`);
     if (a.json !== undefined) await writeOut(a.json, renderJson(result));
     if (a.junit !== undefined) await writeOut(a.junit, renderJunit(result));
+    const written = await writeAllReports(result, a.out);
+    io.stdout(`reports: ${written.dir}\n`);
     return result.overall.exitCode as ExitCode;
   },
 };

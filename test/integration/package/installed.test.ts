@@ -80,6 +80,9 @@ describe('qbench installed from its tarball', () => {
     const r = await consumer!.run('npx', ['qbench', 'check', '--target', 'emulator', '--only', 'queue.run.answer']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/PASS\s+§4\.1\s+queue\.run\.answer/);
+    // Every report format, as load writes them, in reports/<timestamp> and reports/latest.
+    const latest = JSON.parse(readFileSync(join(consumer!.dir, 'reports/latest/result.json'), 'utf8')) as { conformance?: { summary: { pass: number } } };
+    expect(latest.conformance?.summary.pass).toBe(1);
   });
 
   it('qbench worker --handler handler.ts (the installed bin) serves a job from an emulator, then stops on SIGTERM', async () => {
