@@ -1,32 +1,27 @@
-// k6-style thresholds (issue 6): `{ "runsync.latency": ["p(99)<2000"], "run.status_429.rate":
-// ["rate<0.01"] }`, each expression checked against the run's merged metrics, with
-// abortOnFail evaluated every second. An unknown metric or a malformed expression is a
-// scenario error listing the known metric names, never a silent pass.
+// k6-style thresholds (issue 6) on a live run: `{ "runsync.latency": ["p(99)<2000"],
+// "run.status_429.rate": ["rate<0.01"] }`, each checked against the run's merged metrics, with
+// abortOnFail evaluated every second. Grammar, vocabulary and aggregation are
+// src/report/thresholds.ts's, so a live verdict and one on the saved result agree. An unknown
+// metric or a malformed expression is a scenario error listing the known metric names.
 import type { ThresholdResult } from '../report/model.js';
 import { OUTCOME_CLASSES } from '../report/model.js';
-import { scenarioError } from '../errors.js';
+import {
+  aggregate, aggregationFits, compare, parseThresholdExpression, type MetricKind, type MetricValue,
+  type ParsedThreshold as ParsedExpression,
+} from '../report/thresholds.js';
+import { isQbenchError, scenarioError } from '../errors.js';
 import type { Aggregator } from './aggregate.js';
-import type { Histogram } from './histogram.js';
+import { createHistogram, type Histogram } from './histogram.js';
 import { stepMetricName, type Scenario } from './scenario.js';
-
-type MetricKind = 'trend' | 'rate' | 'counter';
 
 export interface ParsedThreshold {
   readonly metric: string;
   readonly expression: string;
   readonly kind: MetricKind;
-  readonly aggregate: { fn: 'p'; percentile: number } | { fn: 'avg' | 'min' | 'max' | 'med' | 'count' | 'rate' };
-  readonly op: '<' | '<=' | '>' | '>=' | '==' | '!=';
-  readonly value: number;
+  readonly parsed: ParsedExpression;
   readonly abortOnFail: boolean;
   readonly delayAbortEvalMs: number;
 }
-
-const ALLOWED: Record<MetricKind, readonly string[]> = {
-  trend: ['p(N)', 'avg', 'min', 'max', 'med', 'count'],
-  rate: ['rate'],
-  counter: ['count', 'rate'],
-};
 
 /** Every metric a scenario can be held to, with its kind. */
 export function knownMetrics(s: Scenario): Map<string, MetricKind> {
@@ -60,8 +55,6 @@ export function knownMetrics(s: Scenario): Map<string, MetricKind> {
   return m;
 }
 
-const EXPR = /^\s*(p\(\s*(\d+(?:\.\d+)?)\s*\)|avg|min|max|med|count|rate)\s*(<=|>=|==|!=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/;
-
 export function parseThresholds(s: Scenario): ParsedThreshold[] {
   const known = knownMetrics(s);
   const problems: string[] = [];
@@ -74,67 +67,36 @@ export function parseThresholds(s: Scenario): ParsedThreshold[] {
     }
     for (const spec of specs) {
       const text = typeof spec === 'string' ? spec : spec.threshold;
-      const m = EXPR.exec(text);
-      if (!m) {
-        problems.push(`thresholds["${metric}"]: cannot parse "${text}"; write e.g. "p(99)<2000", "avg<=100", "rate<0.01", "count>10"`);
-        continue;
+      try {
+        const parsed = parseThresholdExpression(text);
+        aggregationFits(kind, parsed, metric);
+        out.push({
+          metric,
+          expression: parsed.expression,
+          kind,
+          parsed,
+          abortOnFail: typeof spec === 'string' ? false : spec.abortOnFail,
+          delayAbortEvalMs: typeof spec === 'string' ? 0 : spec.delayAbortEvalMs,
+        });
+      } catch (e) {
+        if (!isQbenchError(e, 'QB_ERR_SCENARIO')) throw e;
+        problems.push(`thresholds["${metric}"]: ${e.message}`);
       }
-      const fnText = m[1] ?? '';
-      const agg: ParsedThreshold['aggregate'] = fnText.startsWith('p(')
-        ? { fn: 'p', percentile: Number(m[2]) }
-        : { fn: fnText as 'avg' | 'min' | 'max' | 'med' | 'count' | 'rate' };
-      const allowed = ALLOWED[kind];
-      const ok = agg.fn === 'p' ? allowed.includes('p(N)') : allowed.includes(agg.fn);
-      if (!ok) {
-        problems.push(`thresholds["${metric}"]: "${fnText}" does not apply to a ${kind} metric; use ${allowed.join(', ')}`);
-        continue;
-      }
-      if (agg.fn === 'p' && (agg.percentile <= 0 || agg.percentile > 100)) {
-        problems.push(`thresholds["${metric}"]: percentile must be in (0, 100], got ${agg.percentile}`);
-        continue;
-      }
-      out.push({
-        metric,
-        expression: text.trim(),
-        kind,
-        aggregate: agg,
-        op: m[3] as ParsedThreshold['op'],
-        value: Number(m[4]),
-        abortOnFail: typeof spec === 'string' ? false : spec.abortOnFail,
-        delayAbortEvalMs: typeof spec === 'string' ? 0 : spec.delayAbortEvalMs,
-      });
     }
   }
   if (problems.length > 0) throw scenarioError(`scenario "${s.name}" has invalid thresholds:\n${problems.map((p) => `✖ ${p}`).join('\n')}`);
   return out;
 }
 
-function trendValue(h: Histogram | undefined, agg: ParsedThreshold['aggregate']): number | null {
-  if (!h || h.totalCount === 0) return agg.fn === 'count' ? 0 : null;
-  const ms = (us: number) => us / 1000;
-  switch (agg.fn) {
-    case 'p':
-      return ms(h.getValueAtPercentile(agg.percentile));
-    case 'avg':
-      return ms(h.mean);
-    case 'min':
-      return ms(h.getValueAtPercentile(0));
-    case 'max':
-      return ms(h.getValueAtPercentile(100));
-    case 'med':
-      return ms(h.getValueAtPercentile(50));
-    case 'count':
-      return h.totalCount;
-    default:
-      return null;
-  }
-}
+/** One empty histogram stands in for a trend with no samples yet (count 0, every other aggregate null). */
+const EMPTY = createHistogram();
+const trend = (h: Histogram | undefined): MetricValue => ({ kind: 'trend', histogram: h ?? EMPTY });
 
-/** The observed value of a threshold's aggregate; null when there is no data yet. */
-export function observe(t: ParsedThreshold, agg: Aggregator, elapsedMs: number): number | null {
-  const perSec = (n: number) => (elapsedMs > 0 ? n / (elapsedMs / 1000) : 0);
-  const counter = (n: number) => (t.aggregate.fn === 'rate' ? perSec(n) : n);
-  switch (t.metric) {
+/** A live metric as the shared aggregation reads it; undefined when the run has no such data. */
+export function liveMetric(metric: string, agg: Aggregator, elapsedMs: number): MetricValue | undefined {
+  const durationSec = elapsedMs / 1000;
+  const counter = (count: number): MetricValue => ({ kind: 'counter', count, durationSec });
+  switch (metric) {
     case 'iterations':
       return counter(agg.startedIterations);
     case 'dropped_iterations':
@@ -145,53 +107,38 @@ export function observe(t: ParsedThreshold, agg: Aggregator, elapsedMs: number):
       return counter(n);
     }
     case 'send_lateness':
-      return trendValue(agg.lateness, t.aggregate);
+      return trend(agg.lateness);
   }
-  const dot = t.metric.indexOf('.');
-  const step = dot < 0 ? t.metric : t.metric.slice(0, dot);
-  const rest = dot < 0 ? '' : t.metric.slice(dot + 1);
-  if (rest === '') return trendValue(agg.trends.get(step), t.aggregate);
-  const st = agg.steps.get(step);
+  const dot = metric.indexOf('.');
+  if (dot < 0) return trend(agg.trends.get(metric));
+  const st = agg.steps.get(metric.slice(0, dot));
+  const rest = metric.slice(dot + 1);
   const total = st ? OUTCOME_CLASSES.reduce((a, c) => a + st.counts[c], 0) : 0;
+  const rate = (hits: number): MetricValue => ({ kind: 'rate', hits, total });
   switch (rest) {
     case 'latency':
-      return trendValue(st?.latency, t.aggregate);
+      return trend(st?.latency);
     case 'service_time':
-      return trendValue(st?.service, t.aggregate);
-    case 'attempts': {
-      const v = trendValue(st?.attempts?.attempts, t.aggregate);
-      // Attempt counts are stored as "ms" readings; count keeps its own meaning.
-      return v;
-    }
+      return trend(st?.service);
+    case 'attempts':
+      return trend(st?.attempts?.attempts);
     case 'end_to_end':
-      return trendValue(st?.attempts?.endToEnd, t.aggregate);
+      return trend(st?.attempts?.endToEnd);
     case 'reqs':
       return counter(total);
     case 'errors.rate':
-      return total === 0 || !st ? null : (total - st.counts['2xx']) / total;
+      return rate(st ? total - st.counts['2xx'] : 0);
     case 'network_error.rate':
-      return total === 0 || !st ? null : st.counts.network_error / total;
+      return rate(st?.counts.network_error ?? 0);
   }
   const m = /^status_(2xx|429|4xx|5xx)\.rate$/.exec(rest);
-  if (m && st && total > 0) return st.counts[m[1] as '2xx' | '429' | '4xx' | '5xx'] / total;
-  return null;
+  return m ? rate(st ? st.counts[m[1] as '2xx' | '429' | '4xx' | '5xx'] : 0) : undefined;
 }
 
-function compare(v: number, op: ParsedThreshold['op'], x: number): boolean {
-  switch (op) {
-    case '<':
-      return v < x;
-    case '<=':
-      return v <= x;
-    case '>':
-      return v > x;
-    case '>=':
-      return v >= x;
-    case '==':
-      return v === x;
-    case '!=':
-      return v !== x;
-  }
+/** The observed value of a threshold's aggregate; null when there is no data yet. */
+export function observe(t: ParsedThreshold, agg: Aggregator, elapsedMs: number): number | null {
+  const value = liveMetric(t.metric, agg, elapsedMs);
+  return value === undefined ? null : aggregate(value, t.parsed, t.metric);
 }
 
 /** Evaluate at the end of a run. A threshold with no data fails: no sample, no proof. */
@@ -202,7 +149,7 @@ export function evaluate(t: ParsedThreshold, agg: Aggregator, elapsedMs: number)
     metric: t.metric,
     expression: t.expression,
     observed: rounded,
-    passed: observed !== null && compare(observed, t.op, t.value),
+    passed: observed !== null && compare(observed, t.parsed.operator, t.parsed.value),
     abortOnFail: t.abortOnFail,
   };
 }

@@ -1,6 +1,6 @@
-// k6-style thresholds (`p(99)<2000`, `rate<0.01`, `avg<=150`) evaluated on a saved load scenario
-// result, in the load engine's metric vocabulary (src/load/thresholds.ts): used by `qbench merge`
-// to re-evaluate every threshold on the merged whole of several shards.
+// k6-style thresholds (`p(99)<2000`, `rate<0.01`, `avg<=1e3`): the one grammar, metric
+// vocabulary and aggregation for live runs (src/load/thresholds.ts feeds it the engine's live
+// metrics) and saved results (`qbench merge` re-evaluates on the merged whole of shards).
 import { QbenchError } from '../errors.js';
 import { SECOND_MS } from '../spec/index.js';
 import { decodeHistogram, valueAtPercentileMs, type Histogram } from './histogram.js';
@@ -59,9 +59,15 @@ export type MetricValue =
 
 export type MetricKind = MetricValue['kind'];
 
+/** Write a parsed expression back in its canonical form: parsing it again gives the same threshold. */
+export function formatThresholdExpression(p: Pick<ParsedThreshold, 'aggregation' | 'operator' | 'value'>): string {
+  const agg = p.aggregation.kind === 'percentile' ? `p(${p.aggregation.percentile})` : p.aggregation.kind;
+  return `${agg}${p.operator}${String(p.value)}`;
+}
+
 /**
- * The kind of a metric in the load engine's vocabulary: `<step>.latency`, `<step>.service_time`,
- * `<step>.end_to_end`, `<step>.attempts`, a bare `<step>` (a custom step's trend), `<step>.reqs`,
+ * The kind of a metric in the one vocabulary: `<step>.latency`, `<step>.service_time`,
+ * `<step>.end_to_end`, `<step>.attempts`, a bare `<name>` (a custom step's trend), `<step>.reqs`,
  * `<step>.errors.rate`, `<step>.status_<2xx|429|4xx|5xx>.rate`, `<step>.network_error.rate`,
  * `http_reqs`, `iterations`, `dropped_iterations`, `send_lateness`.
  */
@@ -90,7 +96,8 @@ export function validateThreshold(metric: string, expression: string): void {
   aggregationFits(kind, parseThresholdExpression(expression), metric);
 }
 
-function aggregationFits(kind: MetricKind, parsed: ParsedThreshold, metric: string): void {
+/** Throw QB_ERR_SCENARIO when the expression's aggregation does not apply to a metric of `kind`. */
+export function aggregationFits(kind: MetricKind, parsed: ParsedThreshold, metric: string): void {
   const a = parsed.aggregation.kind;
   const ok = kind === 'trend' ? a !== 'rate' : kind === 'rate' ? a === 'rate' : a === 'count' || a === 'rate';
   if (!ok) {
@@ -106,7 +113,7 @@ const sumCounts = (c: OutcomeCounts): number => c['2xx'] + c['429'] + c['4xx'] +
 
 /**
  * Resolve a metric against a scenario result; undefined when the result does not hold it
- * (no such step; `iterations` and `<step>.attempts` are not kept as histograms or counts).
+ * (no such step; `iterations`, `<step>.attempts` and custom trends are not kept).
  */
 export function scenarioMetric(scenario: LoadScenarioResult, metric: string): MetricValue | undefined {
   const where = `${scenario.name}: ${metric}`;
@@ -122,8 +129,9 @@ export function scenarioMetric(scenario: LoadScenarioResult, metric: string): Me
       return undefined;
   }
   const dot = metric.indexOf('.');
-  const stepName = dot < 0 ? metric : metric.slice(0, dot);
-  const rest = dot < 0 ? 'latency' : metric.slice(dot + 1);
+  if (dot < 0) return undefined;
+  const stepName = metric.slice(0, dot);
+  const rest = metric.slice(dot + 1);
   const st: StepResult | undefined = scenario.steps.find((s) => s.step === stepName);
   if (!st) return undefined;
   const total = sumCounts(st.counts);

@@ -40,9 +40,9 @@ describe('thresholds', () => {
     expect(isQbenchError(err, 'QB_ERR_SCENARIO')).toBe(true);
     const msg = (err as Error).message;
     expect(msg).toMatch(/unknown metric "rn.latency"; known metrics: .*run\.latency/);
-    expect(msg).toMatch(/cannot parse "p99 < 1"/);
-    expect(msg).toMatch(/"rate" does not apply to a trend metric/);
-    expect(msg).toMatch(/"p\(101\)" does not apply to a rate metric/);
+    expect(msg).toMatch(/threshold "p99 < 1": expected <aggregation><operator><number>/);
+    expect(msg).toMatch(/threshold "rate<0.1" on run.latency: rate does not apply to a trend metric/);
+    expect(msg).toMatch(/threshold "p\(101\)<1": percentile 101 is outside \(0, 100\]/);
   });
 
   it('evaluates rates, percentiles and counts from merged data; no data fails', () => {
