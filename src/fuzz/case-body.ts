@@ -29,8 +29,8 @@ export function objectOf(fields: Readonly<Record<string, unknown>>): Record<stri
 }
 
 /** The property `pad` whose string fills a padded body; `{"input":{"pad":"…"}}`. */
-const PAD_PREFIX = '{"input":{"pad":"';
-const PAD_SUFFIX = '"}}';
+export const PAD_PREFIX = '{"input":{"pad":"';
+export const PAD_SUFFIX = '"}}';
 export const PADDED_BODY_OVERHEAD_BYTES = PAD_PREFIX.length + PAD_SUFFIX.length;
 
 /** The bytes of a body as they go on the wire. */

@@ -1,7 +1,8 @@
-// The one-line reproduction of a finding: a curl command with the key as an environment
-// variable reference (never the key itself, §5 auth per interface), and big bodies built by
-// a shell substitution instead of being spelled out.
-import { PADDED_BODY_OVERHEAD_BYTES, type CaseBody } from './case-body.js';
+// The one-line reproduction of a finding, drawn by the shared curl renderer: the key as an
+// environment variable reference (never the key itself, §5 auth per interface), and big
+// bodies built by a shell recipe instead of being spelled out.
+import { paddedBodyRecipe, renderCurl, type CurlAuth } from '../client/curl.js';
+import { PAD_PREFIX, PAD_SUFFIX, PADDED_BODY_OVERHEAD_BYTES, type CaseBody } from './case-body.js';
 
 /** Name of the environment variable a printed curl line reads the key from. */
 export const API_KEY_ENV = 'QBENCH_API_KEY';
@@ -17,30 +18,19 @@ export interface CurlSpec {
   readonly contentType?: string | undefined;
 }
 
-/** POSIX single-quote a shell word. */
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-export function curlLine(spec: CurlSpec): string {
-  const parts = ['curl', '-sS', '-i', '-X', spec.method];
-  if (spec.auth === 'query-api-key') {
-    const sep = spec.url.includes('?') ? '&' : '?';
-    // Double quotes so the shell expands the variable; the URL itself carries no quotes.
-    parts.push(`"${spec.url.replace(/(["\\$`])/g, '\\$1')}${sep}api_key=$${API_KEY_ENV}"`);
-  } else {
-    parts.push(shellQuote(spec.url));
+/** The request as the shared renderer (src/client/curl.ts) draws it. */
+export function curlLine(spec: CurlSpec, apiKeyEnv: string = API_KEY_ENV): string {
+  const auth: CurlAuth =
+    spec.auth === 'header-bearer' ? { kind: 'header', name: 'authorization', prefix: 'Bearer ', secret: true }
+    : spec.auth === 'query-api-key' ? { kind: 'query', param: 'api_key', secret: true }
+    : { kind: 'none' };
+  const headers = spec.body === undefined ? {} : { 'content-type': spec.contentType ?? 'application/json' };
+  const body = spec.body;
+  if (body === undefined) return renderCurl({ method: spec.method, url: spec.url, headers, auth, apiKeyEnv, bodyBytes: 0 });
+  if (body.kind === 'padded') {
+    const recipe = paddedBodyRecipe(PAD_PREFIX, Math.max(0, body.bytes - PADDED_BODY_OVERHEAD_BYTES), PAD_SUFFIX);
+    return renderCurl({ method: spec.method, url: spec.url, headers, auth, apiKeyEnv, bodyBytes: body.bytes, bodyRecipe: recipe });
   }
-  if (spec.auth === 'header-bearer') parts.push('-H', `"authorization: Bearer $${API_KEY_ENV}"`);
-  if (spec.body !== undefined) {
-    parts.push('-H', shellQuote(`content-type: ${spec.contentType ?? 'application/json'}`));
-    if (spec.body.kind === 'padded') {
-      const padBytes = Math.max(0, spec.body.bytes - PADDED_BODY_OVERHEAD_BYTES);
-      parts.push('--data-binary', `@<(printf '{"input":{"pad":"'; head -c ${padBytes} /dev/zero | tr '\\0' x; printf '"}}')`);
-    } else {
-      const text = spec.body.kind === 'json' ? JSON.stringify(spec.body.value) : spec.body.text;
-      parts.push('--data-binary', shellQuote(text));
-    }
-  }
-  return parts.join(' ');
+  const text = body.kind === 'json' ? JSON.stringify(body.value) : body.text;
+  return renderCurl({ method: spec.method, url: spec.url, headers, auth, apiKeyEnv, body: text, bodyBytes: Buffer.byteLength(text) });
 }

@@ -57,10 +57,11 @@ describe('bodies and curl lines', () => {
 
   it('curl lines reference the key by environment variable, never the key', () => {
     const line = curlLine({ method: 'POST', url: "http://127.0.0.1:1/v2/demo/run?wait=999", auth: 'header-bearer', body: { kind: 'json', value: { input: { q: "it's" } } } });
-    expect(line).toContain('"authorization: Bearer $QBENCH_API_KEY"');
+    expect(line).toContain(`-H 'authorization: Bearer '"$QBENCH_API_KEY"`);
     expect(line).toContain(`'{"input":{"q":"it'\\''s"}}'`);
     const gql = curlLine({ method: 'POST', url: 'http://127.0.0.1:1/graphql', auth: 'query-api-key' });
-    expect(gql).toContain('?api_key=$QBENCH_API_KEY');
+    expect(gql).toContain(`?api_key='"$QBENCH_API_KEY"`);
+    expect(curlLine({ method: 'GET', url: 'http://h/x', auth: 'header-bearer' }, 'MY_KEY')).toContain('"$MY_KEY"');
     const big = curlLine({ method: 'POST', url: 'http://h/run', auth: 'none', body: { kind: 'padded', bytes: 10_485_761 } });
     expect(big).toContain('head -c');
     expect(big.length).toBeLessThan(400);
