@@ -49,7 +49,7 @@ describe('qbench fuzz', () => {
     const text = c.out();
     expect(text).toMatch(/FAIL\s+job-request-validation/);
     expect(text).toContain('shrunk case:');
-    expect(text).toContain('authorization: Bearer $QBENCH_API_KEY');
+    expect(text).toContain(`-H 'authorization: Bearer '"$QBENCH_API_KEY"`);
     expect(text).toMatch(/replay:\s+qbench fuzz --target emulator --fault missing-input-accepted --property job-request-validation --seed 9 --path [\d:]+/);
     const result = QbenchResult.parse(JSON.parse(await readFile(path.join(out, 'result.json'), 'utf8')));
     expect(result.meta.target.faults).toEqual(['missing-input-accepted']);
