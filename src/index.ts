@@ -4,6 +4,8 @@ export type { ExitCode } from './exit-codes.js';
 export { QbenchError, ERROR_CODES, redactSecrets, registerSecret, isQbenchError } from './errors.js';
 export type { ErrorCode } from './errors.js';
 export { VERSION } from './version.js';
+export { defineConfig, QbenchConfig, loadConfig } from './config/index.js';
+export type { QbenchConfigInput, ConfigTarget, LoadedConfig } from './config/index.js';
 export {
   startEmulator, parseEmulatorConfig, EmulatorConfigSchema, ScaledClock, ManualClock, FAULTS, FAULT_NAMES, isFaultName,
   infoDocument, countersDocument,

@@ -5,6 +5,11 @@ import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { applyConfig } from '../config/apply-config.js';
+import { loadConfig } from '../config/load-config.js';
+
+/** Commands that read the config file. */
+const CONFIG_COMMANDS = new Set(['check', 'load', 'fuzz', 'worker']);
 
 export type { CliIo } from './command.js';
 
@@ -35,6 +40,13 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     });
   }
   parser = parser
+    .option('config', { type: 'string', global: true, describe: 'Config file (default: qbench.config.ts, .mts, .js, .mjs or .json in the working directory); flags override it' })
+    .middleware(async (args) => {
+      const command = String(args._[0] ?? '');
+      if (!CONFIG_COMMANDS.has(command)) return;
+      const loaded = await loadConfig(args['config']);
+      if (loaded) applyConfig(command, args, argv, loaded);
+    })
     .fail((msg, err) => {
       if (err) throw err;
       throw new QbenchError('QB_ERR_USAGE', msg);

@@ -112,6 +112,17 @@ describe('qbench installed from its tarball', () => {
     }
   });
 
+  it('a TypeScript config file with defineConfig from the package root drives check: --target <name>', async () => {
+    writeFileSync(
+      join(consumer!.dir, 'ci.config.ts'),
+      `import { defineConfig } from 'qbench';\n\nexport default defineConfig({ targets: { local: { url: 'emulator' } }, conformance: { only: ['queue.run.answer'] }, reportDir: 'reports/from-config' });\n`,
+    );
+    const r = await consumer!.run('npx', ['qbench', 'check', '--config', 'ci.config.ts', '--target', 'local']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/1 pass, 0 fail/);
+    expect(existsSync(join(consumer!.dir, 'reports/from-config/result.json'))).toBe(true);
+  });
+
   it('ships the compiled suites beside their sources', () => {
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/suites/load/rate-limit.ts'))).toBe(true);
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/dist/suites/load/rate-limit.js'))).toBe(true);

@@ -1,0 +1,66 @@
+// qbench.config.ts (or .js, .mjs, .json): one zod schema for the file a team keeps beside its
+// code so CI jobs stop repeating flag lists. Named targets, conformance selection, load
+// scenarios, fuzz budgets and the report directory; flags given on the command line win.
+import { z } from 'zod';
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'an environment variable name (letters, digits, _)' });
+const endpointId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, { error: 'an endpoint id (letters, digits, - and _)' });
+const httpUrl = z.url({ protocol: /^https?$/, error: 'an http(s) URL' });
+
+export const ConfigTarget = z.strictObject({
+  /** "emulator", a base URL, or a URL naming the endpoint (.../v2/<endpoint_id>). */
+  url: z.union([z.literal('emulator'), httpUrl], { error: '"emulator" or an http(s) URL' }),
+  endpoint: endpointId.optional(),
+  restUrl: httpUrl.optional(),
+  graphqlUrl: httpUrl.optional(),
+  /** The NAME of the variable holding the key, never the key. */
+  apiKeyEnv: envName.optional(),
+  /** Idle endpoints on the same target that checks may take for exact counts. */
+  spareEndpoints: z.array(endpointId).optional(),
+});
+export type ConfigTarget = z.infer<typeof ConfigTarget>;
+
+export const QbenchConfig = z.strictObject({
+  /** Named targets: `--target <name>` picks one. */
+  targets: z.record(z.string().regex(/^[A-Za-z][\w-]*$/, { error: 'a target name (a letter, then letters, digits, - and _)' }), ConfigTarget).default({}),
+  conformance: z
+    .strictObject({
+      profile: z.enum(['quick', 'full']).optional(),
+      only: z.array(z.string().min(1)).optional(),
+      skip: z.array(z.string().min(1)).optional(),
+      /** Known-failures (expectations) file, relative to the config file. */
+      expectations: z.string().min(1).optional(),
+    })
+    .default({}),
+  load: z
+    .strictObject({
+      scenarios: z
+        .array(
+          z.strictObject({
+            file: z.string().min(1),
+            params: z.record(z.string(), z.string()).optional(),
+            thresholds: z.record(z.string(), z.array(z.string().min(1))).optional(),
+          }),
+        )
+        .optional(),
+    })
+    .default({}),
+  fuzz: z
+    .strictObject({
+      runs: z.number().int().positive().optional(),
+      modelRuns: z.number().int().positive().optional(),
+      maxCommands: z.number().int().positive().optional(),
+      /** e.g. "45s", "5m". */
+      maxDuration: z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, { error: 'a duration such as 45s, 5m, 1m30s' }).optional(),
+    })
+    .default({}),
+  /** Where reports go (default reports/<timestamp>). */
+  reportDir: z.string().min(1).optional(),
+});
+export type QbenchConfig = z.output<typeof QbenchConfig>;
+export type QbenchConfigInput = z.input<typeof QbenchConfig>;
+
+/** Typed identity for qbench.config.ts: `export default defineConfig({ ... })`. */
+export function defineConfig(config: QbenchConfigInput): QbenchConfigInput {
+  return config;
+}

@@ -1,0 +1,75 @@
+// The config file: every problem reported at once, a .ts file loaded, `--target <name>`
+// picking a named target, each command's section and the report directory applied, and
+// flags given on the command line winning over the file.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main, type CliIo } from '../../../src/cli/main.js';
+import { applyConfig, defineConfig, QbenchConfig, type LoadedConfig } from '../../../src/config/index.js';
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function run(args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (out += t), isTty: false, env: {}, signal: new AbortController().signal };
+  const code = await main(args, io);
+  return { code, out };
+}
+
+describe('qbench.config', () => {
+  it('reports every problem of the file at once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const file = join(dir, 'qbench.config.json');
+    writeFileSync(file, JSON.stringify({ targets: { staging: { url: 'ftp://x', apiKeyEnv: 'not a name' } }, conformance: { profile: 'slow' }, surprise: 1 }));
+    const r = await run(['check', '--config', file, '--list']);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('is not a valid qbench config');
+    for (const where of ['targets.staging.url', 'targets.staging.apiKeyEnv', 'conformance.profile', 'surprise']) expect(r.out).toContain(where);
+  });
+
+  it('a .ts file: --target <name> picks the named target; the conformance section and report directory apply; flags win', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const file = join(dir, 'qbench.config.ts');
+    writeFileSync(
+      file,
+      `const config: Record<string, unknown> = {
+  targets: { local: { url: 'emulator' } },
+  conformance: { only: ['queue.run.answer'] },
+  reportDir: 'out/check',
+};
+export default config;
+`,
+    );
+    const r = await run(['check', '--config', file, '--target', 'local']);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/PASS\s+§4\.1\s+queue\.run\.answer/);
+    expect(r.out).toMatch(/1 pass, 0 fail/);
+    expect(r.out).toContain(`reports: ${join(dir, 'out/check')}`);
+    const flags = await run(['check', '--config', file, '--target', 'local', '--only', 'queue.health.answer', '--out', join(dir, 'mine')]);
+    expect(flags.out).not.toContain('queue.run.answer');
+    expect(flags.out).toContain(`reports: ${join(dir, 'mine')}`);
+  });
+
+  it('fills only what the flags left out, and takes a named target whole', () => {
+    const loaded: LoadedConfig = {
+      file: '/x/qbench.config.json',
+      dir: '/x',
+      config: QbenchConfig.parse(defineConfig({
+        targets: { staging: { url: 'https://api.example.com/v2/ep1', apiKeyEnv: 'STAGING_KEY', restUrl: 'https://rest.example.com' } },
+        fuzz: { runs: 7, maxDuration: '2m' },
+      })),
+    };
+    const argv: Record<string, unknown> = { target: 'staging', runs: 100, 'max-duration': '45s' };
+    applyConfig('fuzz', argv, ['--target', 'staging', '--max-duration=45s'], loaded);
+    expect(argv).toMatchObject({ target: 'https://api.example.com/v2/ep1', 'api-key-env': 'STAGING_KEY', 'rest-url': 'https://rest.example.com', runs: 7, 'max-duration': '45s' });
+    const given: Record<string, unknown> = { target: 'staging', 'api-key-env': 'MINE' };
+    applyConfig('load', given, ['--target', 'staging', '--api-key-env', 'MINE'], loaded);
+    expect(given).toMatchObject({ target: 'https://api.example.com/v2/ep1', 'api-key-env': 'MINE' });
+    expect(given['rest-url']).toBeUndefined();
+  });
+});
