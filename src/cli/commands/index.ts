@@ -9,6 +9,7 @@ import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
 import { fuzzCommand } from './fuzz.js';
 import { checkCommand } from './check.js';
+import { initCommand } from './init.js';
 
 export const COMMANDS: readonly CommandModule[] = [
   startCommand,
@@ -20,4 +21,5 @@ export const COMMANDS: readonly CommandModule[] = [
   mergeCommand,
   fuzzCommand,
   checkCommand,
+  initCommand,
 ];

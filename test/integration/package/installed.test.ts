@@ -3,7 +3,7 @@
 // shipped scenario, the user's own TypeScript scenario (in worker threads too), the
 // conformance check, and the reference worker with a TypeScript handler module.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
@@ -127,4 +127,32 @@ describe('qbench installed from its tarball', () => {
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/suites/load/rate-limit.ts'))).toBe(true);
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/dist/suites/load/rate-limit.js'))).toBe(true);
   });
+
+  // Last: it leaves a qbench.config.ts in the project, which every later command would read.
+  it('qbench init scaffolds a project whose workflow command lines run as written', async () => {
+    const init = await consumer!.run('npx', ['qbench', 'init']);
+    expect(init.code, init.stdout + init.stderr).toBe(0);
+    const workflow = readFileSync(join(consumer!.dir, '.github/workflows/qbench.yml'), 'utf8');
+    const lines = [...workflow.matchAll(/^\s*run:\s*(.+)$/gm)].map((m) => m[1]!);
+    expect(lines.length).toBe(6);
+    const summary = join(consumer!.dir, 'step-summary.md');
+    writeFileSync(summary, '');
+    // GitHub's shell for run: lines; offline npm (the cache has every package); no gh login here,
+    // so the baseline download falls through to its "no baseline yet" branch.
+    const step = (line: string) => consumer!.run('bash', ['-eo', 'pipefail', '-c', line], { env: { GITHUB_STEP_SUMMARY: summary, npm_config_offline: 'true', GH_TOKEN: '' }, timeoutMs: 120_000 });
+    for (const line of lines) {
+      const r = await step(line);
+      if (line.includes('qbench load')) expectRanOrLate(r);
+      else expect(r.code, `${line}\n${r.stdout}${r.stderr}`).toBe(0);
+    }
+    expect(readFileSync(summary, 'utf8')).toMatch(/example/);
+    // The next run finds a baseline: the compare line runs and adds the comparison to the summary.
+    mkdirSync(join(consumer!.dir, 'baseline'));
+    copyFileSync(join(consumer!.dir, 'reports/load/result.json'), join(consumer!.dir, 'baseline/result.json'));
+    const compare = lines.find((l) => l.includes('qbench compare'))!;
+    const r = await step(compare);
+    // 0: no significant change; 1: a significant regression between two runs on a shared machine.
+    expect([0, 1], r.stdout + r.stderr).toContain(r.code);
+    expect(existsSync(join(consumer!.dir, 'reports/compare/comparison.json'))).toBe(true);
+  }, 120_000);
 });
