@@ -4,6 +4,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { LoadedConfig } from './load-config.js';
 
+/** Where the load command finds the config's scenario entries (files with params and thresholds). */
+export const CONFIG_SCENARIOS_KEY = 'qbench-config-scenarios';
+
 /** Commands that name a target; the others take nothing from the targets table. */
 const TARGET_COMMANDS = new Set(['check', 'load', 'fuzz', 'worker']);
 
@@ -43,6 +46,11 @@ export function applyConfig(command: string, argv: Record<string, unknown>, toke
     fill('model-runs', c.fuzz.modelRuns);
     fill('max-commands', c.fuzz.maxCommands);
     fill('max-duration', c.fuzz.maxDuration);
+  }
+  if (command === 'load') {
+    const named = argv['scenarios'];
+    const none = named === undefined || (Array.isArray(named) && named.length === 0);
+    if (none && c.load.scenarios) argv[CONFIG_SCENARIOS_KEY] = c.load.scenarios.map((e) => ({ ...e, file: path(e.file) }));
   }
   if (command === 'check' || command === 'load' || command === 'fuzz') fill('out', path(c.reportDir));
 }

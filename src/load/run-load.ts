@@ -11,7 +11,8 @@ import { runScenario, type ProgressSnapshot } from './engine.js';
 import { loadScenarioFile, type LoadedScenario, type ScenarioOverrides } from './loader.js';
 
 export interface RunLoadOptions {
-  readonly files: readonly string[];
+  /** Scenario files; an entry may carry its own params and thresholds (from the config file). */
+  readonly files: readonly (string | ScenarioEntry)[];
   readonly target: LoadTarget;
   readonly overrides?: ScenarioOverrides;
   /** Free parameters handed to scenario factories (`--param key=value`). */
@@ -26,10 +27,21 @@ export interface RunLoadOptions {
   readonly onScenarioDone?: (r: LoadScenarioResult) => void;
 }
 
+/** A scenario file with its own params (over the run's) and thresholds (in place of the file's). */
+export interface ScenarioEntry {
+  readonly file: string;
+  readonly params?: Readonly<Record<string, string>> | undefined;
+  readonly thresholds?: Readonly<Record<string, readonly string[]>> | undefined;
+}
+
 /** Load and validate every scenario first: a bad file fails before any traffic is sent. */
-export async function loadAll(files: readonly string[], target: LoadTarget, overrides: ScenarioOverrides, params: Readonly<Record<string, string>>, only: readonly string[] = []): Promise<LoadedScenario[]> {
+export async function loadAll(files: readonly (string | ScenarioEntry)[], target: LoadTarget, overrides: ScenarioOverrides, params: Readonly<Record<string, string>>, only: readonly string[] = []): Promise<LoadedScenario[]> {
   const all: LoadedScenario[] = [];
-  for (const f of files) all.push(...(await loadScenarioFile(f, { target, params }, overrides)));
+  for (const f of files) {
+    const e: ScenarioEntry = typeof f === 'string' ? { file: f } : f;
+    const set = e.thresholds === undefined ? overrides.set : [['thresholds', e.thresholds] as const, ...(overrides.set ?? [])];
+    all.push(...(await loadScenarioFile(e.file, { target, params: { ...params, ...e.params } }, { ...overrides, ...(set ? { set } : {}) })));
+  }
   return only.length === 0 ? all : all.filter((l) => only.includes(l.scenario.name));
 }
 
@@ -54,7 +66,7 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
   }
   const endedAt = new Date();
   const meta = buildMeta({
-    command: o.command ?? ['qbench', 'load', ...o.files],
+    command: o.command ?? ['qbench', 'load', ...o.files.map((f) => (typeof f === 'string' ? f : f.file))],
     startedAt,
     endedAt,
     target: { kind: o.target.kind, queueUrl: o.target.queueUrl, endpointId: o.target.endpointId, timeScale: o.target.timeScale },

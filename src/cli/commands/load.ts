@@ -9,7 +9,8 @@ import { usageError, configError } from '../../errors.js';
 import type { ExitCode } from '../../exit-codes.js';
 import { HARD_LIMITS } from '../../load/scenario.js';
 import { resolveTarget } from '../../load/target.js';
-import { runLoad } from '../../load/run-load.js';
+import { runLoad, type ScenarioEntry } from '../../load/run-load.js';
+import { CONFIG_SCENARIOS_KEY } from '../../config/apply-config.js';
 import { createProgressPrinter } from '../../load/progress.js';
 import { writeAllReports } from '../../report/write-all.js';
 import { renderConsole } from '../../report/render/console.js';
@@ -43,7 +44,7 @@ function pairs(flag: string, v: unknown, parseValue: boolean): [string, unknown]
 }
 
 const Flags = z.strictObject({
-  scenarios: z.array(z.string().min(1)).min(1, { error: 'name at least one scenario file' }),
+  scenarios: z.array(z.string().min(1), { error: 'name at least one scenario file (or list them under load.scenarios in the config file)' }).min(1, { error: 'name at least one scenario file (or list them under load.scenarios in the config file)' }),
   target: z.string().min(1, { error: `--target: ${TARGET_GRAMMAR}` }),
   endpointId: z.string().min(1).optional(),
   apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/i, { error: '--api-key-env: an environment variable name' }),
@@ -58,7 +59,7 @@ const Flags = z.strictObject({
 });
 
 export const loadCommand: CommandModule = {
-  command: 'load <scenarios..>',
+  command: 'load [scenarios..]',
   describe: 'Run load scenarios (suites/load/*.ts or your own) against a target and write the reports',
   builder: (y) =>
     targetOptions(y.positional('scenarios', { type: 'string', array: true, describe: 'Scenario files (.ts/.js modules; default export a scenario, a list, or a factory)' }))
@@ -81,8 +82,10 @@ export const loadCommand: CommandModule = {
       durationMs = typeof durationText === 'string' ? parseDurationMs(durationText) : undefined;
       if (durationMs === undefined) throw usageError(`--duration "${typeof durationText === 'string' ? durationText : typeof durationText}": write e.g. 500ms, 30s, 2m, 1h, 1m30s`);
     }
+    // Scenario files from the config file, when the command line names none.
+    const fromConfig = argv[CONFIG_SCENARIOS_KEY] as ScenarioEntry[] | undefined;
     const parsed = Flags.safeParse({
-      scenarios: argv['scenarios'],
+      scenarios: fromConfig?.map((e) => e.file) ?? argv['scenarios'],
       target: argv['target'],
       endpointId: argv['endpoint'],
       apiKeyEnv: apiKeyEnvName(argv['api-key-env'] as string | undefined, io.env),
@@ -117,7 +120,7 @@ export const loadCommand: CommandModule = {
     const progress = createProgressPrinter(io.stdout, io.isTty);
     try {
       const result = await runLoad({
-        files: f.scenarios,
+        files: fromConfig ?? f.scenarios,
         target: resolved.target,
         overrides: {
           ...(f.durationMs !== undefined ? { durationMs: f.durationMs } : {}),

@@ -1,7 +1,7 @@
 // The config file: every problem reported at once, a .ts file loaded, `--target <name>`
 // picking a named target, each command's section and the report directory applied, and
 // flags given on the command line winning over the file.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,36 @@ export default config;
     const flags = await run(['check', '--config', file, '--target', 'local', '--only', 'queue.health.answer', '--out', join(dir, 'mine')]);
     expect(flags.out).not.toContain('queue.run.answer');
     expect(flags.out).toContain(`reports: ${join(dir, 'mine')}`);
+  });
+
+  it('load runs the scenarios the file lists, each with its own params and thresholds', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    writeFileSync(
+      join(dir, 'health.ts'),
+      `export default (ctx: { params: Record<string, string> }) => ({
+  name: 'health-' + (ctx.params['tag'] ?? 'none'),
+  executor: 'constant-arrival-rate',
+  ratePerSec: 5,
+  durationMs: 1000,
+  steps: [{ kind: 'health' }],
+  thresholds: { 'health.latency': ['p(99)<0.000001'] },
+  validity: { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 },
+});
+`,
+    );
+    const file = join(dir, 'qbench.config.json');
+    writeFileSync(file, JSON.stringify({
+      targets: { local: { url: 'emulator' } },
+      load: { scenarios: [{ file: 'health.ts', params: { tag: 'a' }, thresholds: { 'health.errors.rate': ['rate<0.5'] } }, { file: 'health.ts', params: { tag: 'b' } }] },
+      reportDir: 'out/load',
+    }));
+    const r = await run(['load', '--config', file, '--target', 'local']);
+    const result = JSON.parse(readFileSync(join(dir, 'out/load/result.json'), 'utf8')) as { load: { scenarios: { name: string; thresholds: { metric: string; passed: boolean }[] }[] } };
+    expect(result.load.scenarios.map((x) => x.name), r.out).toEqual(['health-a', 'health-b']);
+    // The file's thresholds replace the scenario's own for the first entry only.
+    expect(result.load.scenarios[0]!.thresholds.map((t) => [t.metric, t.passed])).toEqual([['health.errors.rate', true]]);
+    expect(result.load.scenarios[1]!.thresholds.map((t) => [t.metric, t.passed])).toEqual([['health.latency', false]]);
+    expect(r.code).toBe(1);
   });
 
   it('fills only what the flags left out, and takes a named target whole', () => {
