@@ -5,6 +5,7 @@
 import { request, type Dispatcher } from 'undici';
 import { redactSecrets, registerSecret } from '../errors.js';
 import type { HttpExchange } from '../report/model.js';
+import { EXCHANGE_BODY_LIMIT_CHARS, recordBody, recordHeaders } from '../client/exchange-record.js';
 import { renderCurl, type CurlAuth } from './curl.js';
 
 export type ProbeInterface = 'queue' | 'rest' | 'graphql';
@@ -66,19 +67,9 @@ export interface ProbeConfig {
 
 /** A key that no target accepts (for the 401 checks). Not a secret: shown as is. */
 export const WRONG_API_KEY = 'qbench-wrong-key-0000';
-/** Bodies recorded in a report are cut to this many characters. */
-export const EVIDENCE_BODY_LIMIT_CHARS = 2048;
+/** Bodies recorded in a report are cut to this many characters (the shared exchange record's limit). */
+export const EVIDENCE_BODY_LIMIT_CHARS = EXCHANGE_BODY_LIMIT_CHARS;
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-function truncate(text: string): string {
-  return text.length <= EVIDENCE_BODY_LIMIT_CHARS ? text : `${text.slice(0, EVIDENCE_BODY_LIMIT_CHARS)}... [${text.length - EVIDENCE_BODY_LIMIT_CHARS} more characters]`;
-}
-
-function headerRecord(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
 
 export class Probe {
   /** Every exchange this probe made, oldest first. */
@@ -163,7 +154,7 @@ export class Probe {
       method: req.method,
       url: recordedUrl,
       headers: recordedHeaders,
-      ...(bodyText !== undefined ? { body: redactSecrets(truncate(bodyText)) } : bodyBytes > 0 ? { body: `[${bodyBytes} bytes not recorded]` } : {}),
+      ...(bodyText !== undefined ? { body: recordBody(bodyText) } : bodyBytes > 0 ? { body: `[${bodyBytes} bytes not recorded]` } : {}),
       bodyBytes,
     };
 
@@ -188,7 +179,7 @@ export class Probe {
       } catch {
         json = undefined;
       }
-      const resHeaders = headerRecord(res.headers);
+      const resHeaders = recordHeaders(res.headers);
       result = {
         status: res.statusCode,
         headers: resHeaders,
@@ -201,7 +192,7 @@ export class Probe {
         doneAtMs,
         exchange: {
           request: requestRecord,
-          response: { status: res.statusCode, headers: resHeaders, body: redactSecrets(truncate(text)), bodyBytes: buf.byteLength, durationMs: doneAtMs - sentAtMs },
+          response: { status: res.statusCode, headers: resHeaders, body: recordBody(text), bodyBytes: buf.byteLength, durationMs: doneAtMs - sentAtMs },
         },
       };
     } catch (e) {

@@ -5,13 +5,14 @@ import { Agent, request } from 'undici';
 import { redactSecrets, registerSecret } from '../errors.js';
 import { HTTP_STATUS } from '../spec/index.js';
 import { resolveBackoff, withBackoff, type BackoffOptions } from '../client/backoff.js';
+import { EXCHANGE_BODY_LIMIT_CHARS, recordBody, recordHeaders } from '../client/exchange-record.js';
 import type { HttpExchange } from '../report/model.js';
 import { bodyBytes, describeBody, encodeBody, type CaseBody } from './case-body.js';
 import { curlLine, type AuthPlacement } from './curl.js';
 import type { BudgetOperation, RateBudget } from './rate-budget.js';
 
-/** Bodies and answers kept in a report are cut to this many characters. */
-export const EXCHANGE_BODY_CHARS = 4096;
+/** Bodies and answers kept in a report are cut to this many characters (the shared exchange record's limit). */
+export const EXCHANGE_BODY_CHARS = EXCHANGE_BODY_LIMIT_CHARS;
 
 export interface FuzzRequest {
   readonly operation: BudgetOperation;
@@ -43,14 +44,6 @@ export interface FuzzHttpOptions {
   readonly backoff?: Partial<BackoffOptions>;
 }
 
-const truncate = (s: string) => (s.length > EXCHANGE_BODY_CHARS ? `${s.slice(0, EXCHANGE_BODY_CHARS)}… (${s.length} chars)` : s);
-
-function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = redactSecrets(Array.isArray(v) ? v.join(', ') : v);
-  return out;
-}
-
 export class FuzzHttp {
   private readonly agent = new Agent({ keepAliveTimeout: 4_000, connections: 8 });
   private readonly backoff: BackoffOptions;
@@ -73,8 +66,8 @@ export class FuzzHttp {
     const shownRequest: HttpExchange['request'] = {
       method: req.method,
       url: redactSecrets(req.url),
-      headers: flatHeaders(headers),
-      ...(req.body !== undefined ? { body: truncate(redactSecrets(describeBody(req.body))) } : {}),
+      headers: recordHeaders(headers),
+      ...(req.body !== undefined ? { body: recordBody(describeBody(req.body)) } : {}),
       bodyBytes: req.body === undefined ? 0 : bodyBytes(req.body),
     };
     // The line names the key only as $QBENCH_API_KEY; the key itself is scrubbed should a body quote it.
@@ -121,8 +114,8 @@ export class FuzzHttp {
           request: shownRequest,
           response: {
             status,
-            headers: flatHeaders(value.headers),
-            body: truncate(redactSecrets(value.text)),
+            headers: recordHeaders(value.headers),
+            body: recordBody(value.text),
             bodyBytes: Buffer.byteLength(value.text),
             durationMs: value.durationMs,
           },
