@@ -41,13 +41,13 @@ describe('qbench emulate --print-worker-env', () => {
     expect(r.code).toBe(EXIT.OK);
     const env = parseExports(r.stdout);
     expect(Object.keys(env).sort()).toEqual(
-      ['QBENCH_TIME_SCALE', 'RUNPOD_AI_API_KEY', 'RUNPOD_ENDPOINT_ID', 'RUNPOD_PING_INTERVAL', 'RUNPOD_POD_ID', 'RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_PING', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM'].sort(),
+      ['QBENCH_TIME_SCALE', 'RUNPOD_AI_API_KEY', 'RUNPOD_ENDPOINT_ID', 'RUNPOD_PING_INTERVAL', 'RUNPOD_POD_ID', 'RUNPOD_SKIP_AUTO_SYSTEM_CHECKS', 'RUNPOD_SKIP_GPU_CHECK', 'RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_PING', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM'].sort(),
     );
     expect(env['RUNPOD_WEBHOOK_GET_JOB']).toBe(`${em.url}/v2/demo/job-take/$ID?gpu=emulated`);
     expect(env['RUNPOD_WEBHOOK_POST_OUTPUT']).toBe(`${em.url}/v2/demo/job-done/env-w1/$ID?gpu=emulated`);
     expect(env['RUNPOD_WEBHOOK_POST_STREAM']).toBe(`${em.url}/v2/demo/job-stream/env-w1/$ID?gpu=emulated`);
     for (const k of ['RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM', 'RUNPOD_WEBHOOK_PING']) expect(env[k]).toContain('?');
-    expect(env).toMatchObject({ RUNPOD_POD_ID: 'env-w1', RUNPOD_AI_API_KEY: KEY, RUNPOD_ENDPOINT_ID: 'demo', RUNPOD_PING_INTERVAL: '1000', QBENCH_TIME_SCALE: '10' });
+    expect(env).toMatchObject({ RUNPOD_POD_ID: 'env-w1', RUNPOD_AI_API_KEY: KEY, RUNPOD_ENDPOINT_ID: 'demo', RUNPOD_PING_INTERVAL: '1000', QBENCH_TIME_SCALE: '10', RUNPOD_SKIP_AUTO_SYSTEM_CHECKS: 'true', RUNPOD_SKIP_GPU_CHECK: 'true' });
 
     // No --url, no --api-key: only the printed environment.
     const w = spawnWorker({ url: undefined, workerId: 'env-w1', handler: 'fixtures/workers/mock-worker.ts', env });
