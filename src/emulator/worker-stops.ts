@@ -97,6 +97,13 @@ export class WorkerStops {
     });
   }
 
+  /** job-stop calls held open now, all workers together. */
+  get held(): number {
+    let n = 0;
+    for (const set of this.waiters.values()) n += set.size;
+    return n;
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }
