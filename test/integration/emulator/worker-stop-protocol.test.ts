@@ -36,39 +36,45 @@ async function takeOne(t: TestEmulator, get: (p: string) => Promise<Response>, w
   return id;
 }
 
+interface HeldCall {
+  readonly response: Promise<Response>;
+  answered(): boolean;
+}
+
+/** Call job-stop as `workerId` and wait until the emulator holds `heldAfter` job-stop calls. */
+async function heldStop(ep: QueueEndpoint, get: (p: string) => Promise<Response>, workerId: string, heldAfter = 1): Promise<HeldCall> {
+  let answered = false;
+  const response = get(`/v2/demo/job-stop/${workerId}?gpu=x`).then((r) => {
+    answered = true;
+    return r;
+  });
+  await until(() => ep.stops.held === heldAfter, `${heldAfter} job-stop call(s) to be held`);
+  return { response, answered: () => answered };
+}
+
 describe('job-stop long-poll', () => {
   it(`is held open for workerStopLongPollMs (real ms) and then answers 204`, async () => {
     const { t, ep, get } = await manual();
-    let answered = false;
-    const p = get('/v2/demo/job-stop/w1?gpu=x').then((r) => {
-      answered = true;
-      return r;
-    });
-    await until(() => ep.stops.held === 1, 'job-stop to be held');
+    const call = await heldStop(ep, get, 'w1');
     await t.advance(STOP_POLL_MS - 1);
-    expect(answered).toBe(false);
+    expect(call.answered()).toBe(false);
     await t.advance(1);
-    expect((await p).status).toBe(204);
+    expect((await call.response).status).toBe(204);
     expect(ep.stops.held).toBe(0);
   });
 
   it('answers as soon as a stop exists for that worker, and only for that worker', async () => {
     const { t, ep, get } = await manual();
     const id = await takeOne(t, get, 'w1');
-    let otherAnswered = false;
-    const other = get('/v2/demo/job-stop/w2?gpu=x').then((r) => {
-      otherAnswered = true;
-      return r;
-    });
-    const mine = get('/v2/demo/job-stop/w1?gpu=x');
-    await until(() => ep.stops.held === 2, 'both job-stop calls to be held');
+    const other = await heldStop(ep, get, 'w2');
+    const mine = await heldStop(ep, get, 'w1', 2);
     expect((await t.call('POST', `/v2/demo/cancel/${id}`)).body).toEqual({ id, status: 'CANCELLED' });
-    const r = await mine;
+    const r = await mine.response;
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ jobsToStop: [id] });
-    expect(otherAnswered).toBe(false);
+    expect(other.answered()).toBe(false);
     await t.advance(STOP_POLL_MS);
-    expect((await other).status).toBe(204);
+    expect((await other.response).status).toBe(204);
   });
 
   it('is released when the client goes away and when the emulator closes', async () => {
@@ -99,16 +105,11 @@ describe('stop re-delivery and confirmation', () => {
     await t.call('POST', `/v2/demo/cancel/${id}`);
     expect(await (await get('/v2/demo/job-stop/w1?gpu=x')).json()).toEqual({ jobsToStop: [id] });
     // Delivered once: the next call waits for the re-delivery, not for the long-poll bound.
-    let again = false;
-    const second = get('/v2/demo/job-stop/w1?gpu=x').then((r) => {
-      again = true;
-      return r;
-    });
-    await until(() => ep.stops.held === 1, 'job-stop to be held');
+    const second = await heldStop(ep, get, 'w1');
     await t.advance(STOP_REDELIVER_REAL_MS - 1);
-    expect(again).toBe(false);
+    expect(second.answered()).toBe(false);
     await t.advance(1);
-    expect(await (await second).json()).toEqual({ jobsToStop: [id] });
+    expect(await (await second.response).json()).toEqual({ jobsToStop: [id] });
 
     // The worker still holds the job (and its slot) while it lists it, or pings too soon after the take.
     const health = async () => (await t.call('GET', '/v2/demo/health')).body.workers as Record<string, number>;
@@ -122,10 +123,9 @@ describe('stop re-delivery and confirmation', () => {
     await get('/v2/demo/ping/w1?job_id=other-job');
     expect(ep.stops.size).toBe(0);
     expect(await health()).toMatchObject({ running: 0, idle: 1 });
-    const after = get('/v2/demo/job-stop/w1?gpu=x');
-    await until(() => ep.stops.held === 1, 'job-stop to be held');
+    const after = await heldStop(ep, get, 'w1');
     await t.advance(STOP_POLL_MS);
-    expect((await after).status).toBe(204);
+    expect((await after.response).status).toBe(204);
   });
 
   it("the job's job-done settles its stop at once; an execution timeout is a stop too", async () => {
