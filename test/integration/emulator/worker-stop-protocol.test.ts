@@ -147,6 +147,27 @@ describe('stop re-delivery and confirmation', () => {
   });
 });
 
+describe('a stopped job retried', () => {
+  it('taken again, it is no longer owed as a stop, and the worker that held it frees the slot', async () => {
+    const { t, ep, get } = await manual();
+    const id = (await t.call('POST', '/v2/demo/run', { input: {}, policy: { executionTimeout: 5_000 } })).body.id as string;
+    await get('/v2/demo/job-take/w1?gpu=x');
+    await t.advance(5_000);
+    expect((await t.call('GET', `/v2/demo/status/${id}`)).body.status).toBe('TIMED_OUT');
+    expect(ep.stops.get(id)?.workerId).toBe('w1');
+    expect(ep.pool.workers.get('w1')?.jobs.has(id)).toBe(true);
+    expect((await t.call('POST', `/v2/demo/retry/${id}`)).body).toEqual({ id, status: 'IN_QUEUE' });
+    const took = (await (await get('/v2/demo/job-take/w2?gpu=x')).json()) as { id: string };
+    expect(took.id).toBe(id);
+    expect(ep.stops.size).toBe(0);
+    expect(ep.pool.workers.get('w1')?.jobs.size).toBe(0);
+    expect(ep.pool.workers.get('w2')?.jobs.has(id)).toBe(true);
+    const done = await get(`/v2/demo/job-done/w2/${id}?gpu=x&isStream=false`, { method: 'POST', body: '{"output":"second attempt"}' });
+    expect(done.status).toBe(200);
+    expect((await t.call('GET', `/v2/demo/status/${id}`)).body).toMatchObject({ status: 'COMPLETED', output: 'second attempt', workerId: 'w2' });
+  });
+});
+
 describe('unhealthy workers', () => {
   it('a ping with status=unhealthy counts in /health workers.unhealthy and the worker gets no job until it pings healthy', async () => {
     em = await startEmulator({ apiKey: KEY, externalWorkers: true, workerTakeLongPollMs: 100 });
