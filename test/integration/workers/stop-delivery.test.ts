@@ -6,7 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 import { emulatorUrls, runWorker, type WorkerHandler, type WorkerStats } from '../../../src/worker/index.js';
-import { client, KEY, until } from './helpers.js';
+import { main } from '../../../src/cli/main.js';
+import { EXIT } from '../../../src/exit-codes.js';
+import { attached, client, KEY, killWorkers, spawnWorker, until } from './helpers.js';
 
 /** How long a handler runs when nothing stops it: far beyond any stop's delivery. */
 const HANDLER_RUN_MS = 3_000;
@@ -21,6 +23,7 @@ let em: EmulatorHandle | undefined;
 let stop: AbortController | undefined;
 let worker: Promise<WorkerStats> | undefined;
 afterEach(async () => {
+  await killWorkers();
   stop?.abort();
   await worker;
   worker = undefined;
@@ -132,4 +135,33 @@ describe('stops for external workers', () => {
     console.log(`stop latency over ${CANCELS}: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
     expect(p99).toBeLessThanOrEqual(STOP_LATENCY_P99_MS);
   }, 120_000);
+});
+
+describe('qbench worker --stop-long-poll --drop-stops-within-ms', () => {
+  it('a worker process in both modes: cancels right after the take still stop the mock handler', async () => {
+    em = await startEmulator({ apiKey: KEY, port: 0, externalWorkers: true, workerPingIntervalMs: PING_MS, workerTakeLongPollMs: 1_000 });
+    const e = em;
+    const api = client(e);
+    const ep = e.core.endpoints.get('demo')!;
+    const w = spawnWorker({ url: e.url, workerId: 'cli-lp', handler: 'fixtures/workers/mock-worker.ts', env: { RUNPOD_PING_INTERVAL: String(PING_MS) }, args: ['--stop-long-poll', '--drop-stops-within-ms', String(DROP_WITHIN_MS)] });
+    await until(() => attached(e, 'cli-lp'), 'the worker to attach');
+    const jobs = 3;
+    for (let i = 0; i < jobs; i++) {
+      const id = (await api('POST', '/v2/demo/run', { input: { mock_delay: HANDLER_RUN_MS / 1_000, mock_return: 'ran to completion' } })).body['id'] as string;
+      await until(() => ep.get(id)?.status === 'IN_PROGRESS', `job ${i} to be taken`);
+      expect((await api('POST', `/v2/demo/cancel/${id}`)).body).toEqual({ id, status: 'CANCELLED' });
+      // The worker gives its slot back only once its heartbeat no longer lists the job.
+      await until(() => ep.stops.size === 0, `the worker to show job ${i} gone`, HANDLER_RUN_MS * 2);
+    }
+    w.proc.kill('SIGTERM');
+    expect((await w.exited).code).toBe(0);
+    expect(w.output()).toMatch(new RegExp(`cli-lp: stopped after ${jobs} jobs \\(0 completed, 0 failed, ${jobs} stopped\\)`));
+  }, 60_000);
+
+  it('refuses a drop window outside 0..10000 ms', async () => {
+    let err = '';
+    const io = { stdout: () => {}, stderr: (t: string) => (err += t), isTty: false, env: {}, signal: new AbortController().signal };
+    expect(await main(['worker', '--handler', 'x.ts', '--url', 'http://127.0.0.1:9', '--api-key', KEY, '--drop-stops-within-ms', '-1'], io)).toBe(EXIT.USAGE);
+    expect(err).toMatch(/--drop-stops-within-ms must be a number of ms from 0 to 10000/);
+  });
 });
