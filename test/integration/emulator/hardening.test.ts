@@ -63,18 +63,12 @@ async function internalErrors(): Promise<{ total: number; request: number; timer
 }
 
 /** Send raw bytes; collect everything the server writes until it closes the connection. */
-function rawExchange(bytes: string, opts: { thenSend?: string } = {}): Promise<string> {
+function rawExchange(bytes: string): Promise<string> {
   const u = new URL(em.url);
   return new Promise((resolve, reject) => {
     const s = connect(Number(u.port), u.hostname, () => s.write(bytes));
     let text = '';
-    s.on('data', (d: Buffer) => {
-      text += d.toString('latin1');
-      if (opts.thenSend !== undefined && /\r\n\r\n/.test(text)) {
-        s.write(opts.thenSend);
-        opts.thenSend = undefined;
-      }
-    });
+    s.on('data', (d: Buffer) => (text += d.toString('latin1')));
     s.on('error', () => {});
     s.on('close', () => resolve(text));
     s.setTimeout(5_000, () => {
