@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { until } from './helpers.js';
 
 const KEY = 'cli-process-key-9182';
-/** A job whose record contains this cannot be serialized in the emulator process (fixtures/stringify-throws.mjs). */
+/** A job whose record contains this cannot be serialized in the emulator process (fixtures/stringify-throws.ts). */
 const MARKER = 'qbench-test-unserializable';
 const procs: ReturnType<typeof spawn>[] = [];
 afterEach(async () => {
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 describe('qbench emulate (separate process)', () => {
   it('answers 500 to requests that throw inside it, counts them, and keeps serving', { timeout: 60_000 }, async () => {
-    const args = ['--import', 'tsx', '--import', './test/integration/emulator/fixtures/stringify-throws.mjs', 'src/cli/bin.ts', 'emulate', '--port', '0', '--host', '127.0.0.1', '--api-key', KEY];
+    const args = ['--import', 'tsx', '--import', './test/integration/emulator/fixtures/stringify-throws.ts', 'src/cli/bin.ts', 'emulate', '--port', '0', '--host', '127.0.0.1', '--api-key', KEY];
     const proc = spawn(process.execPath, args, { cwd: process.cwd(), env: { ...process.env, QBENCH_TEST_UNSERIALIZABLE_MARKER: MARKER }, stdio: ['ignore', 'pipe', 'pipe'] });
     procs.push(proc);
     let out = '';
