@@ -125,6 +125,10 @@ describe('the JSON depth limit', () => {
         expect(JSON.parse(r.text).error, op).toMatch(/^output(\.a)+: JSON nested more than/);
       }
       expect((await post(`/v2/w/job-done/ext-1/${run.id}`, '{"output":{"ok":true}}')).status).toBe(200);
+      // A worker id that does not percent-decode is taken as sent, not an internal error.
+      const ping = await request(`${ext.url}/v2/w/ping/%zz`, { headers: { authorization: KEY }, dispatcher: agent });
+      expect(ping.statusCode).toBe(200);
+      expect(await ping.body.json()).toEqual({ ok: true, workerId: '%zz' });
     } finally {
       await ext.close();
     }
