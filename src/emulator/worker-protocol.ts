@@ -9,6 +9,7 @@ import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
 import { parseJson, readBody, sendError, sendJson } from './http-io.js';
+import { decodeSeg } from './queue-operations.js';
 import type { WorkerRoutes } from './server.js';
 import type { Worker } from './worker-pool.js';
 
@@ -89,7 +90,7 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
 
   async handle(ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, rest: string[], query: string): Promise<void> {
     const op = (req.url ?? '').split('?')[0]?.split('/')[3] ?? '';
-    const workerId = decodeURIComponent(rest[0] ?? '');
+    const workerId = decodeSeg(rest[0] ?? '');
     if (workerId === '') return sendError(res, 404, `/${op} needs a worker id: /v2/${ep.id}/${op}/{worker_id}`);
     const params = new URLSearchParams(query);
     const w = this.worker(ep, workerId);
@@ -123,10 +124,10 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
       }
       case 'job-done':
       case 'job-stream': {
-        const jobId = decodeURIComponent(rest[1] ?? '');
+        const jobId = decodeSeg(rest[1] ?? '');
         const b = await readBody(req, RESULT_BODY_CAP_BYTES);
         if (b.kind === 'aborted') return;
-        if (b.kind === 'too-large') return sendError(res, 413, `worker results are at most ${RESULT_BODY_CAP_BYTES} bytes`);
+        if (b.kind === 'too-large') return sendError(res, 413, `worker results are at most ${RESULT_BODY_CAP_BYTES} bytes`, undefined, { connection: 'close' });
         const job = this.jobOf(ep, w, jobId);
         // The result of a job the worker was told to stop: the worker no longer runs it.
         if (!job && op === 'job-done') ep.confirmStopped(w, jobId);

@@ -23,10 +23,11 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
-/** GET /_qbench/info; undefined when the target is not an emulator. */
-export async function fetchEmulatorInfo(queueUrl: string): Promise<Record<string, unknown> | undefined> {
+/** GET /_qbench/info (with the API key, which the emulator requires); undefined when the target is not an emulator. */
+export async function fetchEmulatorInfo(queueUrl: string, apiKey: string | undefined): Promise<Record<string, unknown> | undefined> {
   try {
-    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
+    const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, headersTimeout: 5000, bodyTimeout: 5000 });
     const text = await res.body.text();
     if (res.statusCode !== 200) return undefined;
     const body = JSON.parse(text) as unknown;
@@ -47,7 +48,7 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
       await emu.close();
       throw usageError(`--endpoint-id: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
     }
-    const info = await fetchEmulatorInfo(emu.url);
+    const info = await fetchEmulatorInfo(emu.url, apiKey);
     return {
       target: { kind: 'emulator', queueUrl: emu.url, endpointId, apiKey, timeScale: emu.clock.scale, info },
       close: () => emu.close(),
@@ -65,7 +66,7 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
   if (!endpointId) throw usageError('--endpoint-id is required when --target is a URL without /v2/<endpoint_id>');
   if (o.apiKey) registerSecret(o.apiKey);
   const queueUrl = url.origin;
-  const info = await fetchEmulatorInfo(queueUrl);
+  const info = await fetchEmulatorInfo(queueUrl, o.apiKey);
   const scale = info && typeof info['timeScale'] === 'number' ? info['timeScale'] : 1;
   return {
     target: { kind: 'remote', queueUrl, endpointId, apiKey: o.apiKey, timeScale: scale, info },

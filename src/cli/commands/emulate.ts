@@ -122,7 +122,7 @@ export const emulateCommand: CommandModule = {
     io.stdout(`qbench emulator ${em.url}\n`);
     for (const ep of c.endpoints) io.stdout(`  endpoint ${ep}: ${em.baseUrl}/${ep}\n`);
     io.stdout(`  time scale ${c.timeScale}x, limits ${em.core.limits.enabled ? 'on' : 'off'}, workers ${c.workers.min}..${c.workers.max}${c.faults.length > 0 ? `, faults: ${c.faults.join(', ')}` : ''}\n`);
-    io.stdout(`  info: ${em.url}/_qbench/info\n`);
+    io.stdout(`  info: ${em.url}/_qbench/info (with the API key, like every route)\n`);
     io.stdout(`ready on ${em.url}\n`);
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve();
