@@ -13,6 +13,7 @@ import { VERSION } from '../version.js';
 import type { EmulatorCore } from './core.js';
 import { RateOverride, type EmulatorConfig } from './config.js';
 import { FAULTS } from './faults.js';
+import { EMULATOR_INFO_NAME } from './info-schema.js';
 import { HOLD_MAX_REAL_MS } from './rate-limiter.js';
 import { parseJson, readBody, sendError, sendJson } from './http-io.js';
 import type { EmulatorHttp } from './server.js';
@@ -70,7 +71,7 @@ export function infoDocument(core: EmulatorCore): Record<string, unknown> {
   const held: Record<string, unknown> = {};
   for (const [id, ep] of core.endpoints) if (ep.limiter.holdRealMs) held[id] = { ...ep.limiter.holdRealMs };
   return {
-    name: 'qbench-emulator',
+    name: EMULATOR_INFO_NAME,
     version: VERSION,
     timeScale: core.clock.scale,
     scaleRateWindows: l.scaleRateWindows,

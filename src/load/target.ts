@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { registerSecret, usageError } from '../errors.js';
 import { API_VERSIONS } from '../spec/index.js';
 import type { EmulatorConfigInput } from '../emulator/index.js';
+import { EmulatorInfoFacts } from '../emulator/info-schema.js';
 import type { LoadTarget } from './context.js';
 
 export interface ResolveTargetOptions {
@@ -23,14 +24,20 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
-/** GET /_qbench/info; undefined when the target is not an emulator. */
-export async function fetchEmulatorInfo(queueUrl: string): Promise<Record<string, unknown> | undefined> {
+/**
+ * GET /_qbench/info (with the key when there is one: an emulator may require it); undefined
+ * when the target is not an emulator or hides the route. The answer is checked against the
+ * emulator's own contract (src/emulator/info-schema.ts), then kept whole for scenarios.
+ */
+export async function fetchEmulatorInfo(queueUrl: string, apiKey?: string): Promise<Record<string, unknown> | undefined> {
   try {
-    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
+    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, headersTimeout: 5000, bodyTimeout: 5000 });
     const text = await res.body.text();
     if (res.statusCode !== 200) return undefined;
     const body = JSON.parse(text) as unknown;
-    return typeof body === 'object' && body !== null && (body as { name?: unknown }).name === 'qbench-emulator' ? (body as Record<string, unknown>) : undefined;
+    return EmulatorInfoFacts.safeParse(body).success ? (body as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -47,7 +54,7 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
       await emu.close();
       throw usageError(`--endpoint-id: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
     }
-    const info = await fetchEmulatorInfo(emu.url);
+    const info = await fetchEmulatorInfo(emu.url, apiKey);
     return {
       target: { kind: 'emulator', queueUrl: emu.url, endpointId, apiKey, timeScale: emu.clock.scale, info },
       close: () => emu.close(),
@@ -65,7 +72,7 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
   if (!endpointId) throw usageError('--endpoint-id is required when --target is a URL without /v2/<endpoint_id>');
   if (o.apiKey) registerSecret(o.apiKey);
   const queueUrl = url.origin;
-  const info = await fetchEmulatorInfo(queueUrl);
+  const info = await fetchEmulatorInfo(queueUrl, o.apiKey);
   const scale = info && typeof info['timeScale'] === 'number' ? info['timeScale'] : 1;
   return {
     target: { kind: 'remote', queueUrl, endpointId, apiKey: o.apiKey, timeScale: scale, info },
