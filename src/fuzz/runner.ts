@@ -92,7 +92,7 @@ async function preflight(target: FuzzTarget, http: FuzzHttp, signal: AbortSignal
  * away after the preflight) could pass on cases where "refused" includes a dropped connection,
  * so it ends as an error naming the network failure instead.
  */
-function withoutAnswers(r: FuzzProperty, sent: number, answered: number, lastError: string | undefined): FuzzProperty {
+export function withoutAnswers(r: FuzzProperty, sent: number, answered: number, lastError: string | undefined): FuzzProperty {
   if (r.status !== 'pass' || sent === 0 || answered > 0) return r;
   const { finding: _none, ...rest } = r;
   return { ...rest, status: 'error', error: `none of its ${sent} requests got an HTTP answer (${lastError ?? 'no answer'}): the target stopped answering` };

@@ -3,7 +3,6 @@
 // HTTP answer fails whatever its thresholds; a closed loop backs off on refused or dropped
 // connections instead of spinning; a large share of network errors shows in the verdict line.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +12,7 @@ import { runLoad } from '../../../src/load/run-load.js';
 import { parseScenario } from '../../../src/load/scenario.js';
 import { isQbenchError } from '../../../src/errors.js';
 import { EXIT } from '../../../src/exit-codes.js';
-import { RELAXED_VALIDITY, startTinyServer, tinyTarget, type TinyServer } from './tiny-server.js';
+import { RELAXED_VALIDITY, closedPort, startTinyServer, tinyTarget, type TinyServer } from './tiny-server.js';
 
 let server: TinyServer | undefined;
 let dir: string | undefined;
@@ -24,14 +23,6 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** A port on 127.0.0.1 where nothing listens (bound, then released). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const total = (r: { steps: readonly { counts: Record<string, number> }[] }) => r.steps.reduce((a, st) => a + Object.values(st.counts).reduce((x, y) => x + y, 0), 0);
 

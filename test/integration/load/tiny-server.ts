@@ -2,6 +2,7 @@
 // /status, /stream, /health like the spec, counts requests per operation, and can stall,
 // answer 429 past a per-operation budget, or drop chosen requests without an answer.
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import type { LoadTarget } from '../../../src/load/context.js';
 
 /** A remote target at a tiny server's URL. */
@@ -98,4 +99,13 @@ export async function startTinyServer(o: TinyOptions = {}): Promise<TinyServer> 
         server.close(() => resolve());
       }),
   };
+}
+
+/** A port on 127.0.0.1 where nothing listens (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const s = createTcpServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }
