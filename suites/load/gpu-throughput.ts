@@ -1,7 +1,7 @@
 // GPU throughput of an LLM-streaming endpoint: jobs in the emulator's `mock_llm` mode (or a
 // real vLLM worker) at rising concurrency, each read from /stream to the end. Measures time
-// to first token and the part of it spent queued for a worker (the job record's delayTime,
-// split into waits for a starting worker and the rest), gaps between chunks, the per-stream
+// to first token and the part of it spent queued for a worker (the job record's delayTime;
+// of that, the time some worker was starting by /health's workers.initializing), gaps between chunks, the per-stream
 // generation rate seen by the client against the worker-reported `avg_gen_throughput` (the
 // same basis: tokens per second from the first token on), `gpu_kv_cache_usage` over time,
 // and the tokens/s clients received per level (queueing, cold starts and TTFT included).
@@ -27,10 +27,8 @@ interface LevelStats {
   gapsMs: number[];
   clientTps: number[];
   reportedTps: number[];
-  /** Per job with a readable record: real ms queued before a worker took it (delayTime). */
-  queueWaitMs: number[];
-  /** The same for a job that was the first seen on a newly started worker (its cold start), else 0. */
-  coldWaitMs: number[];
+  /** Per job with a readable record: when it was submitted and how long (real ms) it was queued before a worker took it (delayTime). */
+  queued: [startMs: number, waitMs: number][];
   firstStartMs: number;
   lastEndMs: number;
 }
@@ -42,8 +40,10 @@ interface GpuState {
   lastKvBucket: number;
   bigChunks: number[];
   bigError?: string;
-  /** Worker ids seen on job records so far: a job on a new one waited for its start. */
-  workersSeen: Set<string>;
+  /** /health samples: when, and how many workers were starting (workers.initializing). */
+  starting: [atMs: number, initializing: number][];
+  sampling: boolean;
+  sampler?: Promise<void>;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -65,6 +65,23 @@ const median = (xs: number[]) => {
   return s.length === 0 ? 0 : (s[Math.floor(s.length / 2)] ?? 0);
 };
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+/** Real ms between two /health samples of the worker pool. */
+const HEALTH_SAMPLE_MS = 50;
+
+/**
+ * How much of [fromMs, toMs] some worker was starting, by the /health samples (each sample's
+ * reading holds until the next): the part of a job's queue wait that was a cold start.
+ */
+export function startingOverlapMs(samples: readonly (readonly [number, number])[], fromMs: number, toMs: number): number {
+  let ms = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const [at, n] = samples[i]!;
+    if (n <= 0) continue;
+    const until = samples[i + 1]?.[0] ?? at + HEALTH_SAMPLE_MS;
+    ms += Math.max(0, Math.min(until, toMs) - Math.max(at, fromMs));
+  }
+  return ms;
+}
 
 export default (ctx: ScenarioFactoryContext): ScenarioInput => {
   const levels = (ctx.params['levels'] ?? '1,2,4,8').split(',').map(Number);
@@ -107,9 +124,16 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     thresholds: { 'stream.errors.rate': ['rate==0'] },
     hooks: {
       setup: async (rc: RunContext): Promise<GpuState> => {
-        const st: GpuState = { level: levels[0] ?? 1, active: 0, levels: new Map(), kv: [], lastKvBucket: -1, bigChunks: [], workersSeen: new Set() };
+        const st: GpuState = { level: levels[0] ?? 1, active: 0, levels: new Map(), kv: [], lastKvBucket: -1, bigChunks: [], starting: [], sampling: true };
         await bigOutputChunks(rc, st);
+        st.sampler = sampleStarting(rc, st);
         return st;
+      },
+      teardown: async (rc: RunContext) => {
+        const st = rc.state as GpuState | undefined;
+        if (!st) return;
+        st.sampling = false;
+        await st.sampler;
       },
       timeline: levels.map((level, i) => ({
         atMs: i * phaseMs,
@@ -141,9 +165,11 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         // stream was not generating.
         const delivered = (s: LevelStats | undefined) => (s && s.lastEndMs > s.firstStartMs ? s.tokens / (((s.lastEndMs - s.firstStartMs) * scale) / SECOND_MS) : 0);
         const generating = (l: number, s: LevelStats | undefined) => median(s?.reportedTps ?? []) * l;
-        const coldJobs = (s: LevelStats | undefined) => (s?.coldWaitMs ?? []).filter((x) => x > 0).length;
+        const queueWaits = (s: LevelStats | undefined) => (s?.queued ?? []).map(([, w]) => w);
+        const coldWaits = (s: LevelStats | undefined) => (s?.queued ?? []).map(([at, w]) => startingOverlapMs(st.starting, at, at + w));
+        const coldNote = st.starting.length > 0 ? '' : ' (the target reports no workers.initializing in /health: cold starts unknown)';
         const ttftParts = (s: LevelStats | undefined) =>
-          `TTFT mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms, of which queued for a worker ${mean(s?.queueWaitMs ?? []).toFixed(0)} ms (${mean(s?.coldWaitMs ?? []).toFixed(0)} ms of it by the first jobs of newly started workers: ${coldJobs(s)} of ${s?.jobs ?? 0} jobs)`;
+          `TTFT mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms, of which queued for a worker ${mean(queueWaits(s)).toFixed(0)} ms, ${mean(coldWaits(s)).toFixed(0)} ms of that while a worker was starting${coldNote}`;
         const findings = [
           { label: 'every stream delivered all its tokens', clause: '§4.1', expected: `${jobs} of ${jobs} streams with ${tokens} tokens`, observed: `${jobs - incomplete} complete`, passed: jobs > 0 && incomplete === 0 },
           {
@@ -169,7 +195,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         ];
         return {
           status: findings.every((f) => f.passed) ? 'pass' : 'fail',
-          summary: rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} tok/s received (${generating(l, s).toFixed(0)} generating), TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms, mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms (${mean(s?.coldWaitMs ?? []).toFixed(0)} ms of it cold starts)`).join('; '),
+          summary: rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} tok/s received (${generating(l, s).toFixed(0)} generating), TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms, mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms (${mean(coldWaits(s)).toFixed(0)} ms of it waiting for a cold start)`).join('; '),
           findings,
           charts: [
             {
@@ -187,7 +213,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
             },
             {
               id: 'gpu-ttft',
-              title: 'Time to first token, the part queued for a worker and the part of that on newly started workers (real ms), and chunk gap vs concurrency',
+              title: 'Time to first token, the part queued for a worker and the part of that during a worker cold start (real ms), and chunk gap vs concurrency',
               xLabel: 'concurrent streams',
               yLabel: 'ms',
               xKind: 'category',
@@ -195,8 +221,8 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
               series: [
                 { name: 'TTFT p50', points: rows.map(([, s], i) => [i, median(s?.ttftMs ?? [])]) },
                 { name: 'TTFT mean', points: rows.map(([, s], i) => [i, mean(s?.ttftMs ?? [])]) },
-                { name: 'of it queued for a worker (mean delayTime)', points: rows.map(([, s], i) => [i, mean(s?.queueWaitMs ?? [])]) },
-                { name: 'of that, by first jobs of newly started workers (cold start, mean over all jobs)', points: rows.map(([, s], i) => [i, mean(s?.coldWaitMs ?? [])]) },
+                { name: 'of it queued for a worker (mean delayTime)', points: rows.map(([, s], i) => [i, mean(queueWaits(s))]) },
+                { name: 'of that, while a worker was starting (cold start, mean)', points: rows.map(([, s], i) => [i, mean(coldWaits(s))]) },
                 { name: 'chunk gap p50', points: rows.map(([, s], i) => [i, median(s?.gapsMs ?? [])]) },
               ],
             },
@@ -211,7 +237,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
 async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Record<string, unknown>, scale: number): Promise<void> {
   let s = st.levels.get(level);
   if (!s) {
-    s = { jobs: 0, completeJobs: 0, tokens: 0, ttftMs: [], gapsMs: [], clientTps: [], reportedTps: [], queueWaitMs: [], coldWaitMs: [], firstStartMs: Number.POSITIVE_INFINITY, lastEndMs: 0 };
+    s = { jobs: 0, completeJobs: 0, tokens: 0, ttftMs: [], gapsMs: [], clientTps: [], reportedTps: [], queued: [], firstStartMs: Number.POSITIVE_INFINITY, lastEndMs: 0 };
     st.levels.set(level, s);
   }
   const start = now();
@@ -261,23 +287,25 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
   // clock (real seconds x time scale).
   if (got > 1 && last > first) s.clientTps.push((got - 1) / (((last - first) * scale) / SECOND_MS));
   if (reported > 0) s.reportedTps.push(reported);
-  await queueWait(it, st, s, id, scale);
+  await queueWait(it, s, id, start, scale);
 }
 
-/**
- * The job record's delayTime (§2.2: queued before a worker took it, target clock) as real ms;
- * on the first job seen on a worker it is also counted as waiting for that worker's start.
- */
-async function queueWait(it: IterationContext, st: GpuState, s: LevelStats, id: string, scale: number): Promise<void> {
+/** The job record's delayTime (§2.2: queued before a worker took it, target clock) as real ms. */
+async function queueWait(it: IterationContext, s: LevelStats, id: string, startMs: number, scale: number): Promise<void> {
   const r = await it.request('status', { method: 'GET', path: `/status/${encodeURIComponent(id)}` });
-  const rec = r.json() as { delayTime?: unknown; workerId?: unknown } | undefined;
+  const rec = r.json() as { delayTime?: unknown } | undefined;
   if (r.status !== HTTP_STATUS.ok || typeof rec?.delayTime !== 'number') return;
-  const waitMs = rec.delayTime / scale;
-  s.queueWaitMs.push(waitMs);
-  const worker = typeof rec.workerId === 'string' ? rec.workerId : undefined;
-  const firstOnWorker = worker !== undefined && !st.workersSeen.has(worker);
-  if (worker !== undefined) st.workersSeen.add(worker);
-  s.coldWaitMs.push(firstOnWorker ? waitMs : 0);
+  s.queued.push([startMs, rec.delayTime / scale]);
+}
+
+/** Sample /health's workers.initializing until teardown (a control request, not counted). */
+async function sampleStarting(rc: RunContext, st: GpuState): Promise<void> {
+  while (st.sampling && !rc.signal.aborted) {
+    const h = await rc.request({ method: 'GET', path: '/health' });
+    const n = (h.json() as { workers?: { initializing?: unknown } } | undefined)?.workers?.initializing;
+    if (typeof n === 'number') st.starting.push([now(), n]);
+    await sleep(HEALTH_SAMPLE_MS);
+  }
 }
 
 /** Stream one 1.5 MB output and measure every chunk's serialized size. */
@@ -298,12 +326,7 @@ async function bigOutputChunks(rc: RunContext, st: GpuState): Promise<void> {
     }
     const body = streamOf(r);
     for (const c of body.stream ?? []) st.bigChunks.push(Buffer.byteLength(JSON.stringify(c)));
-    if (typeof body.status === 'string' && isTerminal(body.status as JobState)) {
-      // The worker that ran it was up before the load: its first load job is no cold start.
-      const rec = (await rc.request({ method: 'GET', path: `/status/${encodeURIComponent(id)}` })).json() as { workerId?: unknown } | undefined;
-      if (typeof rec?.workerId === 'string') st.workersSeen.add(rec.workerId);
-      return;
-    }
+    if (typeof body.status === 'string' && isTerminal(body.status as JobState)) return;
   }
   st.bigError = 'the big-output job did not finish within 60 s';
 }
