@@ -207,7 +207,7 @@ async function follow(mode: 'poll' | 'stream', id: string, pollIntervalMs: numbe
       // No answer (refused, reset, timed out): the job may still be there; pause and try
       // again a few times rather than give it up at once or ask again at once.
       if (++retries > FOLLOW_NETWORK_RETRIES) return;
-      await sleep(Math.min(noAnswerBackoffMs(env.unanswered.streak), deadline - hrNowMs()), env.signal);
+      await sleep(Math.min(noAnswerBackoffMs(Math.max(env.unanswered.streak, retries)), deadline - hrNowMs()), env.signal);
       continue;
     }
     retries = 0;

@@ -54,6 +54,15 @@ describe('load against a dead target', () => {
     expect(server.counts.get('run')).toBe(total(r));
   });
 
+  it('a follow loop pauses and asks again after polls that got no answer, then follows the job to its end', async () => {
+    server = await startTinyServer({ drop: (op, n) => op === 'status' && n <= 2 });
+    const s = parseScenario({ name: 'blip', executor: 'iterations', iterations: 1, vus: 1, steps: [{ kind: 'run', input: { x: 1 }, follow: 'poll' }], validity: RELAXED_VALIDITY });
+    const r = await runScenario(s, { target: tinyTarget(server.url) });
+    const status = r.steps.find((x) => x.step === 'status')!;
+    expect(status.counts.network_error).toBe(2);
+    expect(status.counts['2xx']).toBe(1);
+  });
+
   it('a large share of network errors is said in a verdict without thresholds', async () => {
     server = await startTinyServer({ drop: (op, n) => op === 'health' && n > 1 && n % 2 === 0 });
     const s = parseScenario({ name: 'half', executor: 'iterations', iterations: 40, vus: 2, steps: [{ kind: 'health' }], validity: RELAXED_VALIDITY });
