@@ -33,6 +33,9 @@ export interface TargetFacts {
   readonly faults?: readonly string[];
 }
 
+/** The whole info request, connecting included, real ms: an unreachable host costs no more. */
+const INFO_TIMEOUT_MS = 5000;
+
 /**
  * Read the emulator's info route (with the key: an emulator may require it). A target with no
  * such route (a deployment, or a proxy that hides /_qbench) runs at scale 1 with real windows:
@@ -44,7 +47,8 @@ export async function readTargetFacts(queueUrl: string, apiKey: string, signal?:
   const url = new URL('/_qbench/info', queueUrl);
   let res: Response;
   try {
-    res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' }, ...(signal ? { signal } : {}) });
+    const limit = AbortSignal.timeout(INFO_TIMEOUT_MS);
+    res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' }, signal: signal ? AbortSignal.any([signal, limit]) : limit });
   } catch {
     return undefined;
   }

@@ -24,6 +24,9 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
+/** The whole info request, connecting included, real ms: an unreachable host costs no more. */
+const INFO_TIMEOUT_MS = 5000;
+
 /**
  * GET /_qbench/info (with the key when there is one: an emulator may require it); undefined
  * when the target is not an emulator or hides the route. The answer is checked against the
@@ -33,7 +36,7 @@ export async function fetchEmulatorInfo(queueUrl: string, apiKey?: string): Prom
   try {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
-    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, headersTimeout: 5000, bodyTimeout: 5000 });
+    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, signal: AbortSignal.timeout(INFO_TIMEOUT_MS), headersTimeout: INFO_TIMEOUT_MS, bodyTimeout: INFO_TIMEOUT_MS });
     const text = await res.body.text();
     if (res.statusCode !== 200) return undefined;
     const body = JSON.parse(text) as unknown;
