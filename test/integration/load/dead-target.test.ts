@@ -41,6 +41,25 @@ describe('load against a dead target', () => {
     expect(String(err)).toMatch(/ECONNREFUSED/);
   });
 
+  it('a target gone after the first scenario: the first is kept, the rest not run, and the run ends unreachable (exit 5)', async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'qbench-dead-'));
+    const files = await Promise.all(
+      ['first', 'second'].map(async (name) => {
+        const file = path.join(dir!, `${name}.mjs`);
+        await writeFile(file, `export default ${JSON.stringify({ name, executor: 'iterations', iterations: 5, vus: 1, steps: [{ kind: 'health' }], validity: RELAXED_VALIDITY })};\n`);
+        return file;
+      }),
+    );
+    const live = await startTinyServer();
+    server = live;
+    const logs: string[] = [];
+    const r = await runLoad({ files, target: tinyTarget(live.url), log: (l) => logs.push(l), onScenarioDone: () => void live.close() });
+    expect(r.load?.scenarios.map((s) => s.name)).toEqual(['first']);
+    expect(r.overall.exitCode).toBe(EXIT.TARGET_UNREACHABLE);
+    expect(r.overall.reasons.join(' ')).toMatch(/target unreachable: GET http:\/\/127\.0\.0\.1:\d+\/v2\/ep\/health/);
+    expect(logs.join('\n')).toMatch(/second: not run: target unreachable/);
+  });
+
   it('a target that answers /health but drops every job request: no thresholds, still FAIL; the closed loop backs off', async () => {
     server = await startTinyServer({ drop: (op) => op !== 'health' });
     const s = parseScenario({ name: 'drops', executor: 'constant-concurrency', vus: 4, durationMs: 1500, steps: [{ kind: 'run', input: { x: 1 }, follow: 'poll' }], validity: RELAXED_VALIDITY });
