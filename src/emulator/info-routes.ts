@@ -14,6 +14,7 @@ import type { EmulatorCore } from './core.js';
 import { RateOverride, type EmulatorConfig } from './config.js';
 import { FAULTS } from './faults.js';
 import { MAX_JSON_DEPTH } from './json-limits.js';
+import { EMULATOR_INFO_NAME } from './info-schema.js';
 import { HOLD_MAX_REAL_MS } from './rate-limiter.js';
 import { closeIfBodyPending, parseJson, readBody, sendError, sendJson } from './http-io.js';
 import { headerAuthorizes } from './auth.js';
@@ -71,7 +72,7 @@ export function infoDocument(core: EmulatorCore): Record<string, unknown> {
   const held: Record<string, unknown> = {};
   for (const [id, ep] of core.endpoints) if (ep.limiter.holdRealMs) held[id] = { ...ep.limiter.holdRealMs };
   return {
-    name: 'qbench-emulator',
+    name: EMULATOR_INFO_NAME,
     version: VERSION,
     timeScale: core.clock.scale,
     scaleRateWindows: l.scaleRateWindows,

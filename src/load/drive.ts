@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { schedule, type RateSegment } from './arrivals.js';
 import type { LoadTarget } from './context.js';
 import type { TargetHttp } from './http.js';
-import { backoffFor, runIteration, sleep, type IterationEnv } from './iteration.js';
+import { backoffFor, noAnswerBackoffMs, runIteration, sleep, type IterationEnv } from './iteration.js';
 import { hrNowMs, type ShardRecorder } from './recorder.js';
 import type { Scenario } from './scenario.js';
 
@@ -71,6 +71,7 @@ export async function drive(o: DriveOptions): Promise<string | undefined> {
     halt,
     backoff: backoffFor(s),
     takeRequestBudget: () => requestBudget-- > 0,
+    unanswered: { streak: 0 },
   };
   const ticker = setInterval(() => recorder.roll(hrNowMs()), 250);
   let error: string | undefined;
@@ -125,6 +126,9 @@ export async function drive(o: DriveOptions): Promise<string | undefined> {
             recorder.inFlight--;
             recorder.iterationDone(hrNowMs());
           }
+          // A closed loop starts the next iteration as soon as one ends: against a target
+          // that refuses connections that is a hot loop, so it backs off while nothing answers.
+          if (env.unanswered.streak > 0) await sleep(Math.min(noAnswerBackoffMs(env.unanswered.streak), endMs - hrNowMs()), inner.signal);
         }
       };
       await Promise.all(Array.from({ length: vus }, vu));

@@ -209,7 +209,8 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     let analysis: Analysis | undefined;
     if (s.hooks?.analyze) analysis = await s.hooks.analyze(base, { ...runCtx(), trends: agg.trends });
     const charts = [...base.charts, ...(analysis?.charts ?? [])];
-    return { ...base, charts, verdict: verdictOf(validity.valid, validity.reasons, thresholdResults, analysis, abortReason, controller.signal.aborted && !abortReason) };
+    const verdict = verdictOf(validity.valid, validity.reasons, thresholdResults, analysis, abortReason, controller.signal.aborted && !abortReason);
+    return { ...base, charts, verdict: answeredVerdict(verdict, steps, controller.signal.aborted && !abortReason) };
   } finally {
     outer?.removeEventListener('abort', onOuter);
     try {
@@ -300,6 +301,37 @@ function defaultCharts(series: ReturnType<Aggregator['series']>): Chart[] {
     });
   }
   return charts;
+}
+
+/** Share of requests without an HTTP answer from which a passing verdict line says so. */
+export const NETWORK_ERROR_NOTE_SHARE = 0.1;
+
+/**
+ * What the answers allow a verdict to say: a scenario none of whose requests got an HTTP
+ * answer measured nothing of the target and fails (no thresholds or analysis can pass it); one
+ * that sent nothing is not a measurement; a passing or measured-only one with a large share of
+ * network errors says so in its line.
+ */
+export function answeredVerdict(v: LoadScenarioResult['verdict'], steps: readonly StepResult[], interrupted: boolean): LoadScenarioResult['verdict'] {
+  let requests = 0;
+  let noAnswer = 0;
+  for (const st of steps) {
+    for (const c of OUTCOME_CLASSES) requests += st.counts[c];
+    noAnswer += st.counts.network_error;
+  }
+  if (requests === 0) {
+    if (interrupted || v.status === 'invalid' || v.status === 'fail') return v;
+    return { ...v, status: 'invalid', summary: `no request was sent: nothing was measured (${v.summary})` };
+  }
+  if (noAnswer === requests) {
+    if (v.status === 'invalid') return v;
+    return { ...v, status: 'fail', summary: `no request got an HTTP answer: all ${requests.toLocaleString('en-US')} failed at the network (refused, reset or timed out); ${v.summary}` };
+  }
+  const share = noAnswer / requests;
+  if ((v.status === 'pass' || v.status === 'info') && share >= NETWORK_ERROR_NOTE_SHARE) {
+    return { ...v, summary: `${v.summary}; but ${(share * 100).toFixed(1)}% of requests (${noAnswer.toLocaleString('en-US')} of ${requests.toLocaleString('en-US')}) got no HTTP answer (network errors)` };
+  }
+  return v;
 }
 
 function verdictOf(

@@ -1,6 +1,7 @@
 // The whole of `qbench load` as a function (the CLI and the tests call it): load every
 // scenario file against one target, run the scenarios one after another, and return a
-// QbenchResult in the shared report model with its overall verdict and exit code.
+// QbenchResult in the shared report model with its overall verdict and exit code. Each
+// scenario starts only after a preflight request got an HTTP answer (src/load/preflight.ts).
 import { hostname } from 'node:os';
 import type { LoadScenarioResult, QbenchResult } from '../report/model.js';
 import { SCHEMA_VERSION } from '../report/model.js';
@@ -8,6 +9,8 @@ import { buildMeta } from '../report/machine.js';
 import { computeOverall } from '../report/overall.js';
 import type { LoadTarget } from './context.js';
 import { runScenario, type ProgressSnapshot } from './engine.js';
+import { isQbenchError } from '../errors.js';
+import { preflight } from './preflight.js';
 import { loadScenarioFile, type LoadedScenario, type ScenarioOverrides } from './loader.js';
 
 export interface RunLoadOptions {
@@ -40,8 +43,19 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
   for (const l of loaded) for (const n of l.notes) log(`note: ${n}`);
   const scenarios: LoadScenarioResult[] = [];
   let internal: string[] = [];
+  let unreachable: string | undefined;
   for (const l of loaded) {
     if (o.signal?.aborted) break;
+    try {
+      await preflight(o.target, o.signal);
+    } catch (e) {
+      // Nothing answered: before the first scenario nothing has run and the run ends here
+      // (exit 5); later, the scenarios already run are kept and the rest are not started.
+      if (scenarios.length === 0 || !isQbenchError(e, 'QB_ERR_UNREACHABLE')) throw e;
+      unreachable = e.message.replace(/^target unreachable: /, '');
+      log(`${l.scenario.name}: not run: ${e.message}`);
+      break;
+    }
     try {
       const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source });
       scenarios.push(r);
@@ -61,6 +75,6 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
     labels: { host: hostname() },
   });
   const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, load: { scenarios } };
-  const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal });
+  const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal, ...(unreachable !== undefined ? { unreachable } : {}) });
   return { ...partial, overall };
 }

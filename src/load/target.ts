@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { registerSecret, usageError } from '../errors.js';
 import { API_VERSIONS } from '../spec/index.js';
 import type { EmulatorConfigInput } from '../emulator/index.js';
+import { EmulatorInfoFacts } from '../emulator/info-schema.js';
 import type { LoadTarget } from './context.js';
 
 export interface ResolveTargetOptions {
@@ -23,15 +24,23 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
-/** GET /_qbench/info (with the API key, which the emulator requires); undefined when the target is not an emulator. */
-export async function fetchEmulatorInfo(queueUrl: string, apiKey: string | undefined): Promise<Record<string, unknown> | undefined> {
+/** The whole info request, connecting included, real ms: an unreachable host costs no more. */
+const INFO_TIMEOUT_MS = 5000;
+
+/**
+ * GET /_qbench/info (with the key when there is one: an emulator may require it); undefined
+ * when the target is not an emulator or hides the route. The answer is checked against the
+ * emulator's own contract (src/emulator/info-schema.ts), then kept whole for scenarios.
+ */
+export async function fetchEmulatorInfo(queueUrl: string, apiKey?: string): Promise<Record<string, unknown> | undefined> {
   try {
-    const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, headersTimeout: 5000, bodyTimeout: 5000 });
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
+    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, signal: AbortSignal.timeout(INFO_TIMEOUT_MS), headersTimeout: INFO_TIMEOUT_MS, bodyTimeout: INFO_TIMEOUT_MS });
     const text = await res.body.text();
     if (res.statusCode !== 200) return undefined;
     const body = JSON.parse(text) as unknown;
-    return typeof body === 'object' && body !== null && (body as { name?: unknown }).name === 'qbench-emulator' ? (body as Record<string, unknown>) : undefined;
+    return EmulatorInfoFacts.safeParse(body).success ? (body as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 // `qbench load <scenario files...> --target <url|emulator>`: run load scenarios (issue 6),
 // print live progress and a verdict per scenario, write every report format through
 // src/report, and exit 0 pass / 1 failed threshold or verdict / 2 bad scenario or flag /
-// 4 invalid measurement. Flags are validated by one zod schema; any scenario field can be
+// 4 invalid measurement / 5 nothing answered the preflight request (src/load/preflight.ts). Flags are validated by one zod schema; any scenario field can be
 // overridden with --set path=value and is validated with the scenario itself.
 import { z } from 'zod';
 import { readFile } from 'node:fs/promises';
