@@ -16,7 +16,8 @@ import { renderConsole } from '../../report/render/console.js';
 import type { CommandModule } from '../command.js';
 import { resolveShard, resolveStartAt } from '../../load/sharding.js';
 
-function optionalText(v: unknown, flag: string): string | undefined {
+/** A flag's text (numbers as written); undefined when absent; an error when given twice. */
+export function optionalText(v: unknown, flag: string): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'number') return String(v);
   if (typeof v !== 'string') throw usageError(`${flag}: give it once, as text`);
