@@ -77,6 +77,7 @@ export function infoDocument(core: EmulatorCore): Record<string, unknown> {
     endpoints: [...core.endpoints.keys()],
     externalWorkers: cfg.externalWorkers,
     workerTakeLongPollRealMs: cfg.workerTakeLongPollMs,
+    workerStopLongPollRealMs: cfg.workerStopLongPollMs,
     workerPingIntervalRealMs: cfg.workerPingIntervalMs,
     workers: advertisedWorkers(cfg),
     limits: {
