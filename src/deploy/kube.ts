@@ -93,6 +93,8 @@ export function renderKube(o: KubeRenderOptions): Manifest[] {
               image: o.image,
               args: shardArgs,
               env: [
+                // Declared here (the Job controller then adds no copy of its own) so that the
+                // $(JOB_COMPLETION_INDEX) in the arguments expands from the container's env.
                 { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } },
                 { name: 'QBENCH_START_AT', value: o.startAt },
                 { name: API_KEY_ENV, valueFrom: { secretKeyRef: { name: o.secretName, key: o.secretKey } } },
