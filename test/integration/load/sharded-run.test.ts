@@ -188,6 +188,22 @@ describe('a scenario split into shards as the Indexed Job runs it', () => {
     expect(sent(), 'no load request reaches the target').toBe(before);
   });
 
+  it('worker threads inside each shard split its share again: the shards still start every iteration once', async () => {
+    const before = server.counts.get('health') ?? 0;
+    const startAt = new Date(Date.now() + 5000).toISOString();
+    const outs = [0, 1].map((i) => path.join(dir, `threads-${i}`));
+    const runs = await Promise.all(
+      outs.map((out, i) => main(['load', scenarioFile, '--target', `${server.url}/v2/ep`, '--shard', `${i}/2`, '--threads', '2', '--duration', '1s', '--start-at', startAt, '--out', out], io())),
+    );
+    expect(runs).toEqual([0, 0]);
+    const c = io();
+    expect(await main(['merge', ...outs.map((o) => path.join(o, 'result.json')), '-o', path.join(dir, 'threads.json')], c)).toBe(0);
+    const whole = scenarioOf(await readResult(path.join(dir, 'threads.json')));
+    expect(whole.iterations).toEqual({ scheduled: RATE, started: RATE, dropped: 0 });
+    expect(whole.validity.threads).toBe(4);
+    expect((server.counts.get('health') ?? 0) - before).toBe(RATE);
+  });
+
   it('a shard ready after the shared start joins where the schedule stands and counts the starts it missed as dropped', async () => {
     // Half a second into the schedule already: shard 0 of 2 owns 30 of those starts.
     const startAt = new Date(Date.now() - 500).toISOString();
