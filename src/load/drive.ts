@@ -41,6 +41,11 @@ export interface DriveOptions {
   readonly t0Ms: number;
   readonly state: unknown;
   readonly signal: AbortSignal;
+  /**
+   * A shard that joined a shared start late: its starts intended before this instant (hrNow
+   * base) are counted as dropped (recorder.missedAtJoin), never started in a bunch.
+   */
+  readonly dropBeforeMs?: number | undefined;
 }
 
 /**
@@ -242,6 +247,15 @@ function openLoop(
 ): Promise<void> {
   const it = schedule({ segments, arrivals, seed, shardIndex: o.shardIndex, shardCount: o.shardCount });
   let next = it.next();
+  if (o.dropBeforeMs !== undefined) {
+    // Joined late: the starts already past are missed, counted as dropped, never bunched.
+    const now = hrNowMs();
+    while (!next.done && t0Ms + next.value.offsetMs < o.dropBeforeMs) {
+      recorder.iterationScheduled(t0Ms + next.value.offsetMs, now, false);
+      recorder.missedAtJoin++;
+      next = it.next();
+    }
+  }
   return new Promise((resolve) => {
     let done = false;
     // Starts taken on schedule while no connection was free wait here, as two numbers each

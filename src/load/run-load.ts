@@ -9,9 +9,10 @@ import { buildMeta } from '../report/machine.js';
 import { computeOverall } from '../report/overall.js';
 import type { LoadTarget } from './context.js';
 import { runScenario, type ProgressSnapshot } from './engine.js';
-import { isQbenchError } from '../errors.js';
+import { isQbenchError, scenarioError } from '../errors.js';
 import { preflight } from './preflight.js';
 import { loadScenarioFile, type LoadedScenario, type ScenarioOverrides } from './loader.js';
+import type { ProcessShard } from './sharding.js';
 
 export interface RunLoadOptions {
   readonly files: readonly string[];
@@ -27,6 +28,23 @@ export interface RunLoadOptions {
   readonly log?: (line: string) => void;
   /** Called after each scenario (the CLI prints a one-line verdict). */
   readonly onScenarioDone?: (r: LoadScenarioResult) => void;
+  /** Run one shard of every scenario's global schedule. */
+  readonly shard?: ProcessShard | undefined;
+  /** The shared start instant (epoch ms) of every scenario's schedule. */
+  readonly startAtMs?: number | undefined;
+}
+
+/** A shard runs a share of a schedule: refuse what cannot be split, before any traffic. */
+export function checkShardable(loaded: readonly LoadedScenario[], shard: ProcessShard): void {
+  for (const { scenario: s } of loaded) {
+    const why =
+      s.globalView !== undefined
+        ? s.globalView
+        : s.executor === 'max-throughput'
+          ? 'max-throughput has no schedule to split (run it without --shard in each process and qbench merge the results)'
+          : undefined;
+    if (why !== undefined) throw scenarioError(`scenario ${s.name} cannot run as shard ${shard.index}/${shard.count}: ${why}`);
+  }
 }
 
 /** Load and validate every scenario first: a bad file fails before any traffic is sent. */
@@ -41,6 +59,8 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
   const log = o.log ?? (() => undefined);
   const loaded = await loadAll(o.files, o.target, o.overrides ?? {}, o.params ?? {}, o.only);
   for (const l of loaded) for (const n of l.notes) log(`note: ${n}`);
+  if (o.shard) checkShardable(loaded, o.shard);
+  if (o.startAtMs !== undefined && loaded.length > 1) throw scenarioError(`--start-at is one instant: run one scenario per command (${loaded.length} were loaded; pick one with --only)`);
   const scenarios: LoadScenarioResult[] = [];
   let internal: string[] = [];
   let unreachable: string | undefined;
@@ -57,7 +77,7 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
       break;
     }
     try {
-      const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source });
+      const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source, shard: o.shard, startAtMs: o.startAtMs });
       scenarios.push(r);
       o.onScenarioDone?.(r);
     } catch (e) {
@@ -72,7 +92,7 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
     startedAt,
     endedAt,
     target: { kind: o.target.kind, queueUrl: o.target.queueUrl, endpointId: o.target.endpointId, timeScale: o.target.timeScale },
-    labels: { host: hostname() },
+    labels: { host: hostname(), ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) },
   });
   const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, load: { scenarios } };
   const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal, ...(unreachable !== undefined ? { unreachable } : {}) });

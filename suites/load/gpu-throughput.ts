@@ -98,6 +98,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     name: 'gpu-throughput',
     description: `LLM streaming at concurrency ${levels.join(', ')} (${phaseMs} ms each): TTFT, chunk gaps, tokens/s vs avg_gen_throughput, KV cache`,
     executor: 'constant-concurrency',
+    globalView: 'its timeline sets the target concurrency levels once and its verdict compares aggregate tokens/s per level',
     vus: maxLevel,
     durationMs: phaseMs * levels.length,
     gracefulStopMs: 60 * SECOND_MS,
