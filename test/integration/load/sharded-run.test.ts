@@ -121,7 +121,8 @@ describe('a scenario split into shards as the Indexed Job runs it', () => {
     const ended = await Promise.all(pods);
     for (const [i, p] of ended.entries()) expect(p.code, `shard ${i}:\n${p.output}`).toBe(0);
     expect(ended.map((p) => p.output).join('')).not.toContain(KEY);
-    const seenByTarget = server.counts.get('health') ?? 0;
+    // Each shard process sends one preflight GET /health before its share of the schedule.
+    const seenByTarget = (server.counts.get('health') ?? 0) - SHARDS;
 
     // The merge Job's script, with `qbench` on the PATH as in the image.
     const bin = path.join(dir, 'bin');
@@ -201,7 +202,8 @@ describe('a scenario split into shards as the Indexed Job runs it', () => {
     const whole = scenarioOf(await readResult(path.join(dir, 'threads.json')));
     expect(whole.iterations).toEqual({ scheduled: RATE, started: RATE, dropped: 0 });
     expect(whole.validity.threads).toBe(4);
-    expect((server.counts.get('health') ?? 0) - before).toBe(RATE);
+    // RATE scheduled starts, plus one preflight GET /health from each of the two shard processes.
+    expect((server.counts.get('health') ?? 0) - before).toBe(RATE + 2);
   });
 
   it('a shard ready after the shared start joins where the schedule stands and counts the starts it missed as dropped', async () => {
