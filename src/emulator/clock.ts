@@ -25,6 +25,11 @@ export interface Clock {
   pendingTimers(): number;
   /** Cancel every timer; the clock stays usable. */
   dispose(): void;
+  /**
+   * Called with the exception of a timer callback that throws; the other due timers still
+   * run. Unset, the exception is written to stderr. A timer never ends the process.
+   */
+  onError?: ((e: unknown) => void) | undefined;
 }
 
 interface Entry {
@@ -142,6 +147,7 @@ class HeapTimerHandle implements TimerHandle {
 
 abstract class HeapClock implements Clock {
   protected readonly heap = new TimerHeap();
+  onError: ((e: unknown) => void) | undefined;
   abstract readonly scale: number;
   abstract now(): number;
   protected abstract rearm(): void;
@@ -196,7 +202,20 @@ abstract class HeapClock implements Clock {
       if (top === undefined || top.dueAtMs > nowMs) break;
       this.heap.pop();
       top.cancelled = true;
-      top.fn();
+      try {
+        top.fn();
+      } catch (e) {
+        this.timerFailed(e);
+      }
+    }
+  }
+
+  private timerFailed(e: unknown): void {
+    try {
+      if (this.onError) this.onError(e);
+      else process.stderr.write(`emulator clock: a timer failed: ${e instanceof Error ? e.name : 'error'}\n`);
+    } catch {
+      // The report itself failed: the timer loop goes on regardless.
     }
   }
 

@@ -102,6 +102,12 @@ export const EmulatorConfigSchema = z.strictObject({
   workerPingIntervalMs: posInt('workerPingIntervalMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs).default(WORKER_PROTOCOL.defaultPingIntervalMs),
   /** Real ms job-take waits for a job before 204: a tenth of the worker's own 90 s HTTP timeout. */
   workerTakeLongPollMs: nonNegInt('workerTakeLongPollMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs / 2).default(WORKER_PROTOCOL.workerHttpTimeoutMs / 10),
+  /**
+   * Real ms job-stop is held open waiting for a stop for the calling worker before 204: the
+   * official worker expects a long-poll (it sleeps 1 s after an immediate answer); kept well
+   * under its 90 s HTTP timeout.
+   */
+  workerStopLongPollMs: nonNegInt('workerStopLongPollMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs / 2).default(20_000),
   /** Endpoint -> serverless template id, for rolling releases (§4.2). */
   endpointTemplates: z.record(z.string(), z.string()).default({}),
 });

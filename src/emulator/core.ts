@@ -10,9 +10,11 @@ import { EndpointRateLimiter, rulesWithOverrides, type RuleInForce } from './rat
 import { WebhookDispatcher } from './webhooks.js';
 import { mockWorkerHandler } from './handlers/mock-worker.js';
 import type { Handler } from './handlers/types.js';
-import { SUB_SERVICES, type EmulatorServices, type SubService, type SubServiceFactory } from './sub-services.js';
+import type { EmulatorServices, SubService, SubServiceFactory } from './sub-services.js';
+import { SUB_SERVICES } from './sub-service-list.js';
 import type { PoolSettings } from './worker-pool.js';
 import { RequestValidator } from './requests.js';
+import { Incidents } from './incidents.js';
 
 /** Limits in force: the config's, until a control route changes them. */
 export interface LimitsState {
@@ -35,6 +37,8 @@ export interface CoreOptions {
   handler?: Handler;
   /** Sub-service factories to mount; SUB_SERVICES by default. */
   subServices?: readonly SubServiceFactory[];
+  /** Where internal-error lines go (stderr by default). */
+  log?: (line: string) => void;
 }
 
 export class EmulatorCore {
@@ -45,6 +49,8 @@ export class EmulatorCore {
   readonly subServices: SubService[];
   readonly validator: RequestValidator;
   readonly startedAtMs: number;
+  /** Exceptions caught in requests, timers and webhooks (GET /_qbench/info `internalErrors`). */
+  readonly incidents: Incidents;
 
   constructor(
     readonly config: EmulatorConfig,
@@ -52,10 +58,12 @@ export class EmulatorCore {
     opts: CoreOptions = {},
   ) {
     this.faults = new Set<FaultName>(config.faults);
+    this.incidents = new Incidents(opts.log);
+    clock.onError = (e) => this.incidents.record('timer', e);
     this.startedAtMs = clock.now();
     this.limits = this.initialLimits();
     this.validator = new RequestValidator(this.faults);
-    this.webhooks = new WebhookDispatcher({ clock, faults: this.faults, ...config.webhooks });
+    this.webhooks = new WebhookDispatcher({ clock, faults: this.faults, ...config.webhooks, onError: (e) => this.incidents.record('webhook', e) });
     const handler = opts.handler ?? mockWorkerHandler;
     const windowNow = () => (this.limits.scaleRateWindows ? clock.now() : hostNowMs());
     for (const id of config.endpoints) {

@@ -14,6 +14,7 @@ import type { WebhookDispatcher } from './webhooks.js';
 import type { EndpointRateLimiter } from './rate-limiter.js';
 import { toChunks } from './stream-chunks.js';
 import { JobQueue } from './job-queue.js';
+import { WorkerStops } from './worker-stops.js';
 
 export interface JobCounters {
   submitted: number;
@@ -125,6 +126,7 @@ export class QueueEndpoint {
     this.id = deps.id;
     this.limiter = deps.limiter;
     this.pool = new WorkerPool(deps.clock, deps.id, deps.pool, () => this.dispatch());
+    this.stops = new WorkerStops(deps.clock);
     this.pool.autoscale(0);
   }
 
@@ -269,6 +271,11 @@ export class QueueEndpoint {
     job.startedAtMs = now;
     job.workerId = w.id;
     this.runningJobs += 1;
+    // A retried job taken again: the stop owed for its earlier attempt is moot, and that attempt's
+    // worker no longer holds it.
+    const owed = this.stops.remove(job.id);
+    const holder = owed === undefined ? undefined : this.pool.workers.get(owed.workerId);
+    if (holder) this.pool.release(holder, job.id);
     this.pool.assign(w, job);
     this.notify(job);
     if (w.kind === 'simulated') this.runSimulated(job, w);
@@ -357,6 +364,7 @@ export class QueueEndpoint {
       if (other.status !== 'IN_PROGRESS') continue;
       this.settle(other, 'FAILED', undefined, error, true);
     }
+    this.stops.dropWorker(w.id);
     this.pool.remove(w);
     this.dispatch();
   }
@@ -371,7 +379,8 @@ export class QueueEndpoint {
 
   /**
    * Abort a running handler and free its worker slot. `byWorker`: the worker itself ended
-   * the job, so an external worker needs no stop signal.
+   * the job, so an external worker needs no stop signal. An external worker is owed a stop
+   * instead, and keeps the job (and its slot) until it shows the job gone (confirmStopped).
    */
   private stopExecution(job: Job, byWorker = false): void {
     job.abort?.abort(new Error('job stopped'));
@@ -380,14 +389,26 @@ export class QueueEndpoint {
     job.execTimer = undefined;
     if (job.status === 'IN_PROGRESS') this.runningJobs -= 1;
     const w = job.workerId === undefined ? undefined : this.pool.workers.get(job.workerId);
-    if (w) {
-      if (w.kind === 'external' && !byWorker) this.stopRequests.set(job.id, w.id);
-      this.pool.release(w, job.id);
-    }
+    if (!w) return;
+    if (w.kind === 'external' && !byWorker) this.stops.add(job.id, w.id, job.startedAtMs ?? this.clock.now());
+    else this.pool.release(w, job.id);
   }
 
-  /** Job id -> id of the external worker that must stop it (issue 9: answered on that worker's job-stop). */
-  readonly stopRequests = new Map<string, string>();
+  /** Stops owed to external workers, answered on their job-stop (see worker-stops.ts). */
+  readonly stops: WorkerStops;
+
+  /**
+   * The external worker `w` no longer runs `jobId` (its heartbeat or its job-done says so):
+   * the stop owed for it is settled and the worker's slot frees. False when none was owed.
+   */
+  confirmStopped(w: Worker, jobId: string): boolean {
+    const owed = this.stops.get(jobId);
+    if (owed?.workerId !== w.id) return false;
+    this.stops.remove(jobId);
+    this.pool.release(w, jobId);
+    this.dispatch();
+    return true;
+  }
 
   /** Move a job into a terminal state; starts retention, fires the webhook, wakes waiters. */
   private settle(job: Job, status: JobState, output: unknown, error: string | undefined, byWorker = false): void {
@@ -642,7 +663,7 @@ export class QueueEndpoint {
     this.queue.clear();
     this.queuedNormal = 0;
     this.runningJobs = 0;
-    this.stopRequests.clear();
+    this.stops.clear();
     for (const k of Object.keys(this.counters) as (keyof JobCounters)[]) this.counters[k] = 0;
     this.pool.clear();
     this.pool.settings = settings;
@@ -660,6 +681,7 @@ export class QueueEndpoint {
       job.waiters = undefined;
       if (w) for (const fn of w) fn();
     }
+    this.stops.close();
     this.pool.clear();
   }
 }

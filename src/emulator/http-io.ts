@@ -3,6 +3,7 @@
 // while the body streams in (§4.1/§8 payload caps): an oversized body is answered 413 at
 // once, the rest is discarded as it arrives, and past a bound the connection is cut.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { depthError, depthViolation } from './json-limits.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -27,9 +28,18 @@ export type BodyResult =
 
 const EMPTY = Buffer.alloc(0);
 
-function hasBody(req: IncomingMessage): boolean {
+export function hasBody(req: IncomingMessage): boolean {
   const cl = req.headers['content-length'];
   return (cl !== undefined && cl !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Headers for an answer sent before the request's body was read (a wrong key, a declared
+ * length past the cap): `connection: close`, so node closes the connection after the answer
+ * instead of reading the unwanted body to keep it alive.
+ */
+export function closeIfBodyPending(req: IncomingMessage): Record<string, string> | undefined {
+  return hasBody(req) && !req.complete ? { connection: 'close' } : undefined;
 }
 
 /**
@@ -100,11 +110,15 @@ export function acceptableBodyType(req: IncomingMessage): boolean {
 
 export type JsonParse = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
 
+/** Parse a JSON body; refused when malformed or nested past MAX_JSON_DEPTH (json-limits.ts). */
 export function parseJson(body: Buffer): JsonParse {
   if (body.length === 0) return { ok: false, error: 'request body is empty; expected a JSON object' };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
+    value = JSON.parse(body.toString('utf8')) as unknown;
   } catch (e) {
     return { ok: false, error: `malformed JSON body: ${e instanceof Error ? e.message : String(e)}` };
   }
+  const deep = depthViolation(value);
+  return deep === undefined ? { ok: true, value } : { ok: false, error: depthError(deep) };
 }

@@ -1,13 +1,14 @@
 // The queue-endpoint emulator, in-process: `startEmulator(config)` validates the config,
 // listens (port 0 allowed) and resolves to `{ url, close() }`. Same server as
 // `qbench emulate`. See README "Emulator" for routes, choices and the info/control routes.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { registerSecret } from '../errors.js';
 import { ScaledClock, type Clock } from './clock.js';
 import { parseEmulatorConfig, type EmulatorConfig, type EmulatorConfigInput } from './config.js';
 import { EmulatorCore, type CoreOptions } from './core.js';
 import { EmulatorHttp } from './server.js';
+import { sendError } from './http-io.js';
 import { WorkerProtocolRoutes } from './worker-protocol.js';
 
 export interface StartOptions extends CoreOptions {
@@ -35,8 +36,17 @@ export async function startEmulator(input: EmulatorConfigInput | EmulatorConfig,
   const core = new EmulatorCore(config, clock, opts);
   const http = new EmulatorHttp(core);
   if (config.externalWorkers) http.workerProtocol = new WorkerProtocolRoutes(core);
+  // The request each connection is serving now: a client error (timeout, malformed bytes)
+  // after its answer went out must not write a second answer on the same request.
+  const current = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    current.set(req.socket, { req, res });
+    http.listener(req, res);
+  };
   const server: Server = createServer(
     {
+      // A request without Host gets the emulator's own JSON 400 (server.ts), not node's empty one.
+      requireHostHeader: false,
       requestTimeout: config.http.requestTimeoutMs,
       headersTimeout: config.http.headersTimeoutMs,
       keepAliveTimeout: config.http.keepAliveTimeoutMs,
@@ -44,16 +54,22 @@ export async function startEmulator(input: EmulatorConfigInput | EmulatorConfig,
       // How often slow requests are checked against the timeouts above (Node's default is 30 s).
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.requestTimeoutMs / 4))),
     },
-    http.listener,
+    listener,
   );
+  // `Expect` other than 100-continue: 417 with a JSON body (node's default has none).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    sendError(res, 417, `expectation "${String(req.headers.expect ?? '')}" is not supported; only "100-continue" is`, undefined, { connection: 'close' });
+  });
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
   // A malformed request line or oversized header gets an answer, never a crash.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const cur = current.get(socket);
+    const answered = cur !== undefined && cur.res.headersSent && !cur.req.complete;
+    if (!socket.writable || answered) {
       socket.destroy();
       return;
     }

@@ -1,4 +1,4 @@
-// The reserved /_qbench routes: GET /_qbench/info (no key) advertises the time scale,
+// The reserved /_qbench routes (all need the API key): GET /_qbench/info advertises the time scale,
 // endpoints, limits in force, faults and sub-services' facts so suites compute their
 // expectations from it; the control routes (key required) reset, resize worker pools,
 // change limits and read counters. Shapes are documented in README ("Emulator").
@@ -13,9 +13,11 @@ import { VERSION } from '../version.js';
 import type { EmulatorCore } from './core.js';
 import { RateOverride, type EmulatorConfig } from './config.js';
 import { FAULTS } from './faults.js';
+import { MAX_JSON_DEPTH } from './json-limits.js';
+import { EMULATOR_INFO_NAME } from './info-schema.js';
 import { HOLD_MAX_REAL_MS } from './rate-limiter.js';
-import { parseJson, readBody, sendError, sendJson } from './http-io.js';
-import type { EmulatorHttp } from './server.js';
+import { closeIfBodyPending, parseJson, readBody, sendError, sendJson } from './http-io.js';
+import { headerAuthorizes } from './auth.js';
 
 const CONTROL_BODY_CAP_BYTES = 64 * 1024;
 const OPS = Object.keys(RATE_LIMITS) as [RateLimitedOperation, ...RateLimitedOperation[]];
@@ -70,13 +72,14 @@ export function infoDocument(core: EmulatorCore): EmulatorInfoDocument {
   const held: EmulatorInfoDocument['limits']['hold']['endpoints'] = {};
   for (const [id, ep] of core.endpoints) if (ep.limiter.holdRealMs) held[id] = { ...ep.limiter.holdRealMs };
   return {
-    name: 'qbench-emulator',
+    name: EMULATOR_INFO_NAME,
     version: VERSION,
     timeScale: core.clock.scale,
     scaleRateWindows: l.scaleRateWindows,
     endpoints: [...core.endpoints.keys()],
     externalWorkers: cfg.externalWorkers,
     workerTakeLongPollRealMs: cfg.workerTakeLongPollMs,
+    workerStopLongPollRealMs: cfg.workerStopLongPollMs,
     workerPingIntervalRealMs: cfg.workerPingIntervalMs,
     workers: advertisedWorkers(cfg),
     limits: {
@@ -113,6 +116,8 @@ export function infoDocument(core: EmulatorCore): EmulatorInfoDocument {
     },
     faults: [...core.faults].map((name) => ({ name, ...FAULTS[name] })),
     subServices: sub,
+    jsonMaxDepth: MAX_JSON_DEPTH,
+    internalErrors: { ...core.incidents.counts },
   };
 }
 
@@ -132,6 +137,7 @@ export function countersDocument(core: EmulatorCore): Record<string, unknown> {
     uptimeEmulatedMs: core.clock.now() - core.startedAtMs,
     pendingTimers: core.clock.pendingTimers(),
     webhooks: { ...core.webhooks.counters },
+    internalErrors: { ...core.incidents.counts },
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
     endpoints,
   };
@@ -141,7 +147,7 @@ async function readControlBody(req: IncomingMessage, res: ServerResponse): Promi
   const b = await readBody(req, CONTROL_BODY_CAP_BYTES);
   if (b.kind === 'aborted') return undefined;
   if (b.kind === 'too-large') {
-    sendError(res, 413, `control bodies are at most ${CONTROL_BODY_CAP_BYTES} bytes`);
+    sendError(res, 413, `control bodies are at most ${CONTROL_BODY_CAP_BYTES} bytes`, undefined, { connection: 'close' });
     return undefined;
   }
   if (b.body.length === 0) return {};
@@ -159,19 +165,21 @@ function invalid(res: ServerResponse, err: z.ZodError): void {
   });
 }
 
-export async function handleInfoRoute(core: EmulatorCore, http: EmulatorHttp, req: IncomingMessage, res: ServerResponse, path: string, _query: string): Promise<void> {
+const ROUTE_METHODS: Readonly<Record<string, string>> = { '/_qbench/info': 'GET', '/_qbench/reset': 'POST', '/_qbench/workers': 'POST', '/_qbench/limits': 'POST', '/_qbench/counters': 'GET' };
+
+export async function handleInfoRoute(core: EmulatorCore, req: IncomingMessage, res: ServerResponse, path: string, _query: string): Promise<void> {
   const method = req.method ?? 'GET';
-  if (path === '/_qbench/info') {
-    if (method !== 'GET') return sendError(res, 405, 'use GET /_qbench/info', undefined, { allow: 'GET' });
-    return sendJson(res, HTTP_STATUS.ok, infoDocument(core));
-  }
-  const control: Record<string, string> = { '/_qbench/reset': 'POST', '/_qbench/workers': 'POST', '/_qbench/limits': 'POST', '/_qbench/counters': 'GET' };
-  const want = control[path];
+  const want = ROUTE_METHODS[path];
   if (want === undefined) return sendError(res, HTTP_STATUS.notFound, `no such emulator route ${path}; see GET /_qbench/info and README`);
-  if (!http.authorized(req.headers.authorization)) return sendError(res, HTTP_STATUS.unauthorized, 'control routes need the API key in the authorization header');
+  // The info document lists endpoint, template and pod ids and faults: like every other route, it needs the key.
+  if (!headerAuthorizes(req.headers.authorization, core.config.apiKey)) {
+    return sendError(res, HTTP_STATUS.unauthorized, 'the /_qbench routes need the API key in the authorization header ("<API_KEY>" or "Bearer <API_KEY>")', undefined, closeIfBodyPending(req));
+  }
   if (method !== want) return sendError(res, 405, `use ${want} ${path}`, undefined, { allow: want });
 
   switch (path) {
+    case '/_qbench/info':
+      return sendJson(res, HTTP_STATUS.ok, infoDocument(core));
     case '/_qbench/counters':
       return sendJson(res, HTTP_STATUS.ok, countersDocument(core));
     case '/_qbench/reset':

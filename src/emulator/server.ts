@@ -2,27 +2,26 @@
 // WIRE-COMPAT routes status-sync, POST status/stream, openai, requests), auth (§5), the §8
 // limits (429 with Retry-After) and payload caps, 400/401/404 answers naming the problem,
 // the reserved /_qbench routes, and the sub-services (REST, GraphQL) for every other path.
+// The operations themselves live in queue-operations.ts. An exception anywhere in a handler
+// becomes a 500 `{error}` answer and an incident counted in /_qbench/info, never a crash.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RUNSYNC_WAIT_MS, JOB_STATES, isTerminal, HTTP_STATUS, BYTES_PER_MB, EMULATOR_MB_READING } from '../spec/index.js';
-import type { JobState, RateLimitedOperation } from '../spec/index.js';
+import { HTTP_STATUS, BYTES_PER_MB, EMULATOR_MB_READING } from '../spec/index.js';
+import type { RateLimitedOperation } from '../spec/index.js';
+import { headerAuthorizes } from './auth.js';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
-import type { Job } from './job.js';
-import { acceptableBodyType, discardRest, parseJson, readBody, sendError, sendJson, type BodyResult } from './http-io.js';
+import { closeIfBodyPending, discardRest, readBody, sendError, type BodyResult } from './http-io.js';
 import { handleInfoRoute } from './info-routes.js';
 import { UNLIMITED } from './rate-limiter.js';
-import { OPENAI_ROUTES } from './handlers/openai.js';
+import { QueueOperations, decodeSeg, type QueueOperation } from './queue-operations.js';
 
-const STATUS_CODES = { ...HTTP_STATUS, methodNotAllowed: 405, payloadTooLarge: 413, unsupportedMediaType: 415 } as const;
+const STATUS_CODES = { ...HTTP_STATUS, methodNotAllowed: 405, payloadTooLarge: 413 } as const;
 
 /** Bodies of operations that take none (cancel, retry, purge, status, ...) are read up to this and ignored. */
 const SMALL_BODY_CAP_BYTES = 64 * 1024;
 /** 'payload-cap-off' still refuses past this, so the fault cannot exhaust memory. */
 const FAULT_HARD_CAP_BYTES = 256 * 1024 * 1024;
-/** /requests page size: default and maximum. */
-const REQUESTS_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const;
-
-type Route = 'run' | 'runsync' | 'status' | 'status-sync' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health' | 'requests' | 'openai';
+type Route = QueueOperation;
 
 interface RouteSpec {
   readonly methods: readonly string[];
@@ -48,13 +47,6 @@ function isRoute(s: string): s is Route {
   return Object.hasOwn(ROUTES, s);
 }
 
-/** An AbortSignal that fires when the client goes away (long-polls stop waiting). */
-function closedSignal(res: ServerResponse): AbortSignal {
-  const ac = new AbortController();
-  res.once('close', () => ac.abort());
-  return ac.signal;
-}
-
 /** Routes of the worker protocol (issue 9), mounted under /v2/{endpoint_id}/ beside the client routes. */
 export interface WorkerRoutes {
   owns(op: string): boolean;
@@ -62,39 +54,53 @@ export interface WorkerRoutes {
 }
 
 export class EmulatorHttp {
-  private readonly rawKey: string;
-  private readonly bearerKey: string;
   private readonly authOff: boolean;
+  private readonly operations: QueueOperations;
   workerProtocol: WorkerRoutes | undefined;
 
   constructor(private readonly core: EmulatorCore) {
-    this.rawKey = core.config.apiKey;
-    this.bearerKey = `Bearer ${core.config.apiKey}`;
     this.authOff = core.faults.has('auth-off');
+    this.operations = new QueueOperations(core);
   }
 
-  /** §5: the raw key or `Bearer <key>` (scheme case-insensitive). */
+  /** §5: the raw key or `Bearer <key>` (scheme case-insensitive), compared in constant time. */
   authorized(header: string | undefined): boolean {
-    if (header === undefined) return false;
-    if (header === this.rawKey || header === this.bearerKey) return true;
-    const m = /^bearer\s+(.+)$/i.exec(header.trim());
-    return m !== null && m[1] === this.rawKey;
+    return headerAuthorizes(header, this.core.config.apiKey);
   }
 
   readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
     try {
       this.route(req, res);
     } catch (e) {
-      this.internal(res, e);
+      this.internal(req, res, e);
     }
   };
 
-  private internal(res: ServerResponse, e: unknown): void {
-    if (!res.headersSent) sendError(res, STATUS_CODES.internalError, `internal emulator error: ${e instanceof Error ? e.message : String(e)}`);
-    else res.destroy();
+  /** An exception while serving `req`: a 500 `{error}` when nothing was sent yet, the connection cut otherwise; counted and logged. */
+  private internal(req: IncomingMessage, res: ServerResponse, e: unknown): void {
+    this.core.incidents.record('request', e, `${req.method ?? 'GET'} ${(req.url ?? '/').split('?')[0] ?? '/'}`);
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    try {
+      sendError(res, STATUS_CODES.internalError, 'internal emulator error: the request could not be served; the emulator keeps running (see internalErrors in GET /_qbench/info)', undefined, { connection: 'close' });
+    } catch {
+      res.destroy();
+    }
+  }
+
+  /** Run a handler's promise, turning a rejection into the 500 answer. */
+  private guard(req: IncomingMessage, res: ServerResponse, p: Promise<void> | undefined): void {
+    if (p) p.catch((e: unknown) => this.internal(req, res, e));
   }
 
   private route(req: IncomingMessage, res: ServerResponse): void {
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); node's own check answers with an empty body.
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      sendError(res, STATUS_CODES.badRequest, 'missing Host header: HTTP/1.1 requests must carry one', undefined, { connection: 'close' });
+      return;
+    }
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -104,10 +110,10 @@ export class EmulatorHttp {
       return;
     }
     if (path === '/_qbench' || path.startsWith('/_qbench/')) {
-      void handleInfoRoute(this.core, this, req, res, path, query).catch((e: unknown) => this.internal(res, e));
+      this.guard(req, res, handleInfoRoute(this.core, req, res, path, query));
       return;
     }
-    void this.subService(req, res, url).catch((e: unknown) => this.internal(res, e));
+    this.guard(req, res, this.subService(req, res, url));
   }
 
   private async subService(req: IncomingMessage, res: ServerResponse, rawUrl: string): Promise<void> {
@@ -126,7 +132,7 @@ export class EmulatorHttp {
 
   private queue(req: IncomingMessage, res: ServerResponse, path: string, query: string): void {
     if (!this.authOff && !this.authorized(req.headers.authorization)) {
-      sendError(res, STATUS_CODES.unauthorized, 'missing or wrong API key: send the header "authorization: <API_KEY>" or "authorization: Bearer <API_KEY>"');
+      sendError(res, STATUS_CODES.unauthorized, 'missing or wrong API key: send the header "authorization: <API_KEY>" or "authorization: Bearer <API_KEY>"', undefined, closeIfBodyPending(req));
       return;
     }
     const segs = path.slice(4).split('/');
@@ -141,7 +147,7 @@ export class EmulatorHttp {
     }
     const opName = segs[1] ?? '';
     if (this.workerProtocol?.owns(opName)) {
-      void this.workerProtocol.handle(ep, req, res, segs.slice(2), query).catch((e: unknown) => this.internal(res, e));
+      this.guard(req, res, this.workerProtocol.handle(ep, req, res, segs.slice(2), query));
       return;
     }
     if (!isRoute(opName)) {
@@ -186,19 +192,24 @@ export class EmulatorHttp {
         this.tooLarge(req, res, opName, cap, b.declaredBytes);
         return;
       }
-      const serve = () => {
-        const r = this.operation(opName, endpoint, req, res, jobId, query, b.body, rest);
-        if (r) r.catch((e: unknown) => this.internal(res, e));
-      };
+      const serve = () => this.guard(req, res, this.operations.operation(opName, endpoint, req, res, jobId, query, b.body, rest));
       if (holdRealMs === undefined) serve();
-      else this.afterHold(res, holdRealMs, serve);
+      else this.afterHold(req, res, holdRealMs, serve);
     };
-    if (body instanceof Promise) body.then(go, (e: unknown) => this.internal(res, e));
+    // A synchronous throw inside go() (after the body arrived) must not become an unhandled rejection.
+    const goGuarded = (b: BodyResult) => {
+      try {
+        go(b);
+      } catch (e) {
+        this.internal(req, res, e);
+      }
+    };
+    if (body instanceof Promise) body.then(goGuarded, (e: unknown) => this.internal(req, res, e));
     else go(body);
   }
 
   /** Serve after `realMs` of real time (the request keeps its concurrency slot); nothing if the client leaves first. */
-  private afterHold(res: ServerResponse, realMs: number, serve: () => void): void {
+  private afterHold(req: IncomingMessage, res: ServerResponse, realMs: number, serve: () => void): void {
     const onClose = () => timer.cancel();
     const timer = this.core.clock.setTimer(realMs * this.core.clock.scale, () => {
       res.off('close', onClose);
@@ -206,7 +217,7 @@ export class EmulatorHttp {
       try {
         serve();
       } catch (e) {
-        this.internal(res, e);
+        this.internal(req, res, e);
       }
     });
     res.once('close', onClose);
@@ -222,210 +233,7 @@ export class EmulatorHttp {
 
   private tooLarge(req: IncomingMessage, res: ServerResponse, op: Route, cap: number, declared: number | undefined): void {
     const mb = cap / BYTES_PER_MB[EMULATOR_MB_READING];
-    sendError(res, STATUS_CODES.payloadTooLarge, `payload too large: /${op} accepts at most ${cap} bytes (${mb} MB)${declared !== undefined ? `, content-length says ${declared}` : ''}`, { limitBytes: cap });
+    sendError(res, STATUS_CODES.payloadTooLarge, `payload too large: /${op} accepts at most ${cap} bytes (${mb} MB)${declared !== undefined ? `, content-length says ${declared}` : ''}`, { limitBytes: cap }, { connection: 'close' });
     discardRest(req, cap);
-  }
-
-  private operation(op: Route, ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, jobId: string, query: string, body: Buffer, rest: string[]): Promise<void> | undefined {
-    switch (op) {
-      case 'run':
-      case 'runsync':
-        return this.submit(op, ep, req, res, query, body);
-      case 'status':
-        this.status(ep, res, jobId, query);
-        return undefined;
-      case 'status-sync':
-        return this.statusSync(ep, res, jobId, query);
-      case 'stream':
-        return this.stream(ep, res, jobId);
-      case 'cancel': {
-        const r = ep.cancel(jobId);
-        if (r.ok) sendJson(res, STATUS_CODES.ok, { id: r.id, status: r.status });
-        else if (r.reason === 'not-found') this.noJob(res, jobId);
-        else sendError(res, STATUS_CODES.badRequest, `job ${jobId} is ${r.status}; cancel applies to IN_QUEUE or IN_PROGRESS jobs`, { id: jobId, status: r.status });
-        return undefined;
-      }
-      case 'retry': {
-        const r = ep.retry(jobId);
-        if (r.ok) sendJson(res, STATUS_CODES.ok, { id: r.id, status: r.status });
-        else if (r.reason === 'not-found') this.noJob(res, jobId);
-        else sendError(res, STATUS_CODES.badRequest, `job ${jobId} is ${r.status}; retry is accepted only from FAILED or TIMED_OUT`, { id: jobId, status: r.status });
-        return undefined;
-      }
-      case 'purge-queue': {
-        const removed = ep.purge();
-        sendJson(res, STATUS_CODES.ok, { removed, status: this.core.faults.has('purge-wrong-status-word') ? 'COMPLETED' : 'completed' });
-        return undefined;
-      }
-      case 'health':
-        sendJson(res, STATUS_CODES.ok, ep.health());
-        return undefined;
-      case 'requests':
-        this.requests(ep, res, query);
-        return undefined;
-      case 'openai':
-        return this.openai(ep, req, res, rest, body);
-    }
-  }
-
-  private noJob(res: ServerResponse, jobId: string): void {
-    sendError(res, STATUS_CODES.notFound, `job ${jobId} not found: unknown, expired (ttl or retention) or purged`, { id: jobId });
-  }
-
-  private badRequest(res: ServerResponse, error: string, issues: unknown): void {
-    sendError(res, STATUS_CODES.badRequest, error, { issues });
-  }
-
-  private async submit(op: 'run' | 'runsync', ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, query: string, body: Buffer): Promise<void> {
-    if (!acceptableBodyType(req)) {
-      sendError(res, STATUS_CODES.unsupportedMediaType, `content-type "${req.headers['content-type'] ?? ''}" is not accepted; send the job as application/json`);
-      return;
-    }
-    const params = query === '' ? undefined : new URLSearchParams(query);
-    let waitMs: number | undefined;
-    if (op === 'runsync') {
-      const w = this.core.validator.waitQuery(params?.get('wait') ?? null);
-      if (!w.ok) return this.badRequest(res, w.error, w.issues);
-      waitMs = w.value;
-    }
-    const parsed = parseJson(body);
-    if (!parsed.ok) {
-      sendError(res, STATUS_CODES.badRequest, parsed.error);
-      return;
-    }
-    const jb = this.core.validator.jobBody(parsed.value);
-    if (!jb.ok) return this.badRequest(res, jb.error, jb.issues);
-    const job = ep.submit(op, { ...jb.value, waitMs });
-    if (op === 'run') {
-      sendJson(res, STATUS_CODES.ok, { id: job.id, status: this.core.faults.has('run-answer-wrong-status') ? 'QUEUED' : 'IN_QUEUE' });
-      return;
-    }
-    await ep.waitUntil(job, waitMs ?? RUNSYNC_WAIT_MS.defaultValue, () => isTerminal(job.status), closedSignal(res));
-    this.answerRecord(ep, res, job);
-  }
-
-  private answerRecord(ep: QueueEndpoint, res: ServerResponse, job: Job): void {
-    if (ep.get(job.id) !== job) this.noJob(res, job.id);
-    else sendJson(res, STATUS_CODES.ok, ep.record(job));
-  }
-
-  private status(ep: QueueEndpoint, res: ServerResponse, jobId: string, query: string): void {
-    let ttl: number | undefined;
-    if (query !== '') {
-      const t = this.core.validator.ttlQuery(new URLSearchParams(query).get('ttl'));
-      if (!t.ok) return this.badRequest(res, t.error, t.issues);
-      ttl = t.value;
-    }
-    const job = ep.get(jobId);
-    if (!job) {
-      if (this.core.faults.has('unknown-job-ok')) sendJson(res, STATUS_CODES.ok, { id: jobId, status: 'IN_QUEUE' });
-      else this.noJob(res, jobId);
-      return;
-    }
-    const record = ep.record(job);
-    if (ttl !== undefined) ep.setTtl(job, ttl);
-    sendJson(res, STATUS_CODES.ok, record);
-  }
-
-  private async statusSync(ep: QueueEndpoint, res: ServerResponse, jobId: string, query: string): Promise<void> {
-    const w = this.core.validator.waitQuery(query === '' ? null : new URLSearchParams(query).get('wait'));
-    if (!w.ok) return this.badRequest(res, w.error, w.issues);
-    const job = ep.get(jobId);
-    if (!job) return this.noJob(res, jobId);
-    await ep.waitUntil(job, w.value ?? RUNSYNC_WAIT_MS.defaultValue, () => isTerminal(job.status), closedSignal(res));
-    this.answerRecord(ep, res, job);
-  }
-
-  private async stream(ep: QueueEndpoint, res: ServerResponse, jobId: string): Promise<void> {
-    const job = ep.get(jobId);
-    if (!job) return this.noJob(res, jobId);
-    if (!ep.streamReady(job)) {
-      // Long-poll: the JS SDK calls /stream in a tight loop. The wait is real time.
-      const waitMs = this.core.config.stream.longPollMs * this.core.clock.scale;
-      await ep.waitUntil(job, waitMs, () => ep.streamReady(job), closedSignal(res));
-    }
-    if (ep.get(jobId) !== job) return this.noJob(res, jobId);
-    if (res.destroyed) return;
-    sendJson(res, STATUS_CODES.ok, ep.takeStream(job));
-  }
-
-  private requests(ep: QueueEndpoint, res: ServerResponse, query: string): void {
-    const p = new URLSearchParams(query);
-    const limitRaw = p.get('limit');
-    let limit: number = REQUESTS_PAGE.defaultLimit;
-    if (limitRaw !== null) {
-      const n = /^\d+$/.test(limitRaw) ? Number(limitRaw) : NaN;
-      if (!(n >= 1 && n <= REQUESTS_PAGE.maxLimit)) {
-        sendError(res, STATUS_CODES.badRequest, `limit must be an integer from 1 to ${REQUESTS_PAGE.maxLimit}`, { issues: [{ path: 'limit', message: 'out of range' }] });
-        return;
-      }
-      limit = n;
-    }
-    const statusRaw = p.get('status');
-    if (statusRaw !== null && !(JOB_STATES as readonly string[]).includes(statusRaw)) {
-      sendError(res, STATUS_CODES.badRequest, `status must be one of ${JOB_STATES.join(', ')}`, { issues: [{ path: 'status', message: 'unknown job state' }] });
-      return;
-    }
-    const { jobs, total } = ep.listJobs(limit, (statusRaw ?? undefined) as JobState | undefined);
-    sendJson(res, STATUS_CODES.ok, {
-      requests: jobs.map((j) => ({ ...ep.record(j), kind: j.kind, submittedAt: new Date(j.submittedAtMs).toISOString(), lowPriority: j.lowPriority })),
-      total,
-      limit,
-    });
-  }
-
-  private async openai(ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, rest: string[], body: Buffer): Promise<void> {
-    const route = `/${rest.map(decodeSeg).join('/')}`;
-    if (!OPENAI_ROUTES.has(route)) {
-      sendError(res, STATUS_CODES.notFound, `no such OpenAI route ${route}; supported: ${[...OPENAI_ROUTES].map((r) => `/openai${r}`).join(', ')}`);
-      return;
-    }
-    let openaiInput: unknown = null;
-    if (req.method === 'POST') {
-      if (!acceptableBodyType(req)) {
-        sendError(res, STATUS_CODES.unsupportedMediaType, 'send the OpenAI request as application/json');
-        return;
-      }
-      if (body.length > 0) {
-        const parsed = parseJson(body);
-        if (!parsed.ok) {
-          sendError(res, STATUS_CODES.badRequest, parsed.error);
-          return;
-        }
-        openaiInput = parsed.value;
-      }
-    }
-    const job = ep.submit('runsync', { input: { openai_route: route, openai_input: openaiInput } });
-    const closed = closedSignal(res);
-    const streaming = typeof openaiInput === 'object' && openaiInput !== null && (openaiInput as Record<string, unknown>)['stream'] === true;
-    if (streaming) {
-      res.writeHead(STATUS_CODES.ok, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const deadline = this.core.clock.now() + RUNSYNC_WAIT_MS.defaultValue;
-      while (!closed.aborted && ep.get(job.id) === job) {
-        await ep.waitUntil(job, deadline - this.core.clock.now(), () => ep.streamReady(job), closed);
-        const take = ep.takeStream(job);
-        for (const c of take.stream) res.write(`data: ${JSON.stringify(c.output)}\n\n`);
-        if (isTerminal(take.status) || this.core.clock.now() >= deadline) {
-          if (take.status === 'FAILED') res.write(`data: ${JSON.stringify({ error: { message: job.error ?? 'job failed', type: 'server_error' } })}\n\n`);
-          break;
-        }
-      }
-      res.end('data: [DONE]\n\n');
-      return;
-    }
-    await ep.waitUntil(job, RUNSYNC_WAIT_MS.defaultValue, () => isTerminal(job.status), closed);
-    if (ep.get(job.id) !== job) return this.noJob(res, job.id);
-    if (job.status === 'COMPLETED') sendJson(res, STATUS_CODES.ok, job.output);
-    else if (isTerminal(job.status)) sendError(res, STATUS_CODES.internalError, job.error ?? `job ${job.status}`, { id: job.id, status: job.status });
-    else sendJson(res, STATUS_CODES.ok, { id: job.id, status: job.status });
-  }
-}
-
-function decodeSeg(s: string): string {
-  if (!s.includes('%')) return s;
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
   }
 }

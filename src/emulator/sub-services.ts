@@ -1,11 +1,10 @@
 // How the REST template interface and the GraphQL pod interface mount on the one emulator
 // server beside the queue endpoint. The queue emulator (server) owns the HTTP listener and
-// asks each sub-service in turn whether a request is its own.
+// asks each sub-service in turn whether a request is its own. The list of mounted services
+// is sub-service-list.ts (kept apart so that the services can import these types).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from './clock.js';
 import type { FaultSet } from './faults.js';
-import { createTemplateService } from './rest/template-service.js';
-import { createPodService } from './graphql/pod-service.js';
 
 export interface SubService {
   readonly name: string;
@@ -47,9 +46,3 @@ export interface EmulatorServices {
 }
 
 export type SubServiceFactory = (services: EmulatorServices) => SubService;
-
-/** The sub-services every emulator mounts, in order. The REST and GraphQL parts add theirs here. */
-export const SUB_SERVICES: SubServiceFactory[] = [
-  createTemplateService,
-  createPodService,
-];

@@ -31,6 +31,8 @@ export interface WebhookOptions {
   maxConcurrent: number;
   maxPending: number;
   attemptTimeoutMs: number;
+  /** Told of a record that could not be serialized (the delivery is dropped and counted). */
+  onError?: (e: unknown) => void;
 }
 
 export class WebhookDispatcher {
@@ -63,7 +65,15 @@ export class WebhookDispatcher {
   send(url: string, record: unknown): void {
     if (this.closed) return;
     this.counters.queued += 1;
-    this.enqueue({ url, body: JSON.stringify(record), attempt: 1 });
+    let body: string;
+    try {
+      body = JSON.stringify(record);
+    } catch (e) {
+      this.counters.dropped += 1;
+      this.opts.onError?.(e);
+      return;
+    }
+    this.enqueue({ url, body, attempt: 1 });
   }
 
   private enqueue(d: Delivery): void {

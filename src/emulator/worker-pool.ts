@@ -26,6 +26,8 @@ export interface Worker {
   idleSinceMs: number | undefined;
   /** External workers: emulated time of the last protocol call (liveness). */
   lastSeenMs?: number;
+  /** External workers: the last ping said `status=unhealthy` (a failed start-up check); no jobs until a healthy ping. */
+  unhealthy?: boolean;
   coldTimer: TimerHandle | undefined;
 }
 
@@ -223,12 +225,15 @@ export class WorkerPool {
     let idle = 0;
     let initializing = 0;
     let running = 0;
+    let unhealthy = 0;
+    // Each worker counts once: one still holding jobs is running even after an unhealthy ping.
     for (const w of this.workers.values()) {
       if (w.jobs.size > 0) running += 1;
+      else if (w.unhealthy === true) unhealthy += 1;
       else if (w.state === 'initializing') initializing += 1;
       else idle += 1;
     }
-    return { idle, running, initializing, ready: idle, throttled: 0, unhealthy: 0, total: this.workers.size };
+    return { idle, running, initializing, ready: idle, throttled: 0, unhealthy, total: this.workers.size };
   }
 
   /** Sum of KV tokens on a worker after setting `jobId`'s share. */

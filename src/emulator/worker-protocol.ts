@@ -1,12 +1,15 @@
-// Issue 9: real worker processes attached over the worker protocol of WIRE-COMPAT
-// (job-take, job-take-batch, job-stop, job-done, job-stream, ping), as external workers of
-// the endpoint's pool. job-take long-polls briefly (well under the worker's 90 s timeout)
-// and answers 204 when nothing is queued; cancel reaches a running job through job-stop.
+// Real worker processes attached over the worker protocol of WIRE-COMPAT (job-take,
+// job-take-batch, job-stop, job-done, job-stream, ping), as external workers of the endpoint's
+// pool. job-take and job-stop long-poll (well under the worker's 90 s timeout); cancel,
+// execution timeout and ttl reach a running job through job-stop, re-delivered until the
+// worker's heartbeat or job-done shows the job gone (worker-stops.ts). A ping with
+// status=unhealthy keeps the worker from jobs until a healthy ping.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
 import { parseJson, readBody, sendError, sendJson } from './http-io.js';
+import { decodeSeg } from './queue-operations.js';
 import type { WorkerRoutes } from './server.js';
 import type { Worker } from './worker-pool.js';
 
@@ -21,6 +24,16 @@ function noContent(res: ServerResponse): void {
 
 /** An external worker silent for this many ping intervals is taken as lost. */
 const MISSED_PINGS_LOST = 3;
+/**
+ * Real ms before a delivered, unconfirmed stop is answered again on job-stop. Above the ~100 ms
+ * in which the official worker drops a stop for a job it just took, so the second delivery lands.
+ */
+export const STOP_REDELIVER_REAL_MS = 250;
+/**
+ * Real ms after the take before a heartbeat that omits a stopped job confirms it gone: a ping
+ * composed before the worker saw the take (in flight meanwhile) must not settle the stop.
+ */
+export const STOP_CONFIRM_AFTER_TAKE_REAL_MS = 1_000;
 
 export class WorkerProtocolRoutes implements WorkerRoutes {
   private sweeping = false;
@@ -45,8 +58,6 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
             ep.workerGone(w, `worker ${w.id} lost: no call for more than ${MISSED_PINGS_LOST} ping intervals`);
           }
         }
-        // Stop signals for workers that left (lost, recycled) are never collected.
-        for (const [jobId, owner] of ep.stopRequests) if (!ep.pool.workers.has(owner)) ep.stopRequests.delete(jobId);
       }
       this.core.clock.setTimer(this.pingIntervalEmulatedMs, sweep);
     };
@@ -79,25 +90,28 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
 
   async handle(ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, rest: string[], query: string): Promise<void> {
     const op = (req.url ?? '').split('?')[0]?.split('/')[3] ?? '';
-    const workerId = decodeURIComponent(rest[0] ?? '');
+    const workerId = decodeSeg(rest[0] ?? '');
     if (workerId === '') return sendError(res, 404, `/${op} needs a worker id: /v2/${ep.id}/${op}/{worker_id}`);
     const params = new URLSearchParams(query);
     const w = this.worker(ep, workerId);
     switch (op) {
       case 'ping':
+        this.heartbeat(ep, w, params);
         return sendJson(res, 200, { ok: true, workerId });
-      case 'job-stop': {
-        const stop: string[] = [];
-        for (const [jobId, owner] of ep.stopRequests) if (owner === w.id) stop.push(jobId);
-        for (const id of stop) ep.stopRequests.delete(id);
-        if (stop.length === 0) return noContent(res);
-        return sendJson(res, 200, { jobsToStop: stop });
-      }
+      case 'job-stop':
+        return this.jobStop(ep, w, res);
       case 'job-take':
       case 'job-take-batch': {
         const batch = op === 'job-take' ? 1 : Math.min(MAX_BATCH, Math.max(1, Number(params.get('batch_size') ?? '1') || 1));
         const closed = new AbortController();
         res.once('close', () => closed.abort());
+        if (w.unhealthy === true) {
+          // Held for the whole long-poll, not answered at once: an unhealthy worker asking in a
+          // loop while jobs wait would spin.
+          await this.core.clock.sleep(this.core.config.workerTakeLongPollMs * this.core.clock.scale, closed.signal).catch(() => {});
+          if (closed.signal.aborted) return;
+          if (w.unhealthy === true) return noContent(res);
+        }
         let jobs = this.take(ep, w, batch);
         if (jobs.length === 0) {
           await ep.waitForQueued(this.core.config.workerTakeLongPollMs * this.core.clock.scale, closed.signal);
@@ -110,11 +124,13 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
       }
       case 'job-done':
       case 'job-stream': {
-        const jobId = decodeURIComponent(rest[1] ?? '');
+        const jobId = decodeSeg(rest[1] ?? '');
         const b = await readBody(req, RESULT_BODY_CAP_BYTES);
         if (b.kind === 'aborted') return;
-        if (b.kind === 'too-large') return sendError(res, 413, `worker results are at most ${RESULT_BODY_CAP_BYTES} bytes`);
+        if (b.kind === 'too-large') return sendError(res, 413, `worker results are at most ${RESULT_BODY_CAP_BYTES} bytes`, undefined, { connection: 'close' });
         const job = this.jobOf(ep, w, jobId);
+        // The result of a job the worker was told to stop: the worker no longer runs it.
+        if (!job && op === 'job-done') ep.confirmStopped(w, jobId);
         if (!job) return sendError(res, 404, `job ${jobId} is not running on worker ${workerId}`);
         const p = parseJson(b.body);
         if (!p.ok) return sendError(res, 400, p.error);
@@ -140,10 +156,49 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
     }
   }
 
+  /**
+   * ping: `status=unhealthy` (a failed start-up check of the official worker) marks the worker
+   * unhealthy, any other ping healthy; `job_id=a,b` lists the jobs it still runs, so a stop owed
+   * for a job it no longer lists (taken long enough ago) is settled.
+   */
+  private heartbeat(ep: QueueEndpoint, w: Worker, params: URLSearchParams): void {
+    w.unhealthy = params.get('status') === 'unhealthy';
+    const list = params.get('job_id');
+    if (list === null) return;
+    const running = new Set(list.split(',').filter((id) => id !== ''));
+    const now = this.core.clock.now();
+    const marginMs = STOP_CONFIRM_AFTER_TAKE_REAL_MS * this.core.clock.scale;
+    for (const owed of ep.stops.ofWorker(w.id)) {
+      if (!running.has(owed.jobId) && now - owed.takenAtMs >= marginMs) ep.confirmStopped(w, owed.jobId);
+    }
+  }
+
+  /**
+   * job-stop: held open until a stop is owed to this worker (200 `{jobsToStop}`), or for
+   * workerStopLongPollMs real ms (204); released when the client goes away or the emulator
+   * closes. A delivered stop is answered again every STOP_REDELIVER_REAL_MS until confirmed.
+   */
+  private async jobStop(ep: QueueEndpoint, w: Worker, res: ServerResponse): Promise<void> {
+    const closed = new AbortController();
+    res.once('close', () => closed.abort());
+    const clock = this.core.clock;
+    const deadline = clock.now() + this.core.config.workerStopLongPollMs * clock.scale;
+    const redeliverMs = STOP_REDELIVER_REAL_MS * clock.scale;
+    for (;;) {
+      const now = clock.now();
+      const due = ep.stops.takeDue(w.id, now, redeliverMs);
+      if (due.jobIds.length > 0) return sendJson(res, 200, { jobsToStop: due.jobIds });
+      if (closed.signal.aborted) return;
+      if (now >= deadline || ep.stops.isClosed) return noContent(res);
+      await ep.stops.wait(w.id, Math.min(deadline, due.nextDueAtMs) - now, closed.signal);
+    }
+  }
+
   private take(ep: QueueEndpoint, w: Worker, n: number): Job[] {
     const out: Job[] = [];
     // A worker that left the pool (lost, recycled) or drains after stopPod takes nothing.
-    if (ep.pool.workers.get(w.id) !== w || w.state !== 'ready') return out;
+    // An unhealthy one takes nothing until it pings healthy.
+    if (ep.pool.workers.get(w.id) !== w || w.state !== 'ready' || w.unhealthy === true) return out;
     while (out.length < n && w.jobs.size < w.capacity) {
       const job = ep.takeNext();
       if (!job) break;

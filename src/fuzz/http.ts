@@ -50,6 +50,9 @@ export class FuzzHttp {
   /** Requests sent, and 429s met despite the budget (reported: they mean the budget is off). */
   sent = 0;
   rateLimited = 0;
+  /** Requests that got an HTTP answer (any status), and the last network error of one that got none. */
+  answered = 0;
+  lastError: string | undefined;
 
   constructor(private readonly options: FuzzHttpOptions) {
     registerSecret(options.apiKey);
@@ -99,6 +102,7 @@ export class FuzzHttp {
         signal ? { signal } : {},
       );
       const { status, value } = result.outcome;
+      this.answered += 1;
       let json: unknown;
       try {
         json = value.text === '' ? undefined : JSON.parse(value.text);
@@ -124,6 +128,7 @@ export class FuzzHttp {
     } catch (e) {
       if (signal?.aborted) throw e;
       const msg = redactSecrets(e instanceof Error ? `${e.name}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}` : String(e));
+      this.lastError = msg;
       return { status: null, text: '', json: undefined, error: msg, curl, exchange: { request: shownRequest, error: `${msg} after ${Math.round(performance.now() - started)} ms` } };
     }
   }

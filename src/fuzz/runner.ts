@@ -87,6 +87,17 @@ async function preflight(target: FuzzTarget, http: FuzzHttp, signal: AbortSignal
   if (a.status === null) throw new QbenchError('QB_ERR_UNREACHABLE', `target unreachable: GET ${queuePath(target, target.endpointId, '/health')}: ${a.error ?? 'no answer'}`);
 }
 
+/**
+ * A property passes only on answers: one whose requests all went unanswered (the target went
+ * away after the preflight) could pass on cases where "refused" includes a dropped connection,
+ * so it ends as an error naming the network failure instead.
+ */
+export function withoutAnswers(r: FuzzProperty, sent: number, answered: number, lastError: string | undefined): FuzzProperty {
+  if (r.status !== 'pass' || sent === 0 || answered > 0) return r;
+  const { finding: _none, ...rest } = r;
+  return { ...rest, status: 'error', error: `none of its ${sent} requests got an HTTP answer (${lastError ?? 'no answer'}): the target stopped answering` };
+}
+
 async function runOne(def: FuzzPropertyDef<unknown>, ctx: PropertyContext, controller: AbortController, o: FuzzRunOptions, runs: number, budgetMs: number): Promise<FuzzProperty> {
   const started = performance.now();
   const base = { name: def.name, clause: def.clause, kind: def.kind };
@@ -185,7 +196,9 @@ export async function runFuzz(o: FuzzRunOptions): Promise<FuzzRunResult> {
       weightLeft -= weightOf(def);
       const runs = Math.max(1, Math.min(def.kind === 'state-machine' ? o.modelRuns : o.numRuns, def.maxRuns ?? Number.POSITIVE_INFINITY));
       o.onEvent?.({ kind: 'start', property: def.name, budgetMs, runs });
-      const r = await runOne(def, ctx, controller, o, runs, budgetMs);
+      const sent0 = http.sent;
+      const answered0 = http.answered;
+      const r = withoutAnswers(await runOne(def, ctx, controller, o, runs, budgetMs), http.sent - sent0, http.answered - answered0, http.lastError);
       if (o.signal?.aborted) throw new QbenchError('QB_ERR_ABORTED', 'fuzz run interrupted');
       results.push(r);
       o.onEvent?.({ kind: 'end', property: r, tally: tallies[def.name] });

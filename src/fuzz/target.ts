@@ -3,7 +3,8 @@
 // rate-window scaling read from its reserved info route, so waits and budgets follow it.
 import { z } from 'zod';
 import { API_VERSIONS, RATE_WINDOW_MS } from '../spec/index.js';
-import { registerSecret } from '../errors.js';
+import { QbenchError, registerSecret } from '../errors.js';
+import { EmulatorInfoFacts, claimsEmulatorInfo } from '../emulator/info-schema.js';
 
 export interface FuzzTarget {
   readonly kind: 'emulator' | 'remote';
@@ -26,26 +27,28 @@ export interface FuzzTarget {
   readonly faults?: readonly string[];
 }
 
-/** The parts of GET /_qbench/info the fuzzer reads; everything else passes through. */
-const InfoAnswer = z.looseObject({
-  timeScale: z.number().positive().optional(),
-  scaleRateWindows: z.boolean().optional(),
-  faults: z.array(z.string()).optional(),
-  config: z.looseObject({ timeScale: z.number().positive().optional(), scaleRateWindows: z.boolean().optional(), faults: z.array(z.string()).optional() }).optional(),
-});
-
 export interface TargetFacts {
   readonly timeScale: number;
   readonly rateWindowMs: number;
   readonly faults?: readonly string[];
 }
 
-/** Read the emulator's info route; a real target has none and runs at scale 1 with real windows. */
+/** The whole info request, connecting included, real ms: an unreachable host costs no more. */
+const INFO_TIMEOUT_MS = 5000;
+
+/**
+ * Read the emulator's info route (with the key: an emulator may require it). A target with no
+ * such route (a deployment, or a proxy that hides /_qbench) runs at scale 1 with real windows:
+ * undefined. An answer that calls itself the emulator's but does not match the document this
+ * qbench reads is an error, never a silent fall-back to real time.
+ */
 export async function readTargetFacts(queueUrl: string, apiKey: string, signal?: AbortSignal): Promise<TargetFacts | undefined> {
   registerSecret(apiKey);
+  const url = new URL('/_qbench/info', queueUrl);
   let res: Response;
   try {
-    res = await fetch(new URL('/_qbench/info', queueUrl), { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' }, ...(signal ? { signal } : {}) });
+    const limit = AbortSignal.timeout(INFO_TIMEOUT_MS);
+    res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' }, signal: signal ? AbortSignal.any([signal, limit]) : limit });
   } catch {
     return undefined;
   }
@@ -59,12 +62,13 @@ export async function readTargetFacts(queueUrl: string, apiKey: string, signal?:
   } catch {
     return undefined;
   }
-  const info = InfoAnswer.safeParse(json);
-  if (!info.success) return undefined;
-  const timeScale = info.data.timeScale ?? info.data.config?.timeScale ?? 1;
-  const scaled = info.data.scaleRateWindows ?? info.data.config?.scaleRateWindows ?? false;
-  const faults = info.data.faults ?? info.data.config?.faults;
-  return { timeScale, rateWindowMs: scaled ? RATE_WINDOW_MS / timeScale : RATE_WINDOW_MS, ...(faults ? { faults } : {}) };
+  if (!claimsEmulatorInfo(json)) return undefined;
+  const info = EmulatorInfoFacts.safeParse(json);
+  if (!info.success) {
+    throw new QbenchError('QB_ERR_CONFIG', `GET ${url.href} answered an emulator info document this qbench cannot read (a different qbench version?): ${z.prettifyError(info.error).replace(/\n/g, ' ')}`);
+  }
+  const { timeScale, scaleRateWindows, faults } = info.data;
+  return { timeScale, rateWindowMs: scaleRateWindows ? RATE_WINDOW_MS / timeScale : RATE_WINDOW_MS, faults: faults.map((f) => f.name) };
 }
 
 /** `{queueUrl}/v2/{endpointId}{path}` */

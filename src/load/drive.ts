@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { schedule, type RateSegment } from './arrivals.js';
 import type { LoadTarget } from './context.js';
 import type { TargetHttp } from './http.js';
-import { backoffFor, runIteration, sleep, type IterationEnv } from './iteration.js';
+import { backoffFor, noAnswerBackoffMs, runIteration, sleep, type IterationEnv } from './iteration.js';
 import { hrNowMs, type ShardRecorder } from './recorder.js';
 import type { Scenario } from './scenario.js';
 
@@ -41,6 +41,11 @@ export interface DriveOptions {
   readonly t0Ms: number;
   readonly state: unknown;
   readonly signal: AbortSignal;
+  /**
+   * A shard that joined a shared start late: its starts intended before this instant (hrNow
+   * base) are counted as dropped (recorder.missedAtJoin), never started in a bunch.
+   */
+  readonly dropBeforeMs?: number | undefined;
 }
 
 /**
@@ -71,6 +76,7 @@ export async function drive(o: DriveOptions): Promise<string | undefined> {
     halt,
     backoff: backoffFor(s),
     takeRequestBudget: () => requestBudget-- > 0,
+    unanswered: { streak: 0 },
   };
   const ticker = setInterval(() => recorder.roll(hrNowMs()), 250);
   let error: string | undefined;
@@ -125,6 +131,9 @@ export async function drive(o: DriveOptions): Promise<string | undefined> {
             recorder.inFlight--;
             recorder.iterationDone(hrNowMs());
           }
+          // A closed loop starts the next iteration as soon as one ends: against a target
+          // that refuses connections that is a hot loop, so it backs off while nothing answers.
+          if (env.unanswered.streak > 0) await sleep(Math.min(noAnswerBackoffMs(env.unanswered.streak), endMs - hrNowMs()), inner.signal);
         }
       };
       await Promise.all(Array.from({ length: vus }, vu));
@@ -238,6 +247,15 @@ function openLoop(
 ): Promise<void> {
   const it = schedule({ segments, arrivals, seed, shardIndex: o.shardIndex, shardCount: o.shardCount });
   let next = it.next();
+  if (o.dropBeforeMs !== undefined) {
+    // Joined late: the starts already past are missed, counted as dropped, never bunched.
+    const now = hrNowMs();
+    while (!next.done && t0Ms + next.value.offsetMs < o.dropBeforeMs) {
+      recorder.iterationScheduled(t0Ms + next.value.offsetMs, now, false);
+      recorder.missedAtJoin++;
+      next = it.next();
+    }
+  }
   return new Promise((resolve) => {
     let done = false;
     // Starts taken on schedule while no connection was free wait here, as two numbers each

@@ -14,10 +14,13 @@ import type { ScenarioSource } from './loader.js';
 import { runMaxThroughput } from './max-throughput.js';
 import { hrNowMs } from './recorder.js';
 import { plannedDurationMs, scenarioToJson, type Scenario } from './scenario.js';
-import { segmentsOf } from './drive.js';
+import { segmentsOf, shareOf } from './drive.js';
 import { runShard } from './shard.js';
 import { abortingThreshold, evaluate, parseThresholds } from './thresholds.js';
 import { runThreads } from './threads.js';
+import { scenarioIdentity, type ProcessShard } from './sharding.js';
+import { hostname } from 'node:os';
+import { scenarioError } from '../errors.js';
 import { computeValidity, worstPercentiles } from './validity.js';
 import type { ShardEndWire } from './wire.js';
 
@@ -44,6 +47,10 @@ export interface RunScenarioOptions {
   readonly log?: ((line: string) => void) | undefined;
   /** The scenario's file, needed for threads > 1 when it holds code. */
   readonly source?: ScenarioSource | undefined;
+  /** This process runs one shard of the global schedule (src/load/sharding.ts). */
+  readonly shard?: ProcessShard | undefined;
+  /** The shared start instant (epoch ms): the schedule's time zero for every shard. */
+  readonly startAtMs?: number | undefined;
 }
 
 /** How far ahead of "now" the schedule starts, so the first intended start is not already late. */
@@ -52,6 +59,9 @@ const START_LEAD_MS = 20;
 export async function runScenario(scenario: Scenario, opts: RunScenarioOptions): Promise<LoadScenarioResult> {
   const s = scenario;
   const thresholds = parseThresholds(s);
+  const shard = opts.shard;
+  if (shard && !opts.source) throw scenarioError(`${s.name}: a shard needs the scenario's file (its identity is checked by qbench merge)`);
+  const identity = shard && opts.source ? await scenarioIdentity(opts.source.file, opts.source.params, s.seed, scenarioToJson(s)) : undefined;
   const controller = new AbortController();
   const outer = opts.signal;
   const onOuter = () => controller.abort(outer?.reason);
@@ -79,7 +89,8 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     const planned = plannedDurationMs(s);
     /** Fix the schedule's start and arm the timeline actions relative to it. */
     const begin = (): number => {
-      t0Ms = hrNowMs() + START_LEAD_MS;
+      // A shared start instant is the same moment on every machine; hrNow counts from the epoch too.
+      t0Ms = opts.startAtMs !== undefined ? hrNowMs() + (opts.startAtMs - Date.now()) : hrNowMs() + START_LEAD_MS;
       for (const action of s.hooks?.timeline ?? []) {
         timers.push(
           setTimeout(
@@ -147,15 +158,30 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
             source: opts.source,
             scenarioJson: opts.source ? undefined : scenarioToJson(s),
             target: opts.target,
-            shardCount: threads,
             state,
+            lateJoin: opts.startAtMs !== undefined,
           },
+          threads,
+          processShard: shard,
           signal: controller.signal,
           onBucket: (b) => agg.add(b),
           onReady: begin,
         });
       } else {
-        ends = [await runShard({ scenario: s, target: opts.target, shardIndex: 0, shardCount: 1, start: begin, state, signal: controller.signal, sink: agg, inProcess: true })];
+        ends = [
+          await runShard({
+            scenario: s,
+            target: opts.target,
+            shardIndex: shard?.index ?? 0,
+            shardCount: shard?.count ?? 1,
+            start: begin,
+            state,
+            signal: controller.signal,
+            sink: agg,
+            inProcess: true,
+            lateJoin: opts.startAtMs !== undefined,
+          }),
+        ];
       }
     } finally {
       clearInterval(progress);
@@ -177,18 +203,22 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     const isOpen = segments.length > 0;
     // Poisson schedules have a random count: compare with the arrivals actually drawn.
     const poisson = (s.executor === 'constant-arrival-rate' || s.executor === 'ramping-arrival-rate') && s.arrivals === 'poisson';
-    const expected = isOpen ? (poisson ? agg.scheduled : expectedCountUpTo(segments, ranMs)) : undefined;
+    // A shard's share of the uniform count: the global starts with its index modulo the count.
+    const expected = isOpen ? (poisson ? agg.scheduled : shareOf(expectedCountUpTo(segments, ranMs), shard?.index ?? 0, shard?.count ?? 1)) : undefined;
+    const missedAtJoin = ends.reduce((a, e) => a + (e.missedAtJoin ?? 0), 0);
     const validity = computeValidity({
       scenario: s,
       agg,
       expectedIterations: expected,
-      targetRatePerSec: isOpen ? expectedCount(segments) / (planned / 1000) : undefined,
+      targetRatePerSec: isOpen ? expectedCount(segments) / (planned / 1000) / (shard?.count ?? 1) : undefined,
       scheduleMs: startSpanMs,
       eventLoopDelayMs: worstPercentiles(ends.map((e) => e.eventLoopDelayMs)),
       cpuPercent: ((cpu.user + cpu.system) / 1000 / Math.max(1, endMs - wall0)) * 100,
       threads,
       availableCores: availableParallelism(),
       warmup: warmupOf(ends),
+      missedAtJoin,
+      joinedLateMs: Math.max(0, ...ends.map((e) => e.joinedLateMs ?? 0)),
     });
     const thresholdResults = thresholds.map((t) => evaluate(t, agg, ranMs));
     const steps = [...agg.steps.entries()].map(([name, t]) => stepResult(name, t));
@@ -205,11 +235,26 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
       validity,
       thresholds: thresholdResults,
       charts: defaultCharts(series),
+      iterations: { scheduled: agg.scheduled, started: agg.startedIterations, dropped: agg.dropped },
+      ...(shard && identity
+        ? {
+            shard: {
+              index: shard.index,
+              count: shard.count,
+              host: hostname(),
+              identity,
+              ...(opts.startAtMs !== undefined ? { startAt: new Date(opts.startAtMs).toISOString() } : {}),
+              scheduleStartedAt: new Date(opts.startAtMs ?? t0Ms - hrNowMs() + Date.now()).toISOString(),
+              missedAtJoin,
+            },
+          }
+        : {}),
     };
     let analysis: Analysis | undefined;
     if (s.hooks?.analyze) analysis = await s.hooks.analyze(base, { ...runCtx(), trends: agg.trends });
     const charts = [...base.charts, ...(analysis?.charts ?? [])];
-    return { ...base, charts, verdict: verdictOf(validity.valid, validity.reasons, thresholdResults, analysis, abortReason, controller.signal.aborted && !abortReason) };
+    const verdict = verdictOf(validity.valid, validity.reasons, thresholdResults, analysis, abortReason, controller.signal.aborted && !abortReason);
+    return { ...base, charts, verdict: answeredVerdict(verdict, steps, controller.signal.aborted && !abortReason) };
   } finally {
     outer?.removeEventListener('abort', onOuter);
     try {
@@ -300,6 +345,37 @@ function defaultCharts(series: ReturnType<Aggregator['series']>): Chart[] {
     });
   }
   return charts;
+}
+
+/** Share of requests without an HTTP answer from which a passing verdict line says so. */
+export const NETWORK_ERROR_NOTE_SHARE = 0.1;
+
+/**
+ * What the answers allow a verdict to say: a scenario none of whose requests got an HTTP
+ * answer measured nothing of the target and fails (no thresholds or analysis can pass it); one
+ * that sent nothing is not a measurement; a passing or measured-only one with a large share of
+ * network errors says so in its line.
+ */
+export function answeredVerdict(v: LoadScenarioResult['verdict'], steps: readonly StepResult[], interrupted: boolean): LoadScenarioResult['verdict'] {
+  let requests = 0;
+  let noAnswer = 0;
+  for (const st of steps) {
+    for (const c of OUTCOME_CLASSES) requests += st.counts[c];
+    noAnswer += st.counts.network_error;
+  }
+  if (requests === 0) {
+    if (interrupted || v.status === 'invalid' || v.status === 'fail') return v;
+    return { ...v, status: 'invalid', summary: `no request was sent: nothing was measured (${v.summary})` };
+  }
+  if (noAnswer === requests) {
+    if (v.status === 'invalid') return v;
+    return { ...v, status: 'fail', summary: `no request got an HTTP answer: all ${requests.toLocaleString('en-US')} failed at the network (refused, reset or timed out); ${v.summary}` };
+  }
+  const share = noAnswer / requests;
+  if ((v.status === 'pass' || v.status === 'info') && share >= NETWORK_ERROR_NOTE_SHARE) {
+    return { ...v, summary: `${v.summary}; but ${(share * 100).toFixed(1)}% of requests (${noAnswer.toLocaleString('en-US')} of ${requests.toLocaleString('en-US')}) got no HTTP answer (network errors)` };
+  }
+  return v;
 }
 
 function verdictOf(

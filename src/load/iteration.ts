@@ -27,6 +27,24 @@ export interface IterationEnv {
   readonly backoff: BackoffOptions | undefined;
   /** Called before every HTTP request; false stops the iteration (request budget used up). */
   readonly takeRequestBudget: () => boolean;
+  /** The shard's run of consecutive requests that got no HTTP answer (any answer resets it). */
+  readonly unanswered: { streak: number };
+}
+
+/** First and largest pause after a request that got no HTTP answer, real ms. */
+const NO_ANSWER_BACKOFF = { baseMs: 10, capMs: 1000 } as const;
+/** A follow loop tries a job this many more times after network errors before giving it up. */
+const FOLLOW_NETWORK_RETRIES = 3;
+
+/**
+ * The pause before the next request after `streak` requests in a row got no HTTP answer:
+ * doubling from 10 ms to 1 s, jittered over its upper half. A closed loop or a follow loop
+ * that met a dead or restarting target waits instead of spinning on refused connections.
+ */
+export function noAnswerBackoffMs(streak: number, random: () => number = Math.random): number {
+  if (streak <= 0) return 0;
+  const ceiling = Math.min(NO_ANSWER_BACKOFF.capMs, NO_ANSWER_BACKOFF.baseMs * 2 ** Math.min(streak - 1, 20));
+  return ceiling / 2 + random() * (ceiling / 2);
 }
 
 class StopIteration extends Error {}
@@ -82,6 +100,8 @@ export async function runIteration(env: IterationEnv, index: number, intendedMs:
         sentMs = ms;
       });
       const endMs = hrNowMs();
+      if (a.status === null) env.unanswered.streak++;
+      else env.unanswered.streak = 0;
       // Corrected latency runs from the intended start (or, for a follow-up request, from
       // when the flow issued it); service time from when a connection took it.
       env.recorder.request({ metric, intendedMs: attemptIntended ?? issuedMs, sentMs, endMs, status: a.status });
@@ -180,8 +200,17 @@ async function runStep(step: Step, ctx: IterationContext, env: IterationEnv): Pr
 async function follow(mode: 'poll' | 'stream', id: string, pollIntervalMs: number, timeoutMs: number, ctx: IterationContext, env: IterationEnv): Promise<void> {
   const deadline = hrNowMs() + timeoutMs;
   const metric = mode === 'poll' ? 'status' : 'stream';
+  let retries = 0;
   while (hrNowMs() < deadline && !env.halt.aborted) {
     const a = await ctx.request(metric, { method: 'GET', path: jobPath(metric, id) });
+    if (a.status === null) {
+      // No answer (refused, reset, timed out): the job may still be there; pause and try
+      // again a few times rather than give it up at once or ask again at once.
+      if (++retries > FOLLOW_NETWORK_RETRIES) return;
+      await sleep(Math.min(noAnswerBackoffMs(Math.max(env.unanswered.streak, retries)), deadline - hrNowMs()), env.signal);
+      continue;
+    }
+    retries = 0;
     if (a.status !== HTTP_STATUS.ok) return;
     // A bare array is the spec's reading of /stream (§4.1): one answer holds the whole stream.
     if (mode === 'stream' && Array.isArray(a.json())) return;

@@ -42,6 +42,8 @@ export class ShardRecorder {
   private iterationsDone = 0;
   private lastStartMs = 0;
   inFlight = 0;
+  /** Starts already past when a late shard joined its shared start (also counted as dropped). */
+  missedAtJoin = 0;
 
   constructor(
     private readonly shard: number,

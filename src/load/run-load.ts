@@ -1,6 +1,7 @@
 // The whole of `qbench load` as a function (the CLI and the tests call it): load every
 // scenario file against one target, run the scenarios one after another, and return a
-// QbenchResult in the shared report model with its overall verdict and exit code.
+// QbenchResult in the shared report model with its overall verdict and exit code. Each
+// scenario starts only after a preflight request got an HTTP answer (src/load/preflight.ts).
 import { hostname } from 'node:os';
 import type { LoadScenarioResult, QbenchResult } from '../report/model.js';
 import { SCHEMA_VERSION } from '../report/model.js';
@@ -8,7 +9,10 @@ import { buildMeta } from '../report/machine.js';
 import { computeOverall } from '../report/overall.js';
 import type { LoadTarget } from './context.js';
 import { runScenario, type ProgressSnapshot } from './engine.js';
+import { isQbenchError, scenarioError } from '../errors.js';
+import { preflight } from './preflight.js';
 import { loadScenarioFile, type LoadedScenario, type ScenarioOverrides } from './loader.js';
+import type { ProcessShard } from './sharding.js';
 
 export interface RunLoadOptions {
   /** Scenario files; an entry may carry its own params and thresholds (from the config file). */
@@ -25,6 +29,23 @@ export interface RunLoadOptions {
   readonly log?: (line: string) => void;
   /** Called after each scenario (the CLI prints a one-line verdict). */
   readonly onScenarioDone?: (r: LoadScenarioResult) => void;
+  /** Run one shard of every scenario's global schedule. */
+  readonly shard?: ProcessShard | undefined;
+  /** The shared start instant (epoch ms) of every scenario's schedule. */
+  readonly startAtMs?: number | undefined;
+}
+
+/** A shard runs a share of a schedule: refuse what cannot be split, before any traffic. */
+export function checkShardable(loaded: readonly LoadedScenario[], shard: ProcessShard): void {
+  for (const { scenario: s } of loaded) {
+    const why =
+      s.globalView !== undefined
+        ? s.globalView
+        : s.executor === 'max-throughput'
+          ? 'max-throughput has no schedule to split (run it without --shard in each process and qbench merge the results)'
+          : undefined;
+    if (why !== undefined) throw scenarioError(`scenario ${s.name} cannot run as shard ${shard.index}/${shard.count}: ${why}`);
+  }
 }
 
 /** A scenario file with its own params (over the run's) and thresholds (in place of the file's). */
@@ -50,12 +71,25 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
   const log = o.log ?? (() => undefined);
   const loaded = await loadAll(o.files, o.target, o.overrides ?? {}, o.params ?? {}, o.only);
   for (const l of loaded) for (const n of l.notes) log(`note: ${n}`);
+  if (o.shard) checkShardable(loaded, o.shard);
+  if (o.startAtMs !== undefined && loaded.length > 1) throw scenarioError(`--start-at is one instant: run one scenario per command (${loaded.length} were loaded; pick one with --only)`);
   const scenarios: LoadScenarioResult[] = [];
   let internal: string[] = [];
+  let unreachable: string | undefined;
   for (const l of loaded) {
     if (o.signal?.aborted) break;
     try {
-      const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source });
+      await preflight(o.target, o.signal);
+    } catch (e) {
+      // Nothing answered: before the first scenario nothing has run and the run ends here
+      // (exit 5); later, the scenarios already run are kept and the rest are not started.
+      if (scenarios.length === 0 || !isQbenchError(e, 'QB_ERR_UNREACHABLE')) throw e;
+      unreachable = e.message.replace(/^target unreachable: /, '');
+      log(`${l.scenario.name}: not run: ${e.message}`);
+      break;
+    }
+    try {
+      const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source, shard: o.shard, startAtMs: o.startAtMs });
       scenarios.push(r);
       o.onScenarioDone?.(r);
     } catch (e) {
@@ -70,9 +104,9 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
     startedAt,
     endedAt,
     target: { kind: o.target.kind, queueUrl: o.target.queueUrl, endpointId: o.target.endpointId, timeScale: o.target.timeScale },
-    labels: { host: hostname() },
+    labels: { host: hostname(), ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) },
   });
   const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, load: { scenarios } };
-  const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal });
+  const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal, ...(unreachable !== undefined ? { unreachable } : {}) });
   return { ...partial, overall };
 }

@@ -135,6 +135,11 @@ const common = {
   warmup: Warmup.default(Warmup.parse({})),
   /** Code hooks (setup before the run, analyze after); see ScenarioHooks. */
   hooks: z.custom<ScenarioHooks>((v) => typeof v === 'object' && v !== null).optional(),
+  /**
+   * Why this scenario's verdict needs every request in one process (a count per rate window,
+   * the admitted set under a cap...): `qbench load --shard` refuses it with this reason.
+   */
+  globalView: z.string().min(1).optional(),
   tags: z.record(z.string(), z.string()).optional(),
 };
 

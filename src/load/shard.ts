@@ -26,6 +26,11 @@ export interface ShardPlan {
   readonly sink: BucketSink;
   /** The shard runs on the aggregator's thread: buckets carry live histograms, not encoded ones. */
   readonly inProcess?: boolean;
+  /**
+   * The start is a shared instant (`--start-at`): when this shard is ready after it, it
+   * joins the schedule where it stands and counts the starts already past as dropped.
+   */
+  readonly lateJoin?: boolean;
 }
 
 export const ELD_RESOLUTION_MS = 10;
@@ -57,15 +62,20 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
   let http: TargetHttp | undefined;
   let error: string | undefined;
   let warmup: Warmup;
+  let recorder: ShardRecorder | undefined;
+  let joinedLateMs = 0;
   try {
     const warm = await warmUp(s, plan.target, plan.state, !plan.inProcess, () => (http = new TargetHttp(plan.target, { connections, requestTimeoutMs: s.requestTimeoutMs })), plan.shardIndex, plan.shardCount, connections, plan.signal);
     warmup = warm.warmup;
     const t0Ms = await plan.start();
-    const recorder = new ShardRecorder(plan.shardIndex, t0Ms, plan.sink, !plan.inProcess);
+    recorder = new ShardRecorder(plan.shardIndex, t0Ms, plan.sink, !plan.inProcess);
+    const joinMs = hrNowMs();
+    const dropBeforeMs = plan.lateJoin && joinMs > t0Ms ? joinMs : undefined;
+    if (dropBeforeMs !== undefined) joinedLateMs = dropBeforeMs - t0Ms;
     // Measure the event loop from the schedule's start, not while the warm-up runs.
     const enable = setTimeout(() => eld.enable(), Math.max(0, t0Ms - hrNowMs()));
     try {
-      error = await drive({ scenario: s, target: plan.target, http: warm.http, recorder, shardIndex: plan.shardIndex, shardCount: plan.shardCount, t0Ms, state: plan.state, signal: plan.signal });
+      error = await drive({ scenario: s, target: plan.target, http: warm.http, recorder, shardIndex: plan.shardIndex, shardCount: plan.shardCount, t0Ms, state: plan.state, signal: plan.signal, dropBeforeMs });
     } finally {
       clearTimeout(enable);
       eld.disable();
@@ -78,6 +88,8 @@ export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
     eventLoopDelayMs: eventLoopPercentiles(eld),
     warmup,
     aborted: plan.signal.aborted,
+    missedAtJoin: recorder?.missedAtJoin ?? 0,
+    joinedLateMs,
     ...(error !== undefined ? { error } : {}),
   };
 }

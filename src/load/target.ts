@@ -24,10 +24,19 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
-/** GET /_qbench/info; undefined when the target is not an emulator. */
-export async function fetchEmulatorInfo(queueUrl: string): Promise<EmulatorInfoDocument | undefined> {
+/** The whole info request, connecting included, real ms: an unreachable host costs no more. */
+const INFO_TIMEOUT_MS = 5000;
+
+/**
+ * GET /_qbench/info (with the key when there is one: an emulator may require it); undefined
+ * when the target is not an emulator or hides the route. The answer is parsed with the one
+ * schema of the document (src/spec/schemas/emulator-info.ts) and kept whole for scenarios.
+ */
+export async function fetchEmulatorInfo(queueUrl: string, apiKey?: string): Promise<EmulatorInfoDocument | undefined> {
   try {
-    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
+    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, signal: AbortSignal.timeout(INFO_TIMEOUT_MS), headersTimeout: INFO_TIMEOUT_MS, bodyTimeout: INFO_TIMEOUT_MS });
     const text = await res.body.text();
     if (res.statusCode !== 200) return undefined;
     return parseEmulatorInfo(JSON.parse(text));
@@ -48,7 +57,7 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
       await emu.close();
       throw usageError(`--endpoint: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
     }
-    const info = await fetchEmulatorInfo(emu.url);
+    const info = await fetchEmulatorInfo(emu.url, apiKey);
     return {
       target: { kind: 'emulator', queueUrl: emu.url, endpointId, apiKey, timeScale: emu.clock.scale, info },
       close: () => emu.close(),
@@ -56,7 +65,7 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
   }
   const endpointId = requireEndpoint(spec);
   if (o.apiKey) registerSecret(o.apiKey);
-  const info = await fetchEmulatorInfo(spec.queueUrl);
+  const info = await fetchEmulatorInfo(spec.queueUrl, o.apiKey);
   return {
     target: { kind: 'remote', queueUrl: spec.queueUrl, endpointId, apiKey: o.apiKey, timeScale: info?.timeScale ?? 1, info },
     close: () => Promise.resolve(),

@@ -37,6 +37,7 @@ async function main(): Promise<void> {
       },
       state: init.state,
       signal: controller.signal,
+      lateJoin: init.lateJoin ?? false,
       sink: { add: (bucket) => post({ type: 'bucket', bucket }) },
     });
     post({ type: 'end', end });

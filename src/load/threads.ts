@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { internalError, scenarioError } from '../errors.js';
 import type { LoadTarget } from './context.js';
 import type { ScenarioSource } from './loader.js';
+import { threadSlot, type ProcessShard } from './sharding.js';
 import type { BucketWire, ShardEndWire } from './wire.js';
 
 export interface ThreadInit {
@@ -12,9 +13,12 @@ export interface ThreadInit {
   /** The scenario as JSON when it has no source file (it then must hold no functions). */
   readonly scenarioJson?: unknown;
   readonly target: LoadTarget;
+  /** This thread's slot in the global split (src/load/sharding.ts threadSlot). */
   readonly shardIndex: number;
   readonly shardCount: number;
   readonly state: unknown;
+  /** The start is a shared instant: a thread ready after it joins late (see ShardPlan). */
+  readonly lateJoin?: boolean;
 }
 
 export type ThreadMessage =
@@ -37,7 +41,10 @@ function workerSpec(): { entry: URL | string; eval: boolean } {
 }
 
 export interface ThreadRunOptions {
-  readonly init: Omit<ThreadInit, 'shardIndex'>;
+  readonly init: Omit<ThreadInit, 'shardIndex' | 'shardCount'>;
+  readonly threads: number;
+  /** The process's shard of the run; its threads split that share. */
+  readonly processShard?: ProcessShard | undefined;
   readonly signal: AbortSignal;
   readonly onBucket: (b: BucketWire) => void;
   /** Called once every thread has loaded its scenario; returns the shared start time. */
@@ -62,8 +69,9 @@ export async function runThreads(o: ThreadRunOptions): Promise<ShardEndWire[]> {
   const workers: Worker[] = [];
   let ready = 0;
   const ends = await Promise.all(
-    Array.from({ length: o.init.shardCount }, (_, shardIndex) => {
-      const w = new Worker(spec.entry, { eval: spec.eval, workerData: { ...o.init, shardIndex } satisfies ThreadInit });
+    Array.from({ length: o.threads }, (_, shardIndex) => {
+      const slot = threadSlot(o.processShard, shardIndex, o.threads);
+      const w = new Worker(spec.entry, { eval: spec.eval, workerData: { ...o.init, shardIndex: slot.index, shardCount: slot.count } satisfies ThreadInit });
       workers.push(w);
       return new Promise<ShardEndWire>((resolve, reject) => {
         let end: ShardEndWire | undefined;
@@ -72,7 +80,7 @@ export async function runThreads(o: ThreadRunOptions): Promise<ShardEndWire[]> {
         w.on('message', (m: ThreadMessage) => {
           if (m.type === 'ready') {
             ready++;
-            if (ready === o.init.shardCount) {
+            if (ready === o.threads) {
               const t0Ms = o.onReady();
               for (const x of workers) x.postMessage({ type: 'start', t0Ms });
             }

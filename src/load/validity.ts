@@ -19,6 +19,10 @@ export interface ValidityInput {
   readonly threads: number;
   readonly availableCores: number;
   readonly warmup?: Warmup | undefined;
+  /** Starts a shard missed by joining its shared start late (part of agg.dropped). */
+  readonly missedAtJoin?: number | undefined;
+  /** How late the shard joined its shared start, ms (when it did). */
+  readonly joinedLateMs?: number | undefined;
 }
 
 const CPU_MIN_RUN_MS = 2000;
@@ -43,10 +47,15 @@ export function computeValidity(v: ValidityInput): Validity {
         );
       }
     }
-    const droppedRatio = v.agg.scheduled > 0 ? v.agg.dropped / v.agg.scheduled : 0;
+    const missed = v.missedAtJoin ?? 0;
+    if (missed > 0) {
+      reasons.push(`${missed} iterations missed: this shard joined the shared start ${fmt(v.joinedLateMs ?? 0)} ms late (its pod or process started after --start-at); give the shards more time before the start`);
+    }
+    const capped = v.agg.dropped - missed;
+    const droppedRatio = v.agg.scheduled > 0 ? capped / v.agg.scheduled : 0;
     if (droppedRatio > limits.maxDroppedRatio) {
       reasons.push(
-        `${v.agg.dropped} iterations dropped (${fmt(droppedRatio * 100)}%): maxInFlight ${v.scenario.maxInFlight} was reached; raise maxInFlight to measure the target's latency at this rate`,
+        `${capped} iterations dropped (${fmt(droppedRatio * 100)}%): maxInFlight ${v.scenario.maxInFlight} was reached; raise maxInFlight to measure the target's latency at this rate`,
       );
     }
   }

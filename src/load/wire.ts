@@ -70,6 +70,10 @@ export interface ShardEndWire {
   /** Iterations scheduled in the run's window that were never due (run cut short). */
   aborted: boolean;
   error?: string;
+  /** Starts already past when this shard joined a shared start late (in `dropped` too). */
+  missedAtJoin?: number;
+  /** How late it joined the shared start, ms (0 when on time). */
+  joinedLateMs?: number;
 }
 
 export const emptyCounts = (): OutcomeCounts => ({ '2xx': 0, '429': 0, '4xx': 0, '5xx': 0, network_error: 0 });

@@ -24,6 +24,7 @@ import {
   type Percentiles,
   type StepResult,
   type StepSeries,
+  type ScenarioIdentity,
   type ThresholdResult,
   type Validity,
 } from './model.js';
@@ -100,11 +101,18 @@ function mergeSteps(name: string, steps: ReadonlyArray<StepResult>): StepResult 
   return merged;
 }
 
+/**
+ * When a result's 1 s series starts: a shard's schedule start (shards of one run share it),
+ * else the result's start.
+ */
+const seriesBaseMs = (s: LoadScenarioResult): number => Date.parse(s.shard?.scheduleStartedAt ?? s.startedAt);
+
 /** Align per-second points of every shard on wall-clock seconds since the earliest shard's start. */
-function mergeSeries(shards: ReadonlyArray<LoadScenarioResult>, startMs: number): StepSeries[] {
+function mergeSeries(shards: ReadonlyArray<LoadScenarioResult>): StepSeries[] {
   const bySteps = new Map<string, Map<number, IntervalPoint>>();
+  const startMs = Math.min(...shards.map(seriesBaseMs));
   for (const s of shards) {
-    const offsetSec = Math.round((Date.parse(s.startedAt) - startMs) / SECOND_MS);
+    const offsetSec = Math.round((seriesBaseMs(s) - startMs) / SECOND_MS);
     for (const ser of s.series) {
       const points = bySteps.get(ser.step) ?? new Map<number, IntervalPoint>();
       bySteps.set(ser.step, points);
@@ -216,13 +224,21 @@ function mergeScenario(group: ReadonlyArray<{ s: LoadScenarioResult; label: stri
     startedAt: new Date(startMs).toISOString(),
     durationMs: endMs - startMs,
     steps: stepNames.map((st) => mergeSteps(st, group.flatMap((g) => g.s.steps.filter((x) => x.step === st)))),
-    series: mergeSeries(group.map((g) => g.s), startMs),
+    series: mergeSeries(group.map((g) => g.s)),
     validity: mergeValidity(group),
     thresholds: [],
     charts: mergeCharts(group),
     verdict: { status: 'pass', summary: '', findings: [] },
     shards: group.reduce((a, g) => a + (g.s.shards ?? 1), 0),
   };
+  const iterations = group.map((g) => g.s.iterations);
+  if (iterations.every((x) => x !== undefined)) {
+    merged.iterations = {
+      scheduled: iterations.reduce((a, x) => a + x.scheduled, 0),
+      started: iterations.reduce((a, x) => a + x.started, 0),
+      dropped: iterations.reduce((a, x) => a + x.dropped, 0),
+    };
+  }
   merged.thresholds = reevaluate(merged, group.map((g) => g.s));
   const findings = group.flatMap((g) => g.s.verdict.findings.map((f) => ({ ...f, label: `${g.label}: ${f.label}` })));
   const failedThresholds = merged.thresholds.filter((t) => !t.passed);
@@ -311,10 +327,71 @@ function mergeFuzz(sections: ReadonlyArray<FuzzSection>): FuzzSection | undefine
   };
 }
 
+const identityText = (s: LoadScenarioResult): string => JSON.stringify(s.shard?.identity ?? null);
+
+/** What differs between two scenario identities, in words. */
+function identityDiff(a: ScenarioIdentity, b: ScenarioIdentity): string {
+  const parts: string[] = [];
+  if (a.file !== b.file) parts.push(`file ${b.file} vs ${a.file}`);
+  if (a.fileSha256 !== b.fileSha256) parts.push(`file hash ${b.fileSha256.slice(0, 12)} vs ${a.fileSha256.slice(0, 12)}`);
+  if (JSON.stringify(a.params) !== JSON.stringify(b.params)) parts.push(`params ${JSON.stringify(b.params)} vs ${JSON.stringify(a.params)}`);
+  if (a.seed !== b.seed) parts.push(`seed ${b.seed} vs ${a.seed}`);
+  if (a.configSha256 !== b.configSha256) parts.push(`scenario config (overrides) hash ${b.configSha256.slice(0, 12)} vs ${a.configSha256.slice(0, 12)}`);
+  return parts.join(', ');
+}
+
+/**
+ * Shards of one run (results of `qbench load --shard`): every scenario must come from shards
+ * of the same identity and count, each index exactly once. Throws naming every shard that is
+ * missing, duplicated or mismatched.
+ */
+export function checkShardSet(inputs: readonly MergeInput[]): void {
+  const problems: string[] = [];
+  const names: string[] = [];
+  for (const input of inputs) for (const s of input.result.load?.scenarios ?? []) if (!names.includes(s.name)) names.push(s.name);
+  for (const name of names) {
+    const entries = inputs.flatMap((input) => (input.result.load?.scenarios ?? []).filter((s) => s.name === name).map((s) => ({ s, source: input.source })));
+    const plain = entries.filter((e) => !e.s.shard);
+    for (const e of plain) problems.push(`${e.source}: scenario ${name} is not a shard (run without --shard) while others are`);
+    const shards = entries.flatMap((e) => (e.s.shard ? [{ ...e, shard: e.s.shard }] : []));
+    const ref = shards[0];
+    if (!ref) continue;
+    // The identity most shards share is the run's; the others are named.
+    const votes = new Map<string, number>();
+    for (const e of shards) votes.set(`${e.shard.count}\u0000${identityText(e.s)}`, (votes.get(`${e.shard.count}\u0000${identityText(e.s)}`) ?? 0) + 1);
+    const runKey = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+    const run = shards.find((e) => `${e.shard.count}\u0000${identityText(e.s)}` === runKey) ?? ref;
+    const count = run.shard.count;
+    const bySlot = new Map<number, string[]>();
+    for (const e of shards) {
+      if (e.shard.count !== count) {
+        problems.push(`${e.source}: scenario ${name} is shard ${e.shard.index}/${e.shard.count}, the others are shards of ${count}`);
+        continue;
+      }
+      if (identityText(e.s) !== identityText(run.s)) {
+        problems.push(`${e.source}: scenario ${name} shard ${e.shard.index}/${count} ran a different scenario than ${run.source} (${identityDiff(run.shard.identity, e.shard.identity)})`);
+        continue;
+      }
+      bySlot.set(e.shard.index, [...(bySlot.get(e.shard.index) ?? []), e.source]);
+    }
+    for (const [index, sources] of [...bySlot.entries()].sort((a, b) => a[0] - b[0])) {
+      if (sources.length > 1) problems.push(`scenario ${name} shard ${index}/${count} is duplicated: ${sources.join(', ')}`);
+    }
+    const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !bySlot.has(i));
+    if (missing.length > 0) problems.push(`scenario ${name} is missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}`);
+    const startAts = new Set(shards.map((e) => e.shard.startAt ?? ''));
+    if (startAts.size > 1) problems.push(`scenario ${name}: the shards were given different start instants (${[...startAts].map((x) => x || 'none').join(', ')}); give every shard the same --start-at`);
+  }
+  if (problems.length > 0) throw new QbenchError('QB_ERR_USAGE', `qbench merge: the shards do not form one complete run:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+}
+
 /** Merge shards into one result; overall verdict recomputed. */
 export function mergeResults(inputs: readonly MergeInput[], options: MergeOptions = {}): QbenchResult {
   const first = inputs[0];
   if (!first) throw new QbenchError('QB_ERR_USAGE', 'merge needs at least one result');
+  const sharded = inputs.some((x) => (x.result.load?.scenarios ?? []).some((s) => s.shard !== undefined));
+  if (sharded) checkShardSet(inputs);
+  else if (inputs.length < 2) throw new QbenchError('QB_ERR_USAGE', 'qbench merge: name at least two result files to merge (or every shard of one qbench load --shard run)');
   const labels = inputs.map(shardLabel);
   const dupes = labels.filter((l, i) => labels.indexOf(l) !== i);
   if (dupes.length > 0) for (let i = 0; i < labels.length; i++) labels[i] = `${labels[i]}#${i + 1}`;

@@ -318,6 +318,44 @@ export const ScenarioVerdict = z.strictObject({
 });
 export type ScenarioVerdict = z.infer<typeof ScenarioVerdict>;
 
+/** What identifies one scenario run across the processes that shared it (shards of one schedule). */
+export const ScenarioIdentity = z.strictObject({
+  /** The scenario file's name (no directory). */
+  file: z.string(),
+  /** SHA-256 of the scenario file's bytes. */
+  fileSha256: z.string(),
+  /** The `--param` pairs handed to the file's factory. */
+  params: z.record(z.string(), z.string()),
+  /** The arrival schedule's seed. */
+  seed: z.number().int(),
+  /** SHA-256 of the validated scenario as run (`config`): the same overrides everywhere. */
+  configSha256: z.string(),
+});
+export type ScenarioIdentity = z.infer<typeof ScenarioIdentity>;
+
+/** This result is one shard (every `count`-th start of one global schedule) of a run. */
+export const ShardInfo = z.strictObject({
+  index: count,
+  count: z.number().int().positive(),
+  host: z.string(),
+  identity: ScenarioIdentity,
+  /** The shared start instant it was given (`--start-at`), when one was. */
+  startAt: isoTime.optional(),
+  /** When its schedule's time zero was (the shared start, or its own when none was given). */
+  scheduleStartedAt: isoTime,
+  /** Starts of its share that were already past when it joined (counted as dropped). */
+  missedAtJoin: count,
+});
+export type ShardInfo = z.infer<typeof ShardInfo>;
+
+/** Iterations of the schedule: taken (scheduled), started, and dropped (cap reached or missed). */
+export const IterationCounts = z.strictObject({
+  scheduled: count,
+  started: count,
+  dropped: count,
+});
+export type IterationCounts = z.infer<typeof IterationCounts>;
+
 export const LoadScenarioResult = z.strictObject({
   name: z.string(),
   description: z.string(),
@@ -334,6 +372,9 @@ export const LoadScenarioResult = z.strictObject({
   verdict: ScenarioVerdict,
   /** Shards merged into this result (qbench merge). */
   shards: count.optional(),
+  iterations: IterationCounts.optional(),
+  /** Set on the result of one shard (`qbench load --shard i/n`). */
+  shard: ShardInfo.optional(),
 });
 export type LoadScenarioResult = z.infer<typeof LoadScenarioResult>;
 

@@ -1,6 +1,8 @@
-// The environment a worker process needs to attach to an emulator endpoint (issue 9,
-// WIRE-COMPAT "Worker side protocol"): the RUNPOD_WEBHOOK_* URL templates, each with its `?`
-// already in it, the worker id, the raw API key, the ping interval and the emulator's time scale.
+// The environment a worker process needs to attach to an emulator endpoint (WIRE-COMPAT
+// "Worker side protocol"): the RUNPOD_WEBHOOK_* URL templates, each with its `?` already in it,
+// the worker id, the raw API key, the ping interval, the emulator's time scale, and the switches
+// that keep the official Python worker's start-up checks off (one of them dials a public DNS
+// address, so offline the worker would exit before taking a job).
 import { emulatorUrls } from './worker.js';
 
 export interface WorkerEnvOptions {
@@ -14,6 +16,12 @@ export interface WorkerEnvOptions {
   /** Emulated ms per real ms: a handler honouring emulated delays (mock_delay) divides by it. */
   readonly timeScale: number;
 }
+
+/**
+ * The smallest ping interval a worker environment may carry: the official Python worker floors
+ * RUNPOD_PING_INTERVAL to whole seconds, and below one second its heartbeat thread dies.
+ */
+export const MIN_WORKER_PING_INTERVAL_MS = 1_000;
 
 /** Variable name -> value, in the order a worker's docs list them. */
 export function workerEnv(o: WorkerEnvOptions): Record<string, string> {
@@ -29,6 +37,8 @@ export function workerEnv(o: WorkerEnvOptions): Record<string, string> {
     RUNPOD_ENDPOINT_ID: o.endpointId,
     RUNPOD_PING_INTERVAL: String(o.pingIntervalMs),
     QBENCH_TIME_SCALE: String(o.timeScale),
+    RUNPOD_SKIP_AUTO_SYSTEM_CHECKS: 'true',
+    RUNPOD_SKIP_GPU_CHECK: 'true',
   };
 }
 

@@ -1,4 +1,4 @@
-// A reference queue worker speaking the worker protocol of WIRE-COMPAT (issue 9): it takes
+// A reference queue worker speaking the worker protocol of WIRE-COMPAT: it takes
 // jobs (job-take long-poll, or job-take-batch), runs a handler module, streams chunks
 // (job-stream), posts results and progress (job-done), heartbeats (ping) and stops jobs
 // the service cancels (job-stop), and retires after a job that asks for a refresh (stopPod).
@@ -56,8 +56,18 @@ export interface WorkerOptions {
   /** Jobs run at once (>1 uses job-take-batch). */
   readonly concurrency?: number;
   readonly pingIntervalMs?: number;
-  /** How often running jobs are checked against job-stop. */
+  /** How often running jobs are checked against job-stop (without stopLongPoll; after an error with it). */
   readonly stopPollMs?: number;
+  /**
+   * Ask job-stop again as soon as it answers, idle or not, as the official Python worker does:
+   * the service holds the call open until it has a stop for this worker.
+   */
+  readonly stopLongPoll?: boolean;
+  /**
+   * Ignore a stop for a job taken less than this many ms ago (0, the default: never). Models the
+   * official Python worker, which drops a stop arriving before it created the job's task (~100 ms).
+   */
+  readonly dropStopsWithinMs?: number;
   readonly signal: AbortSignal;
   readonly log?: (line: string) => void;
 }
@@ -67,6 +77,8 @@ export interface WorkerStats {
   completed: number;
   failed: number;
   stopped: number;
+  /** Stops ignored under dropStopsWithinMs. */
+  droppedStops: number;
   /** The worker retired because a job asked for a refresh (stopPod). */
   recycled: boolean;
 }
@@ -126,7 +138,7 @@ function splitRefresh(output: unknown): { output: unknown; refresh: boolean } {
 export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
   const concurrency = Math.max(1, o.concurrency ?? 1);
   const log = o.log ?? (() => {});
-  const stats: WorkerStats = { taken: 0, completed: 0, failed: 0, stopped: 0, recycled: false };
+  const stats: WorkerStats = { taken: 0, completed: 0, failed: 0, stopped: 0, droppedStops: 0, recycled: false };
   // A refresh aborts `retire`: no more takes; running jobs finish, then ping and stop polls end.
   const retire = new AbortController();
   const takeSignal = AbortSignal.any([o.signal, retire.signal]);
@@ -134,6 +146,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
   const backgroundSignal = AbortSignal.any([o.signal, quiet.signal]);
   const agent = new Agent({ connections: concurrency + 4, headersTimeout: WORKER_PROTOCOL.workerHttpTimeoutMs, bodyTimeout: WORKER_PROTOCOL.workerHttpTimeoutMs });
   const running = new Map<string, AbortController>();
+  /** performance.now() at each running job's take (dropStopsWithinMs). */
+  const takenAt = new Map<string, number>();
   const withId = (tpl: string, id: string) => tpl.replace('$ID', encodeURIComponent(id));
   const withQuery = (url: string, q: Record<string, string>) => `${url}${url.includes('?') ? '&' : '?'}${new URLSearchParams(q).toString()}`;
   const headers = { authorization: o.apiKey };
@@ -188,6 +202,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
       result = { error: e instanceof Error ? e.message : String(e) };
     }
     running.delete(job.id);
+    takenAt.delete(job.id);
     if (ac.signal.aborted) {
       stats.stopped += 1;
       return;
@@ -244,21 +259,35 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
     }
   };
 
+  const dropWithinMs = o.dropStopsWithinMs ?? 0;
+  const stopJob = (id: string) => {
+    const t = takenAt.get(id);
+    if (t === undefined) return;
+    if (performance.now() - t < dropWithinMs) {
+      stats.droppedStops += 1;
+      return;
+    }
+    running.get(id)?.abort(new Error('stopped by the service'));
+  };
+
   const stopLoop = async () => {
     const stopUrl = o.urls.stop ?? o.urls.getJob.replace('/job-take/', '/job-stop/');
+    const longPoll = o.stopLongPoll === true;
     while (!backgroundSignal.aborted) {
-      await sleep(o.stopPollMs ?? 200, backgroundSignal);
-      if (running.size === 0 || backgroundSignal.aborted) continue;
+      if (!longPoll) await sleep(o.stopPollMs ?? 200, backgroundSignal);
+      if ((!longPoll && running.size === 0) || backgroundSignal.aborted) continue;
       try {
-        const res = await request(withQuery(withId(stopUrl, o.workerId), { job_in_progress: '1' }), { headers, dispatcher: agent });
+        const res = await request(withQuery(withId(stopUrl, o.workerId), { job_in_progress: running.size > 0 ? '1' : '0' }), { headers, dispatcher: agent, signal: backgroundSignal });
         if (res.statusCode === 200) {
           const b = (await res.body.json()) as { jobsToStop?: unknown };
-          for (const id of Array.isArray(b.jobsToStop) ? b.jobsToStop : []) running.get(String(id))?.abort(new Error('stopped by the service'));
+          for (const id of Array.isArray(b.jobsToStop) ? b.jobsToStop : []) stopJob(String(id));
         } else {
           await res.body.dump();
+          if (longPoll && res.statusCode !== 204) await sleep(o.stopPollMs ?? 200, backgroundSignal);
         }
       } catch {
-        // try again on the next poll
+        // Aborted at shutdown, or the service is unreachable: try again after a pause.
+        if (longPoll) await sleep(o.stopPollMs ?? 200, backgroundSignal);
       }
     }
   };
@@ -281,6 +310,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerStats> {
     }
     for (const job of jobs) {
       stats.taken += 1;
+      takenAt.set(job.id, performance.now());
       const p = runJob(job).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }

@@ -23,6 +23,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     name: `backoff-429-${op}`,
     description: `/${op} at twice its limit (${rule.requestsPerWindow} per ${windowMs} ms, ${rule.source}) with exponential backoff on 429`,
     executor: 'constant-arrival-rate',
+    globalView: 'its verdict compares goodput per rate window and the retries of one backoff policy with the limit, for all requests together',
     ratePerSec: offered,
     durationMs: 2 * windowMs,
     // 4 windows' worth of jobs drain at one window's limit each: give them time.

@@ -73,6 +73,7 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
     name: `concurrency-cap-${op}`,
     description: `§8 concurrency cap of /${op}: ${cap} in flight (${rule.source}); ${burst} requests held open at once`,
     executor: 'iterations',
+    globalView: 'its verdict counts the requests admitted at once before the first release, across every connection',
     iterations: burst,
     vus: burst,
     maxInFlight: burst,

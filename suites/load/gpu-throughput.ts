@@ -1,9 +1,12 @@
 // GPU throughput of an LLM-streaming endpoint: jobs in the emulator's `mock_llm` mode (or a
 // real vLLM worker) at rising concurrency, each read from /stream to the end. Measures time
-// to first token, gaps between chunks, client-observed tokens/s against the worker-reported
-// `avg_gen_throughput`, `gpu_kv_cache_usage` over time, and aggregate tokens/s per level.
+// to first token and the part of it spent queued for a worker (the job record's delayTime;
+// of that, the time some worker was starting by /health's workers.initializing), gaps between chunks, the per-stream
+// generation rate seen by the client against the worker-reported `avg_gen_throughput` (the
+// same basis: tokens per second from the first token on), `gpu_kv_cache_usage` over time,
+// and the tokens/s clients received per level (queueing, cold starts and TTFT included).
 // Verdict: every stream delivers all its tokens, the §4.1 1 MB chunk cap holds (a big output
-// is split), and client and worker agree on tokens/s within 15%.
+// is split), and client and worker agree on the per-stream generation rate within 15%.
 // Params: levels=1,2,4,8  phaseMs=<real ms per level>  tokens=64  tps=50 (tokens/s) ttftMs=200
 // agreement=0.15.
 import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, type JobState } from '../../src/spec/index.js';
@@ -24,6 +27,8 @@ interface LevelStats {
   gapsMs: number[];
   clientTps: number[];
   reportedTps: number[];
+  /** Per job with a readable record: when it was submitted and how long (real ms) it was queued before a worker took it (delayTime). */
+  queued: [startMs: number, waitMs: number][];
   firstStartMs: number;
   lastEndMs: number;
 }
@@ -35,6 +40,10 @@ interface GpuState {
   lastKvBucket: number;
   bigChunks: number[];
   bigError?: string;
+  /** /health samples: when, and how many workers were starting (workers.initializing). */
+  starting: [atMs: number, initializing: number][];
+  sampling: boolean;
+  sampler?: Promise<void>;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -55,6 +64,24 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? 0 : (s[Math.floor(s.length / 2)] ?? 0);
 };
+const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+/** Real ms between two /health samples of the worker pool. */
+const HEALTH_SAMPLE_MS = 50;
+
+/**
+ * How much of [fromMs, toMs] some worker was starting, by the /health samples (each sample's
+ * reading holds until the next): the part of a job's queue wait that was a cold start.
+ */
+export function startingOverlapMs(samples: readonly (readonly [number, number])[], fromMs: number, toMs: number): number {
+  let ms = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const [at, n] = samples[i]!;
+    if (n <= 0) continue;
+    const until = samples[i + 1]?.[0] ?? at + HEALTH_SAMPLE_MS;
+    ms += Math.max(0, Math.min(until, toMs) - Math.max(at, fromMs));
+  }
+  return ms;
+}
 
 export default (ctx: ScenarioFactoryContext): ScenarioInput => {
   const levels = (ctx.params['levels'] ?? '1,2,4,8').split(',').map(Number);
@@ -71,6 +98,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     name: 'gpu-throughput',
     description: `LLM streaming at concurrency ${levels.join(', ')} (${phaseMs} ms each): TTFT, chunk gaps, tokens/s vs avg_gen_throughput, KV cache`,
     executor: 'constant-concurrency',
+    globalView: 'its timeline sets the target concurrency levels once and its verdict compares aggregate tokens/s per level',
     vus: maxLevel,
     durationMs: phaseMs * levels.length,
     gracefulStopMs: 60 * SECOND_MS,
@@ -79,7 +107,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       {
         kind: 'custom',
         name: 'llm',
-        metrics: ['run', 'stream', 'ttft', 'chunk_gap'],
+        metrics: ['run', 'stream', 'status', 'ttft', 'chunk_gap'],
         fn: async (it: IterationContext) => {
           const st = it.state as GpuState;
           while (st.active >= st.level && !it.signal.aborted) await sleep(2);
@@ -97,9 +125,16 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     thresholds: { 'stream.errors.rate': ['rate==0'] },
     hooks: {
       setup: async (rc: RunContext): Promise<GpuState> => {
-        const st: GpuState = { level: levels[0] ?? 1, active: 0, levels: new Map(), kv: [], lastKvBucket: -1, bigChunks: [] };
+        const st: GpuState = { level: levels[0] ?? 1, active: 0, levels: new Map(), kv: [], lastKvBucket: -1, bigChunks: [], starting: [], sampling: true };
         await bigOutputChunks(rc, st);
+        st.sampler = sampleStarting(rc, st);
         return st;
+      },
+      teardown: async (rc: RunContext) => {
+        const st = rc.state as GpuState | undefined;
+        if (!st) return;
+        st.sampling = false;
+        await st.sampler;
       },
       timeline: levels.map((level, i) => ({
         atMs: i * phaseMs,
@@ -115,15 +150,27 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         let incomplete = 0;
         let jobs = 0;
         const disagreements: string[] = [];
+        const rates: string[] = [];
         for (const [l, s] of rows) {
           if (!s) continue;
           jobs += s.jobs;
           incomplete += s.jobs - s.completeJobs;
           const c = median(s.clientTps);
           const w = median(s.reportedTps);
+          rates.push(`c=${l}: client ${c.toFixed(1)}, worker ${w.toFixed(1)}`);
           if (w > 0 && Math.abs(c - w) / w > AGREEMENT) disagreements.push(`c=${l}: client ${c.toFixed(1)} vs worker ${w.toFixed(1)} tokens/s`);
         }
         const maxChunk = Math.max(0, ...st.bigChunks);
+        // Tokens clients received per second of the level, on the target's clock: queueing,
+        // cold starts and TTFT included, so below streams x generation rate whenever a
+        // stream was not generating.
+        const delivered = (s: LevelStats | undefined) => (s && s.lastEndMs > s.firstStartMs ? s.tokens / (((s.lastEndMs - s.firstStartMs) * scale) / SECOND_MS) : 0);
+        const generating = (l: number, s: LevelStats | undefined) => median(s?.reportedTps ?? []) * l;
+        const queueWaits = (s: LevelStats | undefined) => (s?.queued ?? []).map(([, w]) => w);
+        const coldWaits = (s: LevelStats | undefined) => (s?.queued ?? []).map(([at, w]) => startingOverlapMs(st.starting, at, at + w));
+        const coldNote = st.starting.length > 0 ? '' : ' (the target reports no workers.initializing in /health: cold starts unknown)';
+        const ttftParts = (s: LevelStats | undefined) =>
+          `TTFT mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms, of which queued for a worker ${mean(queueWaits(s)).toFixed(0)} ms, ${mean(coldWaits(s)).toFixed(0)} ms of that while a worker was starting${coldNote}`;
         const findings = [
           { label: 'every stream delivered all its tokens', clause: '§4.1', expected: `${jobs} of ${jobs} streams with ${tokens} tokens`, observed: `${jobs - incomplete} complete`, passed: jobs > 0 && incomplete === 0 },
           {
@@ -134,40 +181,49 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
             passed: st.bigError === undefined && st.bigChunks.length > 1 && maxChunk <= STREAM_CHUNK.binaryBytes,
           },
           {
-            label: 'client-observed tokens/s vs worker-reported avg_gen_throughput',
+            label: 'per-stream generation rate (tokens/s from the first token): client-observed vs worker-reported avg_gen_throughput',
             clause: '§2.3',
             expected: `within ${AGREEMENT * 100}% at every level`,
-            observed: disagreements.length === 0 ? 'agree' : disagreements.join('; '),
+            observed: disagreements.length === 0 ? `agree (median tokens/s, target clock: ${rates.join('; ')})` : disagreements.join('; '),
             passed: disagreements.length === 0,
           },
+          {
+            label: 'tokens/s received vs streams x generation rate (measured: the gap is queueing, cold starts and TTFT)',
+            expected: 'measured only',
+            observed: rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} of ${generating(l, s).toFixed(0)} tokens/s; ${ttftParts(s)}`).join('; '),
+            passed: true,
+          },
         ];
-        const aggregate = (s: LevelStats | undefined) => (s && s.lastEndMs > s.firstStartMs ? s.tokens / (((s.lastEndMs - s.firstStartMs) * scale) / SECOND_MS) : 0);
         return {
           status: findings.every((f) => f.passed) ? 'pass' : 'fail',
-          summary: rows.map(([l, s]) => `c=${l}: ${aggregate(s).toFixed(0)} tok/s, TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms`).join('; '),
+          summary: rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} tok/s received (${generating(l, s).toFixed(0)} generating), TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms, mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms (${mean(coldWaits(s)).toFixed(0)} ms of it waiting for a cold start)`).join('; '),
           findings,
           charts: [
             {
               id: 'gpu-throughput-curve',
-              title: 'Aggregate tokens/s (target clock) vs concurrency',
+              title: 'Tokens/s vs concurrency (target clock): generation rate x streams, client and worker on the same basis, and what clients received',
               xLabel: 'concurrent streams',
               yLabel: 'tokens/s',
               xKind: 'category',
               categories: levels.map(String),
               series: [
-                { name: 'client-observed', points: rows.map(([, s], i) => [i, aggregate(s)]) },
-                { name: 'worker avg_gen_throughput x streams', points: rows.map(([l, s], i) => [i, median(s?.reportedTps ?? []) * l]) },
+                { name: 'client: per-stream generation rate x streams', points: rows.map(([l, s], i) => [i, median(s?.clientTps ?? []) * l]) },
+                { name: 'worker: avg_gen_throughput x streams', points: rows.map(([l, s], i) => [i, generating(l, s)]) },
+                { name: 'client: received (tokens / level time, queueing and cold starts included)', points: rows.map(([, s], i) => [i, delivered(s)]) },
               ],
             },
             {
               id: 'gpu-ttft',
-              title: 'Time to first token and chunk gap (real ms, p50) vs concurrency',
+              title: 'Time to first token, the part queued for a worker and the part of that during a worker cold start (real ms), and chunk gap vs concurrency',
               xLabel: 'concurrent streams',
               yLabel: 'ms',
               xKind: 'category',
               categories: levels.map(String),
               series: [
                 { name: 'TTFT p50', points: rows.map(([, s], i) => [i, median(s?.ttftMs ?? [])]) },
+                { name: 'TTFT mean', points: rows.map(([, s], i) => [i, mean(s?.ttftMs ?? [])]) },
+                { name: 'of it queued for a worker (mean delayTime)', points: rows.map(([, s], i) => [i, mean(queueWaits(s))]) },
+                { name: 'of that, while a worker was starting (cold start, mean)', points: rows.map(([, s], i) => [i, mean(coldWaits(s))]) },
                 { name: 'chunk gap p50', points: rows.map(([, s], i) => [i, median(s?.gapsMs ?? [])]) },
               ],
             },
@@ -182,7 +238,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
 async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Record<string, unknown>, scale: number): Promise<void> {
   let s = st.levels.get(level);
   if (!s) {
-    s = { jobs: 0, completeJobs: 0, tokens: 0, ttftMs: [], gapsMs: [], clientTps: [], reportedTps: [], firstStartMs: Number.POSITIVE_INFINITY, lastEndMs: 0 };
+    s = { jobs: 0, completeJobs: 0, tokens: 0, ttftMs: [], gapsMs: [], clientTps: [], reportedTps: [], queued: [], firstStartMs: Number.POSITIVE_INFINITY, lastEndMs: 0 };
     st.levels.set(level, s);
   }
   const start = now();
@@ -232,6 +288,25 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
   // clock (real seconds x time scale).
   if (got > 1 && last > first) s.clientTps.push((got - 1) / (((last - first) * scale) / SECOND_MS));
   if (reported > 0) s.reportedTps.push(reported);
+  await queueWait(it, s, id, start, scale);
+}
+
+/** The job record's delayTime (§2.2: queued before a worker took it, target clock) as real ms. */
+async function queueWait(it: IterationContext, s: LevelStats, id: string, startMs: number, scale: number): Promise<void> {
+  const r = await it.request('status', { method: 'GET', path: `/status/${encodeURIComponent(id)}` });
+  const rec = r.json() as { delayTime?: unknown } | undefined;
+  if (r.status !== HTTP_STATUS.ok || typeof rec?.delayTime !== 'number') return;
+  s.queued.push([startMs, rec.delayTime / scale]);
+}
+
+/** Sample /health's workers.initializing until teardown (a control request, not counted). */
+async function sampleStarting(rc: RunContext, st: GpuState): Promise<void> {
+  while (st.sampling && !rc.signal.aborted) {
+    const h = await rc.request({ method: 'GET', path: '/health' });
+    const n = (h.json() as { workers?: { initializing?: unknown } } | undefined)?.workers?.initializing;
+    if (typeof n === 'number') st.starting.push([now(), n]);
+    await sleep(HEALTH_SAMPLE_MS);
+  }
 }
 
 /** Stream one 1.5 MB output and measure every chunk's serialized size. */

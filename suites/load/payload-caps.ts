@@ -44,6 +44,7 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
     name: `payload-cap-${op}`,
     description: `largest /${op} body accepted vs ${source}; latency vs body size`,
     executor: 'iterations',
+    globalView: 'its bisection is one sequence of requests, each size chosen from the answer to the one before',
     iterations: 1,
     vus: 1,
     maxDurationMs: 10 * 60_000,

@@ -32,6 +32,7 @@ export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryConte
     name: `rate-limit-${op}`,
     description: `§8 rate limit of /${op}: ${rule.requestsPerWindow} per ${windowMs} ms window (${rule.source}); ramp to 2x, hold, pause, recover`,
     executor: 'ramping-arrival-rate',
+    globalView: 'its verdict counts the requests admitted in each rate window, which every shard sees only a share of',
     startRatePerSec: 0,
     stages: [
       { durationMs: 2 * windowMs, targetRatePerSec: peak },

@@ -34,6 +34,7 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
     name: `retention-${op}`,
     description: `§2.2 /${op} results readable for ${windowEmuMs / SECOND_MS} s after completion (${windowRealMs.toFixed(0)} ms real at time scale ${scale}), 404 after`,
     executor: 'iterations',
+    globalView: 'it follows one job until its result expires',
     iterations: 1,
     vus: 1,
     maxDurationMs: Math.ceil(windowRealMs * 3 + 30 * SECOND_MS),

@@ -69,6 +69,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     name: `worker-scaled-limit-${op}`,
     description: `§8 dynamic rule on /${op}: base ${base} (${rule.source}), ${k} busy workers x ${rpw} per window -> ${high}`,
     executor: 'constant-arrival-rate',
+    globalView: 'its verdict counts the requests admitted per window in each worker phase, and its timeline changes the target workers once',
     ratePerSec: (2 * high) / (windowMs / 1000),
     durationMs: PHASES.length * phaseMs,
     maxRequests: Math.ceil(((2 * high) / (windowMs / 1000)) * ((PHASES.length * 3 * windowMs) / 1000) * 1.2) + 100,

@@ -4,9 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import { EXIT } from '../../exit-codes.js';
 import { usageError, configError } from '../../errors.js';
+import { WORKER_PROTOCOL } from '../../spec/index.js';
 import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
 import { FAULT_NAMES, isFaultName } from '../../emulator/faults.js';
-import { workerEnv, formatShellEnv } from '../../worker/worker-env.js';
+import { workerEnv, formatShellEnv, MIN_WORKER_PING_INTERVAL_MS } from '../../worker/worker-env.js';
 import type { CommandModule } from '../command.js';
 
 const DEFAULT_PORT = 8000;
@@ -98,6 +99,11 @@ export const emulateCommand: CommandModule = {
       const c = parseEmulatorConfig(cfg);
       if (!c.endpoints.includes(printFor)) throw usageError(`--print-worker-env: endpoint "${printFor}" is not served; served: ${c.endpoints.join(', ')}`);
       if (c.port === 0) throw usageError('--print-worker-env needs a fixed --port (0 picks a free one at start, unknown in advance)');
+      if (c.workerPingIntervalMs < MIN_WORKER_PING_INTERVAL_MS) {
+        throw usageError(
+          `--worker-ping-interval-ms must be from ${MIN_WORKER_PING_INTERVAL_MS} to ${WORKER_PROTOCOL.workerHttpTimeoutMs} for a worker environment, got ${c.workerPingIntervalMs}: the official Python worker floors RUNPOD_PING_INTERVAL to whole seconds and its heartbeat stops below 1000`,
+        );
+      }
       const host = c.host.includes(':') ? `[${c.host}]` : c.host;
       const env = workerEnv({
         baseUrl: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${c.port}`,
@@ -116,7 +122,7 @@ export const emulateCommand: CommandModule = {
     io.stdout(`qbench emulator ${em.url}\n`);
     for (const ep of c.endpoints) io.stdout(`  endpoint ${ep}: ${em.baseUrl}/${ep}\n`);
     io.stdout(`  time scale ${c.timeScale}x, limits ${em.core.limits.enabled ? 'on' : 'off'}, workers ${c.workers.min}..${c.workers.max}${c.faults.length > 0 ? `, faults: ${c.faults.join(', ')}` : ''}\n`);
-    io.stdout(`  info: ${em.url}/_qbench/info\n`);
+    io.stdout(`  info: ${em.url}/_qbench/info (with the API key, like every route)\n`);
     io.stdout(`ready on ${em.url}\n`);
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve();

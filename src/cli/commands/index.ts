@@ -7,6 +7,7 @@ import { loadCommand } from './load.js';
 import { reportCommand } from './report.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
+import { kubeCommand } from './kube.js';
 import { fuzzCommand } from './fuzz.js';
 import { checkCommand } from './check.js';
 import { initCommand } from './init.js';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly CommandModule[] = [
   reportCommand,
   compareCommand,
   mergeCommand,
+  kubeCommand,
   fuzzCommand,
   checkCommand,
   initCommand,

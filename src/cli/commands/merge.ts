@@ -9,11 +9,13 @@ import { mergeResults } from '../../report/merge.js';
 import { readResult } from '../../report/read-result.js';
 import { renderConsole } from '../../report/render/console.js';
 import { renderJson } from '../../report/render/json.js';
+import { writeAllReports } from '../../report/write-all.js';
 import type { CommandModule } from '../command.js';
 
 const Args = z.object({
-  results: z.array(z.string().min(1)).min(2, { error: 'name at least two result files to merge' }),
+  results: z.array(z.string().min(1)).min(1, { error: 'name the result files to merge' }),
   out: z.string({ error: '-o/--out <file> is required: where to write the merged result' }).min(1),
+  reports: z.string().min(1).optional(),
 });
 
 export const mergeCommand: CommandModule = {
@@ -23,11 +25,13 @@ export const mergeCommand: CommandModule = {
     y
       .positional('results', { type: 'string', array: true, describe: 'Two or more result.json files' })
       .option('out', { alias: 'o', type: 'string', describe: 'Where to write the merged result.json (required)' })
-      .example('$0 merge gen-a/result.json gen-b/result.json -o all.json', 'merge two shards'),
+      .option('reports', { type: 'string', describe: 'Also write every report format of the merged result into this directory' })
+      .example('$0 merge gen-a/result.json gen-b/result.json -o all.json', 'merge two shards')
+      .example('$0 merge shard-*/result.json -o merged.json --reports merged', 'merge the shards of one --shard run and write every report'),
   run: async (argv, io) => {
-    const parsed = Args.safeParse({ results: argv['results'], out: argv['out'] });
+    const parsed = Args.safeParse({ results: argv['results'], out: argv['out'], reports: argv['reports'] });
     if (!parsed.success) throw usageError(`qbench merge: ${z.prettifyError(parsed.error)}`);
-    const { results, out } = parsed.data;
+    const { results, out, reports } = parsed.data;
     const inputs = await Promise.all(results.map(async (source) => ({ result: await readResult(source), source })));
     const merged = mergeResults(inputs, { command: ['qbench', 'merge', ...results, '-o', out] });
     try {
@@ -37,6 +41,7 @@ export const mergeCommand: CommandModule = {
     }
     io.stdout(renderConsole(merged, { color: io.isTty }));
     io.stdout(`merged ${results.length} results into ${out}\n`);
+    if (reports !== undefined) io.stdout(`reports: ${(await writeAllReports(merged, reports)).dir}\n`);
     return merged.overall.exitCode as ExitCode;
   },
 };

@@ -13,6 +13,7 @@ import { API_KEY_ENV_HELP, apiKeyEnvName, parseTarget } from '../../target/index
 import type { CommandModule } from '../command.js';
 
 const MAX_CONCURRENCY = 256;
+const MAX_DROP_STOPS_MS = 10_000;
 
 export const workerCommand: CommandModule = {
   command: 'worker',
@@ -26,10 +27,14 @@ export const workerCommand: CommandModule = {
       .option('api-key', { type: 'string', describe: 'The API key itself (prefer --api-key-env: a key on the command line shows in the process list)' })
       .option('worker-id', { type: 'string', describe: 'Worker id (default RUNPOD_POD_ID or a random one)' })
       .option('concurrency', { type: 'number', describe: `Jobs run at once, 1..${MAX_CONCURRENCY} (default 1)` })
-      .option('exit-on-refresh', { type: 'boolean', describe: 'Exit after a job asks for a refresh (stopPod) instead of starting a fresh worker in this process' }),
+      .option('exit-on-refresh', { type: 'boolean', describe: 'Exit after a job asks for a refresh (stopPod) instead of starting a fresh worker in this process' })
+      .option('stop-long-poll', { type: 'boolean', describe: 'Ask job-stop again as soon as it answers, idle or not (the service holds it open), as the official Python worker does' })
+      .option('drop-stops-within-ms', { type: 'number', describe: `Ignore a stop for a job taken less than this many ms ago, 0..${MAX_DROP_STOPS_MS} (default 0), modelling the official Python worker (~100)` }),
   run: async (argv, io) => {
     const concurrency = (argv['concurrency'] as number | undefined) ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) throw usageError(`--concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
+    const dropStopsWithinMs = (argv['drop-stops-within-ms'] as number | undefined) ?? 0;
+    if (!Number.isFinite(dropStopsWithinMs) || dropStopsWithinMs < 0 || dropStopsWithinMs > MAX_DROP_STOPS_MS) throw usageError(`--drop-stops-within-ms must be a number of ms from 0 to ${MAX_DROP_STOPS_MS}`);
     let urls: WorkerUrls;
     let workerId: string;
     let apiKey: string | undefined;
@@ -81,6 +86,8 @@ export const workerCommand: CommandModule = {
         workerId: id,
         handler,
         concurrency,
+        stopLongPoll: argv['stop-long-poll'] === true,
+        dropStopsWithinMs,
         signal: io.signal,
         log: (l) => io.stderr(`${l}\n`),
         ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),

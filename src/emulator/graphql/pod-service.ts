@@ -5,8 +5,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildSchema, execute as executeDocument, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { GraphqlRequest, HTTP_STATUS } from '../../spec/index.js';
-import { keyMatches, bearerToken } from '../rest/auth.js';
-import { readJsonBody, sendJson } from '../rest/json-io.js';
+import { keyMatches, bearerToken } from '../auth.js';
+import { readJsonBody, sendJson, tooLargeHeaders } from '../rest/json-io.js';
+import { closeIfBodyPending } from '../http-io.js';
+import { MAX_JSON_DEPTH, documentNestingExceeds } from '../json-limits.js';
 import { templateStoreFor } from '../rest/template-store.js';
 import type { EmulatorServices, SubService } from '../sub-services.js';
 import { DEFAULT_CATALOGUE, type GpuCatalogue } from './gpu-catalogue.js';
@@ -64,8 +66,8 @@ export interface PodServiceOptions {
   readonly catalogue?: GpuCatalogue;
 }
 
-function requestError(res: ServerResponse, status: number, message: string, code: string): void {
-  sendJson(res, status, { errors: [{ message, extensions: { code } }] });
+function requestError(res: ServerResponse, status: number, message: string, code: string, headers?: Readonly<Record<string, string>>): void {
+  sendJson(res, status, { errors: [{ message, extensions: { code } }] }, headers);
 }
 
 /**
@@ -101,7 +103,8 @@ export function createPodService(services: EmulatorServices, options: PodService
   async function execute(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
     if (body.kind === 'aborted') return;
-    if (body.kind === 'too-large') return requestError(res, PAYLOAD_TOO_LARGE, `body: larger than ${body.limitBytes} bytes`, 'PAYLOAD_TOO_LARGE');
+    if (body.kind === 'too-large') return requestError(res, PAYLOAD_TOO_LARGE, `body: larger than ${body.limitBytes} bytes`, 'PAYLOAD_TOO_LARGE', tooLargeHeaders);
+    if (body.kind === 'too-deep') return requestError(res, HTTP_STATUS.badRequest, body.reason, 'BAD_REQUEST');
     if (body.kind === 'empty') return requestError(res, HTTP_STATUS.badRequest, 'body: must be a JSON object with a "query" string', 'BAD_REQUEST');
     if (body.kind === 'invalid-json') return requestError(res, HTTP_STATUS.badRequest, `body: is not valid JSON (${body.reason})`, 'BAD_REQUEST');
     const parsed = GraphqlRequest.safeParse(body.value);
@@ -113,6 +116,11 @@ export function createPodService(services: EmulatorServices, options: PodService
     const contextValue: RequestContext = { nowMs: services.clock.now() };
     let document = validDocuments.get(query);
     if (document === undefined) {
+      // The engine's parser and validator recurse once per nesting level: refuse deep documents first.
+      if (documentNestingExceeds(query)) {
+        const message = `query: nested more than ${MAX_JSON_DEPTH} levels deep (the emulator accepts at most ${MAX_JSON_DEPTH})`;
+        return sendJson(res, HTTP_STATUS.ok, { errors: [{ message, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
+      }
       try {
         document = parse(query, { maxTokens: MAX_DOCUMENT_TOKENS });
       } catch (e) {
@@ -142,15 +150,14 @@ export function createPodService(services: EmulatorServices, options: PodService
     name: 'graphql-pods',
     async handle(req, res, url) {
       if (url.pathname !== GRAPHQL_PATH && url.pathname !== `${GRAPHQL_PATH}/`) return false;
+      // The body of a request with a wrong key is never read: the connection closes after the 401.
       if (!authorised(req, url)) {
-        req.resume();
         const error = 'api_key: missing or wrong API key (send ?api_key=<API_KEY> or Authorization: Bearer <API_KEY>)';
-        sendJson(res, HTTP_STATUS.unauthorized, { error, errors: [{ message: error, extensions: { code: 'UNAUTHENTICATED' } }] });
+        sendJson(res, HTTP_STATUS.unauthorized, { error, errors: [{ message: error, extensions: { code: 'UNAUTHENTICATED' } }] }, closeIfBodyPending(req));
         return true;
       }
       if (req.method !== 'POST') {
-        req.resume();
-        sendJson(res, METHOD_NOT_ALLOWED, { errors: [{ message: `method: ${req.method ?? ''} is not allowed; send POST`, extensions: { code: 'METHOD_NOT_ALLOWED' } }] }, { allow: 'POST' });
+        sendJson(res, METHOD_NOT_ALLOWED, { errors: [{ message: `method: ${req.method ?? ''} is not allowed; send POST`, extensions: { code: 'METHOD_NOT_ALLOWED' } }] }, { allow: 'POST', ...closeIfBodyPending(req) });
         return true;
       }
       await execute(req, res);

@@ -6,8 +6,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { API_VERSIONS, HTTP_STATUS } from '../../spec/index.js';
 import type { EmulatorServices, SubService } from '../sub-services.js';
-import { bearerToken, keyMatches } from './auth.js';
-import { isPlainObject, readJsonBody, sendJson, sendNoContent } from './json-io.js';
+import { bearerToken, keyMatches } from '../auth.js';
+import { isPlainObject, readJsonBody, sendJson, sendNoContent, tooLargeHeaders } from './json-io.js';
+import { closeIfBodyPending } from '../http-io.js';
 import { templateStoreFor, type StoredTemplate, type TemplateStore } from './template-store.js';
 import { parseTemplateCreate, parseTemplateUpdate, problemBody, type FieldProblem } from './template-validation.js';
 
@@ -100,8 +101,11 @@ export function createTemplateService(services: EmulatorServices): SubService {
       case 'invalid-json':
         badRequest(res, [{ field: 'body', rule: `is not valid JSON (${body.reason})` }]);
         return undefined;
+      case 'too-deep':
+        sendJson(res, HTTP_STATUS.badRequest, { error: body.reason, code: 'BODY_TOO_DEEP' });
+        return undefined;
       case 'too-large':
-        sendJson(res, PAYLOAD_TOO_LARGE, { error: `body: larger than ${body.limitBytes} bytes`, code: 'BODY_TOO_LARGE' });
+        sendJson(res, PAYLOAD_TOO_LARGE, { error: `body: larger than ${body.limitBytes} bytes`, code: 'BODY_TOO_LARGE' }, tooLargeHeaders);
         return undefined;
       case 'aborted':
         return undefined;
@@ -242,12 +246,12 @@ export function createTemplateService(services: EmulatorServices): SubService {
       const r = routeOf(url.pathname);
       if (r === null) return false;
       // §5: Authorization: Bearer <token>; the 'rest-auth-off' fault waives it.
+      // The body of a request with a wrong key is never read: the connection closes after the 401.
       if (!services.faults.has('rest-auth-off') && !keyMatches(bearerToken(req), services.apiKey)) {
-        req.resume();
         sendJson(res, HTTP_STATUS.unauthorized, {
           error: 'authorization: missing or wrong API key (send Authorization: Bearer <API_KEY>)',
           code: 'UNAUTHORIZED',
-        });
+        }, closeIfBodyPending(req));
         return true;
       }
       await route(req, res, url, r);

@@ -47,6 +47,7 @@ export const EmulatorInfoDocument = z.strictObject({
   endpoints: z.array(z.string()),
   externalWorkers: z.boolean(),
   workerTakeLongPollRealMs: nonNegInt,
+  workerStopLongPollRealMs: nonNegInt,
   workerPingIntervalRealMs: nonNegInt,
   workers: AdvertisedWorkers,
   limits: z.strictObject({
@@ -80,6 +81,10 @@ export const EmulatorInfoDocument = z.strictObject({
   faults: z.array(AdvertisedFault),
   /** Facts each sub-service (REST templates, GraphQL pods) reports about itself. */
   subServices: z.record(z.string(), z.record(z.string(), z.unknown())),
+  /** Deepest JSON nesting a request body may have. */
+  jsonMaxDepth: posInt,
+  /** Errors the emulator caught in itself, by where they happened. */
+  internalErrors: z.strictObject({ total: nonNegInt, request: nonNegInt, timer: nonNegInt, webhook: nonNegInt }),
 });
 export type EmulatorInfoDocument = z.infer<typeof EmulatorInfoDocument>;
 

@@ -19,7 +19,7 @@ describe('qbench emulate', () => {
     const done = main(['emulate', '--port', '0', '--api-key', KEY, '--endpoint', 'a', '--endpoint', 'b', '--time-scale', '60', '--fault', 'health-miscount', '--workers-max', '2'], c.io);
     await until(() => c.out.some((l) => l.startsWith('ready on ')), 'the ready line');
     const url = (/ready on (\S+)/.exec(c.out.join('')) ?? [])[1] as string;
-    const info = (await (await fetch(`${url}/_qbench/info`)).json()) as { timeScale: number; endpoints: string[]; faults: { name: string }[]; workers: { max: number } };
+    const info = (await (await fetch(`${url}/_qbench/info`, { headers: { authorization: KEY } })).json()) as { timeScale: number; endpoints: string[]; faults: { name: string }[]; workers: { max: number } };
     expect(info).toMatchObject({ timeScale: 60, endpoints: ['a', 'b'], workers: { max: 2 } });
     expect(info.faults.map((f) => f.name)).toEqual(['health-miscount']);
     expect((await fetch(`${url}/v2/b/health`, { headers: { authorization: KEY } })).status).toBe(200);

@@ -121,10 +121,16 @@ describe('401: the API key', () => {
     expect((await t.call('GET', '/v2/demo/health', undefined, { authorization: `bearer ${KEY}` })).status).toBe(200);
   });
 
-  it('control routes need the key; the info route does not', async () => {
+  it('every /_qbench route needs the key, the info route too', async () => {
     expect((await t.call('GET', '/_qbench/counters', undefined, { authorization: 'x' })).status).toBe(401);
     expect((await t.call('POST', '/_qbench/reset', undefined, { authorization: 'x' })).status).toBe(401);
-    expect((await t.call('GET', '/_qbench/info', undefined, { authorization: 'x' })).status).toBe(200);
+    const info = await t.call('GET', '/_qbench/info', undefined, { authorization: 'x' });
+    expect(info.status).toBe(401);
+    expect(info.body.error).toMatch(/API key/);
+    expect(JSON.stringify(info.body)).not.toContain('demo');
+    expect((await t.call('GET', '/_qbench/info', undefined, { authorization: '' })).status).toBe(401);
+    expect((await t.call('GET', '/_qbench/info', undefined, { authorization: KEY })).status).toBe(200);
+    expect((await t.call('GET', '/_qbench/info')).status).toBe(200);
   });
 });
 

@@ -115,7 +115,7 @@ describe('external workers (worker protocol)', () => {
 
 describe('worker protocol answers', () => {
   it('job-take answers 204 when nothing is queued (after a bounded wait); job-stop 204; ping 200; unknown job 404', async () => {
-    em = await startEmulator({ apiKey: KEY, externalWorkers: true, workerTakeLongPollMs: 100 });
+    em = await startEmulator({ apiKey: KEY, externalWorkers: true, workerTakeLongPollMs: 100, workerStopLongPollMs: 100 });
     stop = new AbortController();
     const take = await fetch(`${em.url}/v2/demo/job-take/raw-1?gpu=x&job_in_progress=0`, { headers: { authorization: KEY } });
     expect(take.status).toBe(204);

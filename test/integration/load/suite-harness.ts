@@ -12,7 +12,7 @@ export const API_KEY = 'qbench-load-test-key';
 export async function withEmulator<T>(config: Partial<EmulatorConfigInput>, fn: (target: LoadTarget, emu: EmulatorHandle) => Promise<T>): Promise<T> {
   const emu = await startEmulator({ apiKey: API_KEY, ...config });
   try {
-    const info = await fetchEmulatorInfo(emu.url);
+    const info = await fetchEmulatorInfo(emu.url, API_KEY);
     return await fn({ kind: 'emulator', queueUrl: emu.url, endpointId: emu.config.endpoints[0] ?? 'demo', apiKey: API_KEY, timeScale: emu.clock.scale, info }, emu);
   } finally {
     await emu.close();

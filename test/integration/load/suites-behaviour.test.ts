@@ -53,6 +53,20 @@ describe('gpu-throughput scenario', () => {
     expect(finding(s, /all its tokens/)?.passed).toBe(true);
     expect(finding(s, /chunk size/)?.passed).toBe(true);
     expect(s.charts.map((c) => c.id)).toEqual(expect.arrayContaining(['gpu-throughput-curve', 'gpu-ttft', 'gpu-kv-cache']));
+    // The chart never contradicts the agreement finding: its client and worker series are the
+    // finding's quantities (per-stream generation rate x streams), level by level; what clients
+    // received (queueing and cold starts included) is a separate, labelled series.
+    const agree = finding(s, /per-stream generation rate/);
+    expect(agree?.passed).toBe(true);
+    const curve = s.charts.find((c) => c.id === 'gpu-throughput-curve')!;
+    const series = (re: RegExp) => curve.series.find((x) => re.test(x.name))!.points.map((p) => p[1]);
+    const client = series(/^client: per-stream generation rate/);
+    const worker = series(/^worker: avg_gen_throughput/);
+    expect(client.length).toBe(2);
+    client.forEach((c, i) => expect(Math.abs(c - worker[i]!) / worker[i]!).toBeLessThanOrEqual(0.9));
+    series(/^client: received/).forEach((r, i) => expect(r).toBeLessThanOrEqual(worker[i]! * 1.9));
+    expect(s.charts.find((c) => c.id === 'gpu-ttft')!.series.map((x) => x.name)).toEqual(expect.arrayContaining(['of it queued for a worker (mean delayTime)']));
+    expect(finding(s, /tokens\/s received/)?.observed).toMatch(/c=2: \d+ of \d+ tokens\/s; TTFT mean \d+ ms, of which queued for a worker \d+ ms, \d+ ms of that while a worker was starting/);
     const bad = await runSuite('gpu-throughput.ts', { faults: ['stream-chunk-oversize'] }, { ...params, levels: '1' });
     expect(finding(bad.scenarios[0], /chunk size/)?.passed).toBe(false);
   });

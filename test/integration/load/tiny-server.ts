@@ -1,7 +1,8 @@
 // A tiny queue-endpoint stand-in on 127.0.0.1 for engine tests: answers /run, /runsync,
 // /status, /stream, /health like the spec, counts requests per operation, and can stall,
-// or answer 429 past a per-operation budget.
+// answer 429 past a per-operation budget, or drop chosen requests without an answer.
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import type { LoadTarget } from '../../../src/load/context.js';
 
 /** A remote target at a tiny server's URL. */
@@ -28,6 +29,8 @@ export interface TinyOptions {
   readonly delayMs?: number;
   /** Polls of /status before a job reads COMPLETED. */
   readonly pollsToComplete?: number;
+  /** Close the connection without an answer when this holds (operation, its n-th request). */
+  readonly drop?: (op: string, n: number) => boolean;
 }
 
 export async function startTinyServer(o: TinyOptions = {}): Promise<TinyServer> {
@@ -52,6 +55,11 @@ export async function startTinyServer(o: TinyOptions = {}): Promise<TinyServer> 
         if (o.delayMs) setTimeout(send, o.delayMs);
         else send();
       };
+      if (o.drop?.(op, n)) {
+        state.inFlight--;
+        req.socket.destroy();
+        return;
+      }
       if (o.acceptPerOp !== undefined && n > o.acceptPerOp) return reply(429, { error: 'rate limited' });
       const id = /\/(?:status|stream|cancel)\/([^/?]+)/.exec(req.url ?? '')?.[1];
       switch (op) {
@@ -91,4 +99,13 @@ export async function startTinyServer(o: TinyOptions = {}): Promise<TinyServer> 
         server.close(() => resolve());
       }),
   };
+}
+
+/** A port on 127.0.0.1 where nothing listens (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const s = createTcpServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }

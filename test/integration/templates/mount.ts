@@ -5,7 +5,8 @@
 import { startEmulator } from '../../../src/emulator/index.js';
 import { ManualClock, type Clock } from '../../../src/emulator/clock.js';
 import type { FaultName } from '../../../src/emulator/faults.js';
-import { SUB_SERVICES, type EmulatorServices, type SubService } from '../../../src/emulator/sub-services.js';
+import type { EmulatorServices, SubService } from '../../../src/emulator/sub-services.js';
+import { SUB_SERVICES } from '../../../src/emulator/sub-service-list.js';
 import type { EmulatorCore } from '../../../src/emulator/core.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';

@@ -57,7 +57,7 @@ describe('an emulator whose only workers are external worker processes', () => {
 
   it('runs the mixed-soak load scenario and meets its thresholds', { timeout: 60_000 }, async () => {
     const e = await externalOnly();
-    const info = await fetchEmulatorInfo(e.url);
+    const info = await fetchEmulatorInfo(e.url, KEY);
     // A 2 s soak on a shared 2-core machine: generator timing is not what is tested here.
     const relaxed: [string, unknown][] = [['validity', { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 }]];
     const result = await runLoad({

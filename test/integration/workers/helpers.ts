@@ -28,6 +28,8 @@ export interface SpawnOptions {
   readonly endpoint?: string;
   readonly concurrency?: number;
   readonly env?: Record<string, string>;
+  /** false: the process gets `env` and nothing else (not this process's environment). */
+  readonly inheritEnv?: boolean;
   readonly args?: readonly string[];
 }
 
@@ -37,7 +39,7 @@ export function spawnWorker(o: SpawnOptions): WorkerProcess {
   const args = ['--import', 'tsx', 'src/cli/bin.ts', 'worker', '--handler', o.handler, ...target, '--concurrency', String(o.concurrency ?? 1), ...(o.args ?? [])];
   const proc = spawn(process.execPath, args, {
     cwd: process.cwd(),
-    env: { ...process.env, ...(o.url === undefined ? {} : { RUNPOD_AI_API_KEY: KEY }), ...o.env },
+    env: { ...(o.inheritEnv === false ? {} : process.env), ...(o.url === undefined ? {} : { RUNPOD_AI_API_KEY: KEY }), ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

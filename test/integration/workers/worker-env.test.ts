@@ -41,16 +41,16 @@ describe('qbench emulate --print-worker-env', () => {
     expect(r.code).toBe(EXIT.OK);
     const env = parseExports(r.stdout);
     expect(Object.keys(env).sort()).toEqual(
-      ['QBENCH_TIME_SCALE', 'RUNPOD_AI_API_KEY', 'RUNPOD_ENDPOINT_ID', 'RUNPOD_PING_INTERVAL', 'RUNPOD_POD_ID', 'RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_PING', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM'].sort(),
+      ['QBENCH_TIME_SCALE', 'RUNPOD_AI_API_KEY', 'RUNPOD_ENDPOINT_ID', 'RUNPOD_PING_INTERVAL', 'RUNPOD_POD_ID', 'RUNPOD_SKIP_AUTO_SYSTEM_CHECKS', 'RUNPOD_SKIP_GPU_CHECK', 'RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_PING', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM'].sort(),
     );
     expect(env['RUNPOD_WEBHOOK_GET_JOB']).toBe(`${em.url}/v2/demo/job-take/$ID?gpu=emulated`);
     expect(env['RUNPOD_WEBHOOK_POST_OUTPUT']).toBe(`${em.url}/v2/demo/job-done/env-w1/$ID?gpu=emulated`);
     expect(env['RUNPOD_WEBHOOK_POST_STREAM']).toBe(`${em.url}/v2/demo/job-stream/env-w1/$ID?gpu=emulated`);
     for (const k of ['RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM', 'RUNPOD_WEBHOOK_PING']) expect(env[k]).toContain('?');
-    expect(env).toMatchObject({ RUNPOD_POD_ID: 'env-w1', RUNPOD_AI_API_KEY: KEY, RUNPOD_ENDPOINT_ID: 'demo', RUNPOD_PING_INTERVAL: '1000', QBENCH_TIME_SCALE: '10' });
+    expect(env).toMatchObject({ RUNPOD_POD_ID: 'env-w1', RUNPOD_AI_API_KEY: KEY, RUNPOD_ENDPOINT_ID: 'demo', RUNPOD_PING_INTERVAL: '1000', QBENCH_TIME_SCALE: '10', RUNPOD_SKIP_AUTO_SYSTEM_CHECKS: 'true', RUNPOD_SKIP_GPU_CHECK: 'true' });
 
-    // No --url, no --api-key: only the printed environment.
-    const w = spawnWorker({ url: undefined, workerId: 'env-w1', handler: 'fixtures/workers/mock-worker.ts', env });
+    // No --url, no --api-key, nothing inherited: exactly the printed environment.
+    const w = spawnWorker({ url: undefined, workerId: 'env-w1', handler: 'fixtures/workers/mock-worker.ts', env, inheritEnv: false });
     await until(() => attached(em!, 'env-w1'), 'the worker to attach from its environment');
     const api = client(em);
     const done = await api('POST', '/v2/demo/runsync', { input: { mock_return: ['a', 'b'], mock_delay: 1 } });
@@ -61,6 +61,16 @@ describe('qbench emulate --print-worker-env', () => {
     expect((await w.exited).code).toBe(0);
     expect(w.output()).toMatch(/env-w1: stopped after 2 jobs \(1 completed, 1 failed/);
     expect(w.output()).not.toContain(KEY);
+  });
+
+  it('refuses a ping interval the official worker cannot keep (below 1000 ms), naming the flag and the range', async () => {
+    const r = await run(['emulate', '--print-worker-env', 'demo', '--api-key', KEY, '--port', '8000', '--worker-ping-interval-ms', '500']);
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stderr).toMatch(/--worker-ping-interval-ms must be from 1000 to 90000 for a worker environment, got 500/);
+    expect(r.stdout).toBe('');
+    const ok = await run(['emulate', '--print-worker-env', 'demo', '--api-key', KEY, '--port', '8000', '--worker-ping-interval-ms', '1000']);
+    expect(ok.code).toBe(EXIT.OK);
+    expect(parseExports(ok.stdout)).toMatchObject({ RUNPOD_PING_INTERVAL: '1000', RUNPOD_SKIP_AUTO_SYSTEM_CHECKS: 'true', RUNPOD_SKIP_GPU_CHECK: 'true' });
   });
 
   it('refuses an endpoint not served and port 0; the emulator startup lines never show the key', async () => {

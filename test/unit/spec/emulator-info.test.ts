@@ -9,6 +9,8 @@ import { fetchEmulatorInfo } from '../../../src/load/target.js';
 import { connectTarget } from '../../../src/conformance/index.js';
 
 const KEY = 'info-schema-key';
+/** The reserved routes need the key. */
+const AUTH = { headers: { authorization: KEY } };
 let em: EmulatorHandle | undefined;
 afterEach(async () => {
   await em?.close();
@@ -27,11 +29,11 @@ describe('/_qbench/info has one schema', () => {
   for (const [shape, cfg] of Object.entries(SHAPES)) {
     it(`${shape}: the wire answer parses strictly, and check and load read it as an emulator`, async () => {
       em = await startEmulator({ apiKey: KEY, port: 0, ...cfg });
-      const res = await fetch(`${em.url}/_qbench/info`);
+      const res = await fetch(`${em.url}/_qbench/info`, AUTH);
       expect(res.status).toBe(200);
       const parsed = EmulatorInfoDocument.safeParse(await res.json());
       expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues)).toBe(true);
-      expect((await fetchEmulatorInfo(em.url))?.timeScale).toBe(em.clock.scale);
+      expect((await fetchEmulatorInfo(em.url, KEY))?.timeScale).toBe(em.clock.scale);
       const c = await connectTarget({ queueUrl: em.url, endpointId: 'demo', apiKey: KEY, apiKeyEnv: 'QBENCH_API_KEY', allowBillable: false });
       try {
         expect(c.target.kind).toBe('emulator');
@@ -45,13 +47,13 @@ describe('/_qbench/info has one schema', () => {
     em = await startEmulator({ apiKey: KEY, port: 0 });
     const set = await fetch(`${em.url}/_qbench/limits`, { method: 'POST', headers: { authorization: KEY, 'content-type': 'application/json' }, body: JSON.stringify({ hold: { realMs: { run: 50 } } }) });
     expect(set.status).toBe(200);
-    const doc = EmulatorInfoDocument.parse(await (await fetch(`${em.url}/_qbench/info`)).json());
+    const doc = EmulatorInfoDocument.parse(await (await fetch(`${em.url}/_qbench/info`, AUTH)).json());
     expect(doc.limits.hold.endpoints['demo']).toEqual({ run: 50 });
   });
 
   it('a document with a field the schema does not know is refused', async () => {
     em = await startEmulator({ apiKey: KEY, port: 0 });
-    const doc = (await (await fetch(`${em.url}/_qbench/info`)).json()) as Record<string, unknown>;
+    const doc = (await (await fetch(`${em.url}/_qbench/info`, AUTH)).json()) as Record<string, unknown>;
     expect(EmulatorInfoDocument.safeParse({ ...doc, surprise: 1 }).success).toBe(false);
     expect(EmulatorInfoDocument.safeParse({ ...doc, timeScale: '60' }).success).toBe(false);
   });

@@ -1,6 +1,6 @@
-// §5 authentication of the REST and GraphQL parts: compare a presented key with the
-// emulator's key in constant time, and read the `Bearer` form of the authorization header.
-// Keys never reach an answer or a log line: errors say which credential was wrong, not what it held.
+// §5 authentication for every part of the emulator (queue routes, /_qbench routes, REST,
+// GraphQL): the presented key is compared with the emulator's in constant time. Keys never
+// reach an answer or a log line: errors say which credential was wrong, not what it held.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -17,4 +17,12 @@ export function bearerToken(req: IncomingMessage): string | undefined {
   if (header === undefined) return undefined;
   const m = /^bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1];
+}
+
+/** The queue and control routes' §5 forms: the raw key or `Bearer <key>` (scheme case-insensitive). */
+export function headerAuthorizes(header: string | undefined, apiKey: string): boolean {
+  if (header === undefined) return false;
+  if (keyMatches(header, apiKey)) return true;
+  const m = /^bearer\s+(.+)$/i.exec(header.trim());
+  return m !== null && keyMatches(m[1], apiKey);
 }

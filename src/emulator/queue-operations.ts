@@ -1,0 +1,234 @@
+// The queue endpoint's operations (§4.1 plus the WIRE-COMPAT routes status-sync, POST
+// status/stream, openai, requests), served once server.ts has routed, authenticated and
+// admitted a request and read its body within the payload cap.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RUNSYNC_WAIT_MS, JOB_STATES, isTerminal, HTTP_STATUS } from '../spec/index.js';
+import type { JobState } from '../spec/index.js';
+import type { EmulatorCore } from './core.js';
+import type { QueueEndpoint } from './endpoint.js';
+import type { Job } from './job.js';
+import { acceptableBodyType, parseJson, sendError, sendJson } from './http-io.js';
+import { OPENAI_ROUTES } from './handlers/openai.js';
+
+const STATUS_CODES = { ...HTTP_STATUS, unsupportedMediaType: 415 } as const;
+
+/** /requests page size: default and maximum. */
+const REQUESTS_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const;
+
+export type QueueOperation = 'run' | 'runsync' | 'status' | 'status-sync' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health' | 'requests' | 'openai';
+
+/** An AbortSignal that fires when the client goes away (long-polls stop waiting). */
+function closedSignal(res: ServerResponse): AbortSignal {
+  const ac = new AbortController();
+  res.once('close', () => ac.abort());
+  return ac.signal;
+}
+
+/** A path segment, percent-decoded when it decodes (left as sent when it does not). */
+export function decodeSeg(s: string): string {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+export class QueueOperations {
+  constructor(private readonly core: EmulatorCore) {}
+
+  /** Serve one admitted request whose body has been read (empty for operations without one). */
+  operation(op: QueueOperation, ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, jobId: string, query: string, body: Buffer, rest: string[]): Promise<void> | undefined {
+    switch (op) {
+      case 'run':
+      case 'runsync':
+        return this.submit(op, ep, req, res, query, body);
+      case 'status':
+        this.status(ep, res, jobId, query);
+        return undefined;
+      case 'status-sync':
+        return this.statusSync(ep, res, jobId, query);
+      case 'stream':
+        return this.stream(ep, res, jobId);
+      case 'cancel': {
+        const r = ep.cancel(jobId);
+        if (r.ok) sendJson(res, STATUS_CODES.ok, { id: r.id, status: r.status });
+        else if (r.reason === 'not-found') this.noJob(res, jobId);
+        else sendError(res, STATUS_CODES.badRequest, `job ${jobId} is ${r.status}; cancel applies to IN_QUEUE or IN_PROGRESS jobs`, { id: jobId, status: r.status });
+        return undefined;
+      }
+      case 'retry': {
+        const r = ep.retry(jobId);
+        if (r.ok) sendJson(res, STATUS_CODES.ok, { id: r.id, status: r.status });
+        else if (r.reason === 'not-found') this.noJob(res, jobId);
+        else sendError(res, STATUS_CODES.badRequest, `job ${jobId} is ${r.status}; retry is accepted only from FAILED or TIMED_OUT`, { id: jobId, status: r.status });
+        return undefined;
+      }
+      case 'purge-queue': {
+        const removed = ep.purge();
+        sendJson(res, STATUS_CODES.ok, { removed, status: this.core.faults.has('purge-wrong-status-word') ? 'COMPLETED' : 'completed' });
+        return undefined;
+      }
+      case 'health':
+        sendJson(res, STATUS_CODES.ok, ep.health());
+        return undefined;
+      case 'requests':
+        this.requests(ep, res, query);
+        return undefined;
+      case 'openai':
+        return this.openai(ep, req, res, rest, body);
+    }
+  }
+
+  private noJob(res: ServerResponse, jobId: string): void {
+    sendError(res, STATUS_CODES.notFound, `job ${jobId} not found: unknown, expired (ttl or retention) or purged`, { id: jobId });
+  }
+
+  private badRequest(res: ServerResponse, error: string, issues: unknown): void {
+    sendError(res, STATUS_CODES.badRequest, error, { issues });
+  }
+
+  private async submit(op: 'run' | 'runsync', ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, query: string, body: Buffer): Promise<void> {
+    if (!acceptableBodyType(req)) {
+      sendError(res, STATUS_CODES.unsupportedMediaType, `content-type "${req.headers['content-type'] ?? ''}" is not accepted; send the job as application/json`);
+      return;
+    }
+    const params = query === '' ? undefined : new URLSearchParams(query);
+    let waitMs: number | undefined;
+    if (op === 'runsync') {
+      const w = this.core.validator.waitQuery(params?.get('wait') ?? null);
+      if (!w.ok) return this.badRequest(res, w.error, w.issues);
+      waitMs = w.value;
+    }
+    const parsed = parseJson(body);
+    if (!parsed.ok) {
+      sendError(res, STATUS_CODES.badRequest, parsed.error);
+      return;
+    }
+    const jb = this.core.validator.jobBody(parsed.value);
+    if (!jb.ok) return this.badRequest(res, jb.error, jb.issues);
+    const job = ep.submit(op, { ...jb.value, waitMs });
+    if (op === 'run') {
+      sendJson(res, STATUS_CODES.ok, { id: job.id, status: this.core.faults.has('run-answer-wrong-status') ? 'QUEUED' : 'IN_QUEUE' });
+      return;
+    }
+    await ep.waitUntil(job, waitMs ?? RUNSYNC_WAIT_MS.defaultValue, () => isTerminal(job.status), closedSignal(res));
+    this.answerRecord(ep, res, job);
+  }
+
+  private answerRecord(ep: QueueEndpoint, res: ServerResponse, job: Job): void {
+    if (ep.get(job.id) !== job) this.noJob(res, job.id);
+    else sendJson(res, STATUS_CODES.ok, ep.record(job));
+  }
+
+  private status(ep: QueueEndpoint, res: ServerResponse, jobId: string, query: string): void {
+    let ttl: number | undefined;
+    if (query !== '') {
+      const t = this.core.validator.ttlQuery(new URLSearchParams(query).get('ttl'));
+      if (!t.ok) return this.badRequest(res, t.error, t.issues);
+      ttl = t.value;
+    }
+    const job = ep.get(jobId);
+    if (!job) {
+      if (this.core.faults.has('unknown-job-ok')) sendJson(res, STATUS_CODES.ok, { id: jobId, status: 'IN_QUEUE' });
+      else this.noJob(res, jobId);
+      return;
+    }
+    const record = ep.record(job);
+    if (ttl !== undefined) ep.setTtl(job, ttl);
+    sendJson(res, STATUS_CODES.ok, record);
+  }
+
+  private async statusSync(ep: QueueEndpoint, res: ServerResponse, jobId: string, query: string): Promise<void> {
+    const w = this.core.validator.waitQuery(query === '' ? null : new URLSearchParams(query).get('wait'));
+    if (!w.ok) return this.badRequest(res, w.error, w.issues);
+    const job = ep.get(jobId);
+    if (!job) return this.noJob(res, jobId);
+    await ep.waitUntil(job, w.value ?? RUNSYNC_WAIT_MS.defaultValue, () => isTerminal(job.status), closedSignal(res));
+    this.answerRecord(ep, res, job);
+  }
+
+  private async stream(ep: QueueEndpoint, res: ServerResponse, jobId: string): Promise<void> {
+    const job = ep.get(jobId);
+    if (!job) return this.noJob(res, jobId);
+    if (!ep.streamReady(job)) {
+      // Long-poll: the JS SDK calls /stream in a tight loop. The wait is real time.
+      const waitMs = this.core.config.stream.longPollMs * this.core.clock.scale;
+      await ep.waitUntil(job, waitMs, () => ep.streamReady(job), closedSignal(res));
+    }
+    if (ep.get(jobId) !== job) return this.noJob(res, jobId);
+    if (res.destroyed) return;
+    sendJson(res, STATUS_CODES.ok, ep.takeStream(job));
+  }
+
+  private requests(ep: QueueEndpoint, res: ServerResponse, query: string): void {
+    const p = new URLSearchParams(query);
+    const limitRaw = p.get('limit');
+    let limit: number = REQUESTS_PAGE.defaultLimit;
+    if (limitRaw !== null) {
+      const n = /^\d+$/.test(limitRaw) ? Number(limitRaw) : NaN;
+      if (!(n >= 1 && n <= REQUESTS_PAGE.maxLimit)) {
+        sendError(res, STATUS_CODES.badRequest, `limit must be an integer from 1 to ${REQUESTS_PAGE.maxLimit}`, { issues: [{ path: 'limit', message: 'out of range' }] });
+        return;
+      }
+      limit = n;
+    }
+    const statusRaw = p.get('status');
+    if (statusRaw !== null && !(JOB_STATES as readonly string[]).includes(statusRaw)) {
+      sendError(res, STATUS_CODES.badRequest, `status must be one of ${JOB_STATES.join(', ')}`, { issues: [{ path: 'status', message: 'unknown job state' }] });
+      return;
+    }
+    const { jobs, total } = ep.listJobs(limit, (statusRaw ?? undefined) as JobState | undefined);
+    sendJson(res, STATUS_CODES.ok, {
+      requests: jobs.map((j) => ({ ...ep.record(j), kind: j.kind, submittedAt: new Date(j.submittedAtMs).toISOString(), lowPriority: j.lowPriority })),
+      total,
+      limit,
+    });
+  }
+
+  private async openai(ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, rest: string[], body: Buffer): Promise<void> {
+    const route = `/${rest.map(decodeSeg).join('/')}`;
+    if (!OPENAI_ROUTES.has(route)) {
+      sendError(res, STATUS_CODES.notFound, `no such OpenAI route ${route}; supported: ${[...OPENAI_ROUTES].map((r) => `/openai${r}`).join(', ')}`);
+      return;
+    }
+    let openaiInput: unknown = null;
+    if (req.method === 'POST') {
+      if (!acceptableBodyType(req)) {
+        sendError(res, STATUS_CODES.unsupportedMediaType, 'send the OpenAI request as application/json');
+        return;
+      }
+      if (body.length > 0) {
+        const parsed = parseJson(body);
+        if (!parsed.ok) {
+          sendError(res, STATUS_CODES.badRequest, parsed.error);
+          return;
+        }
+        openaiInput = parsed.value;
+      }
+    }
+    const job = ep.submit('runsync', { input: { openai_route: route, openai_input: openaiInput } });
+    const closed = closedSignal(res);
+    const streaming = typeof openaiInput === 'object' && openaiInput !== null && (openaiInput as Record<string, unknown>)['stream'] === true;
+    if (streaming) {
+      res.writeHead(STATUS_CODES.ok, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const deadline = this.core.clock.now() + RUNSYNC_WAIT_MS.defaultValue;
+      while (!closed.aborted && ep.get(job.id) === job) {
+        await ep.waitUntil(job, deadline - this.core.clock.now(), () => ep.streamReady(job), closed);
+        const take = ep.takeStream(job);
+        for (const c of take.stream) res.write(`data: ${JSON.stringify(c.output)}\n\n`);
+        if (isTerminal(take.status) || this.core.clock.now() >= deadline) {
+          if (take.status === 'FAILED') res.write(`data: ${JSON.stringify({ error: { message: job.error ?? 'job failed', type: 'server_error' } })}\n\n`);
+          break;
+        }
+      }
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    await ep.waitUntil(job, RUNSYNC_WAIT_MS.defaultValue, () => isTerminal(job.status), closed);
+    if (ep.get(job.id) !== job) return this.noJob(res, job.id);
+    if (job.status === 'COMPLETED') sendJson(res, STATUS_CODES.ok, job.output);
+    else if (isTerminal(job.status)) sendError(res, STATUS_CODES.internalError, job.error ?? `job ${job.status}`, { id: job.id, status: job.status });
+    else sendJson(res, STATUS_CODES.ok, { id: job.id, status: job.status });
+  }
+}
