@@ -64,7 +64,7 @@ export function renderKube(o: KubeRenderOptions): Manifest[] {
     o.scenario,
     '--target',
     o.target,
-    ...(o.endpointId !== undefined ? ['--endpoint-id', o.endpointId] : []),
+    ...(o.endpointId !== undefined ? ['--endpoint', o.endpointId] : []),
     '--shards',
     String(o.shards),
     // Kubernetes expands $(VAR) from the container's environment.

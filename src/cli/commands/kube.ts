@@ -36,7 +36,7 @@ export const kubeCommand: CommandModule = {
       .positional('scenario', { type: 'string', describe: 'Scenario file as the image sees it, e.g. suites/load/mixed-soak.ts' })
       .option('shards', { type: 'number', describe: 'Number of shard pods (each runs every n-th start of the one schedule)' })
       .option('target', { type: 'string', describe: 'http(s)://host:port[/v2/<endpoint_id>] the pods load' })
-      .option('endpoint-id', { type: 'string', describe: 'Endpoint id (when the URL does not name one)' })
+      .option('endpoint', { type: 'string', alias: 'endpoint-id', describe: 'Endpoint id, when --target names none' })
       .option('name', { type: 'string', describe: 'Run name, prefix of every object (default qbench-<scenario>)' })
       .option('namespace', { type: 'string', describe: 'Namespace of every object' })
       .option('image', { type: 'string', default: `qbench:${VERSION}`, describe: 'The qbench image (deploy/kubernetes/Dockerfile)' })
@@ -61,7 +61,7 @@ export const kubeCommand: CommandModule = {
       scenario,
       shards: argv['shards'],
       target: argv['target'],
-      endpointId: argv['endpoint-id'],
+      endpointId: argv['endpoint'],
       name: argv['name'] ?? `qbench-${base}`.slice(0, 40).replace(/-+$/, ''),
       namespace: argv['namespace'],
       image: argv['image'],
