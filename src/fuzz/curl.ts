@@ -2,10 +2,11 @@
 // environment variable reference (never the key itself, §5 auth per interface), and big
 // bodies built by a shell recipe instead of being spelled out.
 import { paddedBodyRecipe, renderCurl, type CurlAuth } from '../client/curl.js';
+import { DEFAULT_API_KEY_ENV } from '../target/index.js';
 import { PAD_PREFIX, PAD_SUFFIX, PADDED_BODY_OVERHEAD_BYTES, type CaseBody } from './case-body.js';
 
-/** Name of the environment variable a printed curl line reads the key from. */
-export const API_KEY_ENV = 'QBENCH_API_KEY';
+/** The environment variable a printed curl line reads the key from when --api-key-env names none. */
+export const API_KEY_ENV = DEFAULT_API_KEY_ENV;
 
 export type AuthPlacement = 'header-bearer' | 'query-api-key' | 'none';
 

@@ -59,7 +59,7 @@ export function describeProperty(p: FuzzProperty, replay?: string, tally?: Oracl
     redactSecrets(`      shrunk case: ${f.counterexample}`),
     redactSecrets(`      expected:    ${f.expected}`),
     redactSecrets(`      observed:    ${f.observed}`),
-    // Built with the key as $QBENCH_API_KEY and scrubbed of the key itself at the source
+    // Built with the key as the --api-key-env variable and scrubbed of the key itself at the source
     // (redacting it again would hide the variable reference the line needs).
     ...(f.curl !== undefined ? [`      curl:        ${f.curl}`] : []),
     ...(replay !== undefined ? [`      replay:      ${replay}`] : []),

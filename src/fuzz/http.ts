@@ -8,7 +8,7 @@ import { resolveBackoff, withBackoff, type BackoffOptions } from '../client/back
 import { EXCHANGE_BODY_LIMIT_CHARS, recordBody, recordHeaders } from '../client/exchange-record.js';
 import type { HttpExchange } from '../report/model.js';
 import { bodyBytes, describeBody, encodeBody, type CaseBody } from './case-body.js';
-import { curlLine, type AuthPlacement } from './curl.js';
+import { API_KEY_ENV, curlLine, type AuthPlacement } from './curl.js';
 import type { BudgetOperation, RateBudget } from './rate-budget.js';
 
 /** Bodies and answers kept in a report are cut to this many characters (the shared exchange record's limit). */
@@ -36,6 +36,8 @@ export interface FuzzAnswer {
 
 export interface FuzzHttpOptions {
   readonly apiKey: string;
+  /** The environment variable curl lines name for the key (default QBENCH_API_KEY). */
+  readonly apiKeyEnv?: string | undefined;
   readonly budget: RateBudget;
   readonly signal?: AbortSignal | undefined;
   /** Per-request limit, real ms. */
@@ -73,8 +75,8 @@ export class FuzzHttp {
       ...(req.body !== undefined ? { body: recordBody(describeBody(req.body)) } : {}),
       bodyBytes: req.body === undefined ? 0 : bodyBytes(req.body),
     };
-    // The line names the key only as $QBENCH_API_KEY; the key itself is scrubbed should a body quote it.
-    const curl = curlLine({ method: req.method, url: req.url, auth: req.auth, body: req.body }).split(this.options.apiKey).join('[REDACTED]');
+    // The line names the key only as the --api-key-env variable; the key itself is scrubbed should a body quote it.
+    const curl = curlLine({ method: req.method, url: req.url, auth: req.auth, body: req.body }, this.options.apiKeyEnv ?? API_KEY_ENV).split(this.options.apiKey).join('[REDACTED]');
     const started = performance.now();
     try {
       const result = await withBackoff(

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { registerSecret, usageError } from '../errors.js';
 import { RATE_WINDOW_MS } from '../spec/index.js';
-import { EMULATOR_TARGET, TARGET_GRAMMAR, parseTarget, requireEndpoint } from '../target/index.js';
+import { DEFAULT_API_KEY_ENV, EMULATOR_TARGET, TARGET_GRAMMAR, parseTarget, requireEndpoint } from '../target/index.js';
 import { startEmulator } from '../emulator/index.js';
 import type { FaultName } from '../emulator/faults.js';
 import { readTargetFacts, type FuzzTarget } from './target.js';
@@ -21,6 +21,8 @@ export interface ResolveFuzzTargetOptions {
   /** "emulator" or a URL. */
   readonly target: string;
   readonly apiKey?: string | undefined;
+  /** The variable named by --api-key-env (default QBENCH_API_KEY): curl lines name it. */
+  readonly apiKeyEnv?: string | undefined;
   readonly endpointId?: string | undefined;
   readonly modelEndpointId?: string | undefined;
   readonly restUrl?: string | undefined;
@@ -36,6 +38,7 @@ export interface ResolvedFuzzTarget {
 }
 
 export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<ResolvedFuzzTarget> {
+  const apiKeyEnv = o.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
   if (o.target === EMULATOR_TARGET) {
     if (o.restUrl !== undefined || o.graphqlUrl !== undefined || o.endpointId !== undefined || o.modelEndpointId !== undefined) {
       throw usageError('--endpoint, --model-endpoint, --rest-url and --graphql-url apply to a URL target; the emulator target sets them itself');
@@ -58,6 +61,7 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
         restUrl: emu.url,
         graphqlUrl: `${emu.url}${EMULATOR_GRAPHQL_PATH}`,
         apiKey,
+        apiKeyEnv,
         timeScale,
         rateWindowMs: RATE_WINDOW_MS / timeScale,
         faults: [...(o.faults ?? [])],
@@ -82,6 +86,7 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
       restUrl: o.restUrl,
       graphqlUrl: o.graphqlUrl,
       apiKey: o.apiKey,
+      apiKeyEnv,
       timeScale: facts?.timeScale ?? 1,
       rateWindowMs: facts?.rateWindowMs ?? RATE_WINDOW_MS,
       ...(facts?.faults ? { faults: facts.faults } : {}),

@@ -165,7 +165,7 @@ async function runOne(def: FuzzPropertyDef<unknown>, ctx: PropertyContext, contr
 export async function runFuzz(o: FuzzRunOptions): Promise<FuzzRunResult> {
   const started = performance.now();
   const budget = new RateBudget({ fraction: o.rateFraction, windowMs: o.target.rateWindowMs });
-  const http = new FuzzHttp({ apiKey: o.target.apiKey, budget, signal: o.signal });
+  const http = new FuzzHttp({ apiKey: o.target.apiKey, apiKeyEnv: o.target.apiKeyEnv, budget, signal: o.signal });
   const runId = randomBytes(4).toString('hex');
   const selected = allProperties(o).filter((p) => o.properties === undefined || o.properties.includes(p.name));
   const results: FuzzProperty[] = [];

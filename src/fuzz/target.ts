@@ -19,6 +19,8 @@ export interface FuzzTarget {
   /** GraphQL address; undefined skips the pod properties. */
   readonly graphqlUrl?: string | undefined;
   readonly apiKey: string;
+  /** The environment variable the key is read from: curl lines name it instead of the key. */
+  readonly apiKeyEnv: string;
   /** Emulated ms per real ms (1 on a real target). */
   readonly timeScale: number;
   /** Real ms of one §8 rate window on this target. */

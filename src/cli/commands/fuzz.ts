@@ -102,6 +102,7 @@ export const fuzzCommand: CommandModule = {
     const resolved = await resolveFuzzTarget({
       target: f.target,
       apiKey: io.env[f.apiKeyEnv],
+      apiKeyEnv: f.apiKeyEnv,
       endpointId: f.endpoint,
       modelEndpointId: f.modelEndpoint,
       restUrl: f.restUrl,

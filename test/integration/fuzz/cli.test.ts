@@ -56,6 +56,18 @@ describe('qbench fuzz', () => {
     expect(result.fuzz?.properties[0]?.finding?.expected).toContain('refused with 400');
   });
 
+  it('names the --api-key-env variable in the curl line, never the key', async () => {
+    const c = captureIo({ STAGING_FUZZ_KEY: 'k-staging-0123456789' });
+    const code = await main(
+      ['fuzz', '--api-key-env', 'STAGING_FUZZ_KEY', '--seed', '9', '--fault', 'missing-input-accepted', '--property', 'job-request-validation', '--runs', '100', '--out', await outDir()],
+      c.io,
+    );
+    expect(code, c.out() + c.err()).toBe(EXIT.TARGET_FAILED);
+    expect(c.out()).toContain(`-H 'authorization: Bearer '"$STAGING_FUZZ_KEY"`);
+    expect(c.out()).not.toContain('QBENCH_API_KEY');
+    expect(c.out()).not.toContain('k-staging-0123456789');
+  });
+
   it.each([
     [['--runs', '0'], '--runs'],
     [['--property', 'nope'], '--property'],
