@@ -5,6 +5,10 @@
 import { z } from 'zod';
 import { HTTP_STATUS, SECOND_MS } from '../spec/index.js';
 import { QbenchError } from '../errors.js';
+import { realSleep } from './sleep.js';
+
+/** The abortable wait between attempts (src/client/sleep.ts), kept under its old import path. */
+export { realSleep };
 
 /** One HTTP attempt of a logical request. */
 export interface AttemptRecord {
@@ -120,24 +124,6 @@ export interface BackoffRuntime {
 
 /** Raised by a failed attempt; carries the code recorded in its AttemptRecord. */
 type AttemptFailure = Error & { code?: unknown };
-
-export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 export interface BackoffResult<T> {
   /** The last attempt's outcome: a non-429 answer, or the 429 that used the last attempt. */

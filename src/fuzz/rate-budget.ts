@@ -1,7 +1,7 @@
 // Keeps the fuzzer well below the §8 rate table so that it measures validation and state,
 // never 429s: one token bucket per operation, refilled at a fraction of the documented
 // requests per window. Operations the table does not name share a conservative default.
-import { realSleep } from '../client/backoff.js';
+import { realSleep } from '../client/sleep.js';
 import { RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS, type RateLimitedOperation } from '../spec/index.js';
 
 /** A token bucket: `ratePerSec` sustained, at most `burst` at once. */
@@ -45,7 +45,7 @@ export class TokenBucket {
   }
 }
 
-/** The client's abortable real-time sleep (src/client/backoff.ts), under the name the fuzzer uses. */
+/** The client's abortable real-time sleep (src/client/sleep.ts), under the name the fuzzer uses. */
 export const sleepMs = realSleep;
 
 /** Budgeted operations: the §8 ones plus those the table leaves out. */

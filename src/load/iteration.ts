@@ -4,6 +4,7 @@
 // the shared backoff of src/client/backoff.ts, §7 "back off exponentially and retry").
 import { HTTP_STATUS, isTerminal, type JobState } from '../spec/index.js';
 import { withBackoff, resolveBackoff, type BackoffOptions } from '../client/backoff.js';
+import { sleepUntilAborted } from '../client/sleep.js';
 import type { HttpAnswer, IterationContext, LoadTarget, RequestSpec } from './context.js';
 import type { TargetHttp } from './http.js';
 import { hrNowMs, type ShardRecorder } from './recorder.js';
@@ -220,16 +221,5 @@ async function follow(mode: 'poll' | 'stream', id: string, pollIntervalMs: numbe
   }
 }
 
-/** Resolve after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+/** Resolve after `ms`, or at once when `signal` aborts (the shared wait of src/client/sleep.ts). */
+export const sleep = sleepUntilAborted;

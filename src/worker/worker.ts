@@ -7,6 +7,7 @@
 import { request, Agent } from 'undici';
 import { WORKER_PROTOCOL } from '../spec/index.js';
 import { redactSecrets } from '../errors.js';
+import { sleepUntilAborted as sleep } from '../client/sleep.js';
 
 /** What a handler gets besides the job. */
 export interface WorkerJobContext {
@@ -112,19 +113,6 @@ export function emulatorUrls(base: string, endpointId: string, workerId: string)
 
 function isAsyncGenerator(v: unknown): v is AsyncGenerator<unknown, unknown, void> {
   return typeof v === 'object' && v !== null && typeof (v as AsyncGenerator)[Symbol.asyncIterator] === 'function' && typeof (v as AsyncGenerator).next === 'function';
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** A returned `{refresh_worker: true, ...rest}`: the rest is the output, and the worker is recycled. */
