@@ -2,14 +2,15 @@
 // (missing or wrong auth, malformed JSON, oversized bodies, raw query strings), every
 // exchange recorded with secrets redacted (authorization, api_key, s3Config.accessSecret)
 // and a curl reproduction. §5 auth per interface: queue header, REST bearer, GraphQL query.
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { redactSecrets, registerSecret } from '../errors.js';
 import type { HttpExchange } from '../report/model.js';
-import { EXCHANGE_BODY_LIMIT_CHARS, recordBody, recordHeaders } from '../client/exchange-record.js';
+import { EXCHANGE_BODY_LIMIT_CHARS, recordBody } from '../client/exchange-record.js';
+import { parseAnswerJson, recordResponse, scrubKey, sendExchange, type ExchangeMethod } from '../client/exchange-http.js';
 import { renderCurl, type CurlAuth } from './curl.js';
 
 export type ProbeInterface = 'queue' | 'rest' | 'graphql';
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+export type HttpMethod = ExchangeMethod;
 
 /**
  * key: the interface's documented form (queue: raw key header; REST: Bearer; GraphQL: ?api_key=).
@@ -140,7 +141,7 @@ export class Probe {
     const recordedUrl = auth.query ? `${plainUrl}${plainUrl.includes('?') ? '&' : '?'}api_key=${auth.curl.kind === 'query' && !auth.curl.secret ? auth.query[1] : '[REDACTED]'}` : plainUrl;
     // The curl line is built from redacted parts (the key is an env-var reference); scrubbing the
     // whole line with the generic patterns would mangle that reference, so only the raw key is scrubbed.
-    const curl = renderCurl({
+    const curl = scrubKey(renderCurl({
       method: req.method,
       url: plainUrl,
       headers,
@@ -149,7 +150,7 @@ export class Probe {
       ...(bodyText !== undefined ? { body: redactSecrets(bodyText) } : {}),
       bodyBytes,
       ...(req.bodyRecipe !== undefined ? { bodyRecipe: req.bodyRecipe } : {}),
-    }).split(this.config.apiKey).join('[REDACTED]');
+    }), this.config.apiKey);
     const requestRecord: HttpExchange['request'] = {
       method: req.method,
       url: recordedUrl,
@@ -160,47 +161,36 @@ export class Probe {
 
     const timeoutMs = Math.ceil(req.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
-    const sentAtMs = performance.now();
+    const startedAtMs = performance.now();
     let result: ProbeResponse;
     try {
-      const res = await request(sendUrl, {
+      const a = await sendExchange({
+        url: sendUrl,
         method: req.method,
         headers: sentHeaders,
-        ...(body !== undefined ? { body } : {}),
+        body,
         signal: AbortSignal.any(signals),
-        ...(this.config.dispatcher ? { dispatcher: this.config.dispatcher } : {}),
+        dispatcher: this.config.dispatcher,
       });
-      const buf = Buffer.from(await res.body.arrayBuffer());
-      const doneAtMs = performance.now();
-      const text = buf.toString('utf8');
-      let json: unknown;
-      try {
-        json = text.length > 0 ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      const resHeaders = recordHeaders(res.headers);
+      const response = recordResponse(a);
       result = {
-        status: res.statusCode,
-        headers: resHeaders,
-        text,
-        json,
-        bodyBytes: buf.byteLength,
-        durationMs: doneAtMs - sentAtMs,
+        status: a.status,
+        headers: response.headers,
+        text: a.text,
+        json: parseAnswerJson(a.text),
+        bodyBytes: a.bodyBytes,
+        durationMs: response.durationMs,
         curl,
-        sentAtMs,
-        doneAtMs,
-        exchange: {
-          request: requestRecord,
-          response: { status: res.statusCode, headers: resHeaders, body: recordBody(text), bodyBytes: buf.byteLength, durationMs: doneAtMs - sentAtMs },
-        },
+        sentAtMs: a.sentAtMs,
+        doneAtMs: a.doneAtMs,
+        exchange: { request: requestRecord, response },
       };
     } catch (e) {
       const doneAtMs = performance.now();
       if (req.signal?.aborted) throw e;
       const message = redactSecrets(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
       result = {
-        status: 0, headers: {}, text: '', json: undefined, bodyBytes: 0, durationMs: doneAtMs - sentAtMs, curl, sentAtMs, doneAtMs,
+        status: 0, headers: {}, text: '', json: undefined, bodyBytes: 0, durationMs: doneAtMs - startedAtMs, curl, sentAtMs: startedAtMs, doneAtMs,
         exchange: { request: requestRecord, error: message },
       };
     }

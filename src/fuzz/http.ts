@@ -1,11 +1,12 @@
 // Sends generated requests byte for byte (malformed JSON and oversized bodies included, which
 // the typed clients refuse to build), through the rate budget, with the shared 429 backoff of
 // src/client, and records each exchange (secrets redacted, bodies truncated) for the report.
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { redactSecrets, registerSecret } from '../errors.js';
 import { HTTP_STATUS } from '../spec/index.js';
 import { resolveBackoff, withBackoff, type BackoffOptions } from '../client/backoff.js';
 import { EXCHANGE_BODY_LIMIT_CHARS, recordBody, recordHeaders } from '../client/exchange-record.js';
+import { parseAnswerJson, recordResponse, scrubKey, sendExchange } from '../client/exchange-http.js';
 import type { HttpExchange } from '../report/model.js';
 import { bodyBytes, describeBody, encodeBody, type CaseBody } from './case-body.js';
 import { API_KEY_ENV, curlLine, type AuthPlacement } from './curl.js';
@@ -76,56 +77,40 @@ export class FuzzHttp {
       bodyBytes: req.body === undefined ? 0 : bodyBytes(req.body),
     };
     // The line names the key only as the --api-key-env variable; the key itself is scrubbed should a body quote it.
-    const curl = curlLine({ method: req.method, url: req.url, auth: req.auth, body: req.body }, this.options.apiKeyEnv ?? API_KEY_ENV).split(this.options.apiKey).join('[REDACTED]');
+    const curl = scrubKey(curlLine({ method: req.method, url: req.url, auth: req.auth, body: req.body }, this.options.apiKeyEnv ?? API_KEY_ENV), this.options.apiKey);
     const started = performance.now();
     try {
       const result = await withBackoff(
         async () => {
           await this.options.budget.take(req.operation, signal);
           this.sent += 1;
-          const t0 = performance.now();
-          const res = await request(wireUrl, {
+          const answer = await sendExchange({
+            url: wireUrl,
             method: req.method,
             headers,
-            ...(payload !== undefined ? { body: payload } : {}),
+            body: payload,
             dispatcher: this.agent,
             // A server may cut an oversized body off and close the socket: never reuse one that carried a big body.
             reset: req.body?.kind === 'padded',
-            headersTimeout: this.options.timeoutMs ?? 30_000,
-            bodyTimeout: this.options.timeoutMs ?? 30_000,
-            ...(signal ? { signal } : {}),
+            headersTimeoutMs: this.options.timeoutMs ?? 30_000,
+            bodyTimeoutMs: this.options.timeoutMs ?? 30_000,
+            signal,
           });
-          const text = await res.body.text();
-          if (res.statusCode === HTTP_STATUS.tooManyRequests) this.rateLimited += 1;
-          const retryAfter = res.headers['retry-after'];
-          return { status: res.statusCode, retryAfter, value: { text, headers: res.headers, durationMs: performance.now() - t0 } };
+          if (answer.status === HTTP_STATUS.tooManyRequests) this.rateLimited += 1;
+          return { status: answer.status, retryAfter: answer.rawHeaders['retry-after'], value: answer };
         },
         this.backoff,
         signal ? { signal } : {},
       );
       const { status, value } = result.outcome;
       this.answered += 1;
-      let json: unknown;
-      try {
-        json = value.text === '' ? undefined : JSON.parse(value.text);
-      } catch {
-        json = undefined;
-      }
       return {
         status,
         text: value.text,
-        json,
+        json: parseAnswerJson(value.text),
         curl,
-        exchange: {
-          request: shownRequest,
-          response: {
-            status,
-            headers: recordHeaders(value.headers),
-            body: recordBody(value.text),
-            bodyBytes: Buffer.byteLength(value.text),
-            durationMs: value.durationMs,
-          },
-        },
+        // The recorded size is that of the decoded text, as the fuzzer has always reported it.
+        exchange: { request: shownRequest, response: recordResponse(value, Buffer.byteLength(value.text)) },
       };
     } catch (e) {
       if (signal?.aborted) throw e;
