@@ -4,16 +4,12 @@ import { Agent } from 'undici';
 import { registerSecret } from '../errors.js';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.js';
 import type { FaultName } from '../emulator/faults.js';
+import type { TargetAddresses, TargetKey } from '../target/index.js';
 import { Probe } from './probe.js';
 import { faultNames, limitsFromInfo, readEmulatorInfo, specLimits, type Target } from './target.js';
 
-export interface ConnectOptions {
-  readonly queueUrl: string;
-  readonly restUrl?: string | undefined;
-  readonly graphqlUrl?: string | undefined;
+export interface ConnectOptions extends TargetAddresses, TargetKey {
   readonly endpointId: string;
-  readonly apiKey: string;
-  readonly apiKeyEnv: string;
   readonly allowBillable: boolean;
   /** Host a target can reach this machine at (webhooks); default: 127.0.0.1 for loopback targets, else none. */
   readonly callbackHost?: string | undefined;

@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { redactSecrets, registerSecret } from '../errors.js';
 import type { HttpExchange } from '../report/model.js';
+import type { TargetAddresses, TargetKey } from '../target/index.js';
 import { EXCHANGE_BODY_LIMIT_CHARS, recordBody } from '../client/exchange-record.js';
 import { parseAnswerJson, recordResponse, scrubKey, sendExchange, type ExchangeMethod } from '../client/exchange-http.js';
 import { renderCurl, type CurlAuth } from './curl.js';
@@ -56,13 +57,8 @@ export interface ProbeResponse {
   readonly doneAtMs: number;
 }
 
-export interface ProbeConfig {
-  readonly queueUrl: string;
-  readonly restUrl?: string | undefined;
-  readonly graphqlUrl?: string | undefined;
-  readonly apiKey: string;
-  /** Environment variable named in curl lines instead of the key. */
-  readonly apiKeyEnv: string;
+/** The target's addresses, and the key with the variable curl lines name instead of it. */
+export interface ProbeConfig extends TargetAddresses, TargetKey {
   readonly dispatcher?: Dispatcher;
 }
 

@@ -5,6 +5,7 @@ import { EmulatorInfoDocument, RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC
 import type { RateLimitedOperation } from '../spec/index.js';
 import { QbenchError } from '../errors.js';
 import type { Probe } from './probe.js';
+import type { TargetAddresses, TargetKey } from '../target/index.js';
 
 export interface RateLimitFact {
   readonly requestsPerWindow: number;
@@ -26,14 +27,10 @@ export interface TargetLimits {
   readonly advertisedStreamChunkBytes?: number;
 }
 
-export interface Target {
+/** The addresses every command has, and the name (only) of the key's variable: curl lines reference it. */
+export interface Target extends TargetAddresses, Pick<TargetKey, 'apiKeyEnv'> {
   readonly kind: 'emulator' | 'remote';
-  readonly queueUrl: string;
-  readonly restUrl?: string | undefined;
-  readonly graphqlUrl?: string | undefined;
   readonly endpointId: string;
-  /** Name of the environment variable holding the key (curl lines reference it). */
-  readonly apiKeyEnv: string;
   readonly timeScale: number;
   readonly limits: TargetLimits;
   /** Endpoint ids the checks may take for themselves (emulator); empty on a real target. */

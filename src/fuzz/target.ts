@@ -5,22 +5,15 @@ import { z } from 'zod';
 import { API_VERSIONS, RATE_WINDOW_MS } from '../spec/index.js';
 import { QbenchError, registerSecret } from '../errors.js';
 import { EmulatorInfoFacts, claimsEmulatorInfo } from '../emulator/info-schema.js';
+import type { TargetAddresses, TargetKey } from '../target/index.js';
 
-export interface FuzzTarget {
+/** Addresses and key as every command has them (§4.1-4.3, §5); restUrl/graphqlUrl undefined skip those properties. */
+export interface FuzzTarget extends TargetAddresses, TargetKey {
   readonly kind: 'emulator' | 'remote';
-  /** Origin (plus optional prefix) of the queue interface; paths go `/v2/{endpointId}/...`. */
-  readonly queueUrl: string;
   /** Endpoint of the validation fuzz. */
   readonly endpointId: string;
   /** Endpoint of the model-based run: one with no other traffic, as its health is checked exactly. */
   readonly modelEndpointId: string;
-  /** REST base (paths `/v1/templates`); undefined skips the template properties. */
-  readonly restUrl?: string | undefined;
-  /** GraphQL address; undefined skips the pod properties. */
-  readonly graphqlUrl?: string | undefined;
-  readonly apiKey: string;
-  /** The environment variable the key is read from: curl lines name it instead of the key. */
-  readonly apiKeyEnv: string;
   /** Emulated ms per real ms (1 on a real target). */
   readonly timeScale: number;
   /** Real ms of one §8 rate window on this target. */
