@@ -4,7 +4,8 @@
 // others); turns each outcome into a report verdict with evidence and a curl line.
 import type { CheckResult, HttpExchange, Verdict } from '../report/model.js';
 import { redactSecrets } from '../errors.js';
-import { CheckFailure, CheckSkip, evidenceExchanges, type CheckContext, type CheckDefinition } from './check.js';
+import { CheckFailure, CheckInconclusive, CheckSkip, evidenceExchanges, type CheckContext, type CheckDefinition } from './check.js';
+import { RateLedger } from './ledger.js';
 import { NO_EXPECTATIONS, type LoadedExpectations } from './expectations.js';
 import { runPool } from './pool.js';
 import type { Probe } from './probe.js';
@@ -20,6 +21,8 @@ export const QUICK_BUDGET_REAL_MS = 60_000;
 export const CHECK_BASE_TIMEOUT_MS = 90_000;
 /** Exchanges attached to a failure when the check named none. */
 const FALLBACK_EVIDENCE = 3;
+/** Runs of a check that could not set up its precondition: the first and one retry with fresh resources. */
+export const INCONCLUSIVE_ATTEMPTS = 2;
 
 export interface RunOptions {
   readonly profile: Profile;
@@ -30,6 +33,8 @@ export interface RunOptions {
   readonly concurrency?: number;
   readonly expectations?: LoadedExpectations;
   readonly signal?: AbortSignal;
+  /** Called with what the runner did on the check's behalf (a wait for leftover jobs). */
+  readonly onNotice?: (text: string) => void;
   /** Called as each check ends (progress display). */
   readonly onResult?: (r: CheckResult) => void;
 }
@@ -85,6 +90,73 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
   const time = timeModel(target.timeScale);
   const signal = opts.signal ?? new AbortController().signal;
 
+  const ledger = new RateLedger(target.limits.rateWindowRealMs);
+
+  /** One run of a check; `attempt` keys its dedicated endpoints, so a retry gets fresh ones where spares remain. */
+  const attemptOnce = async (check: CheckDefinition, checkProbe: Probe, measured: Record<string, unknown>, attempt: number): Promise<Verdict | CheckInconclusive> => {
+    const budgetMs = Math.ceil(CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target));
+    const budget = AbortSignal.timeout(budgetMs);
+    const ctx: CheckContext = {
+      target,
+      http: checkProbe,
+      time,
+      signal: AbortSignal.any([signal, budget]),
+      measure: (k, v) => {
+        measured[k] = v;
+      },
+      dedicatedEndpoint: (purpose) => {
+        const key = `${check.id}/${purpose}`;
+        const fresh = `${key}#${attempt}`;
+        const have = taken.get(fresh) ?? (attempt > 0 && spare.length === 0 ? taken.get(`${key}#0`) : undefined);
+        if (have !== undefined) return have;
+        const ep = spare.shift();
+        if (ep === undefined) return null;
+        taken.set(fresh, ep);
+        return ep;
+      },
+      rateWindow: (endpoint, operation) => ledger.claim(endpoint, operation, AbortSignal.any([signal, budget])),
+    };
+    try {
+      const pass = await check.run(ctx);
+      return pass?.observed !== undefined ? { status: 'pass', observed: pass.observed } : { status: 'pass' };
+    } catch (e) {
+      if (e instanceof CheckInconclusive) return e;
+      if (e instanceof CheckFailure) {
+        let exchanges: HttpExchange[] = evidenceExchanges(e.evidence);
+        if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
+        const curlFrom = e.evidence === undefined ? checkProbe.log.at(-1) : Array.isArray(e.evidence) ? (e.evidence as readonly { curl: string }[]).at(-1) : (e.evidence as { curl: string });
+        return {
+          status: 'fail',
+          expected: redactSecrets(e.expected),
+          observed: redactSecrets(e.observed),
+          exchanges,
+          curl: curlFrom?.curl ?? '(no HTTP request was made)',
+        };
+      }
+      if (e instanceof CheckSkip) return { status: 'skip', reason: e.reason };
+      if (budget.aborted && !signal.aborted) return { status: 'error', message: `the check did not finish within its ${Math.round(budgetMs / 1000)} s budget` };
+      const err = e instanceof Error ? e : new Error(String(e));
+      return { status: 'error', message: redactSecrets(err.message), ...(err.stack ? { stack: redactSecrets(err.stack) } : {}) };
+    }
+  };
+
+  /** A check that could not set up what it judges runs once more with fresh resources, then ends inconclusive. */
+  const attemptTwice = async (check: CheckDefinition, checkProbe: Probe, measured: Record<string, unknown>): Promise<Verdict> => {
+    const reasons: string[] = [];
+    let last: CheckInconclusive | undefined;
+    for (let attempt = 0; attempt < INCONCLUSIVE_ATTEMPTS; attempt++) {
+      const v = await attemptOnce(check, checkProbe, measured, attempt);
+      if (!(v instanceof CheckInconclusive)) return v;
+      last = v;
+      reasons.push(v.reason);
+      if (signal.aborted) break;
+    }
+    let exchanges: HttpExchange[] = evidenceExchanges(last?.evidence);
+    if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
+    const reason = reasons.length > 1 && reasons[0] !== reasons[1] ? `${reasons.at(-1) ?? ''} (first attempt: ${reasons[0] ?? ''})` : (reasons.at(-1) ?? '');
+    return { status: 'inconclusive', reason: redactSecrets(reason), exchanges };
+  };
+
   const runOne = async (check: CheckDefinition): Promise<CheckResult> => {
     const primary = clauses.get(check.clauses[0]);
     const started = performance.now();
@@ -97,50 +169,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     } else if (signal.aborted) {
       verdict = { status: 'skip', reason: 'the run was interrupted' };
     } else {
-      const budgetMs = Math.ceil(CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target));
-      const budget = AbortSignal.timeout(budgetMs);
-      const ctx: CheckContext = {
-        target,
-        http: checkProbe,
-        time,
-        signal: AbortSignal.any([signal, budget]),
-        measure: (k, v) => {
-          measured[k] = v;
-        },
-        dedicatedEndpoint: (purpose) => {
-          const key = `${check.id}/${purpose}`;
-          const have = taken.get(key);
-          if (have !== undefined) return have;
-          const ep = spare.shift();
-          if (ep === undefined) return null;
-          taken.set(key, ep);
-          return ep;
-        },
-      };
-      try {
-        const pass = await check.run(ctx);
-        verdict = pass?.observed !== undefined ? { status: 'pass', observed: pass.observed } : { status: 'pass' };
-      } catch (e) {
-        if (e instanceof CheckFailure) {
-          let exchanges: HttpExchange[] = evidenceExchanges(e.evidence);
-          if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
-          const curlFrom = e.evidence === undefined ? checkProbe.log.at(-1) : Array.isArray(e.evidence) ? (e.evidence as readonly { curl: string }[]).at(-1) : (e.evidence as { curl: string });
-          verdict = {
-            status: 'fail',
-            expected: redactSecrets(e.expected),
-            observed: redactSecrets(e.observed),
-            exchanges,
-            curl: curlFrom?.curl ?? '(no HTTP request was made)',
-          };
-        } else if (e instanceof CheckSkip) {
-          verdict = { status: 'skip', reason: e.reason };
-        } else if (budget.aborted && !signal.aborted) {
-          verdict = { status: 'error', message: `the check did not finish within its ${Math.round(budgetMs / 1000)} s budget` };
-        } else {
-          const err = e instanceof Error ? e : new Error(String(e));
-          verdict = { status: 'error', message: redactSecrets(err.message), ...(err.stack ? { stack: redactSecrets(err.stack) } : {}) };
-        }
-      }
+      verdict = await attemptTwice(check, checkProbe, measured);
     }
     const tags = [...check.tags];
     if (!tags.includes('slow') && isSlow(check, target)) tags.push('slow');
