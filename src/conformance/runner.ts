@@ -12,6 +12,7 @@ import type { Probe } from './probe.js';
 import { clauseById, type Suite } from './suite.js';
 import type { Target } from './target.js';
 import { timeModel } from './time-model.js';
+import { setTimeout as sleepReal } from 'node:timers/promises';
 
 export type Profile = 'quick' | 'full';
 
@@ -23,6 +24,42 @@ export const CHECK_BASE_TIMEOUT_MS = 90_000;
 const FALLBACK_EVIDENCE = 3;
 /** Runs of a check that could not set up its precondition: the first and one retry with fresh resources. */
 export const INCONCLUSIVE_ATTEMPTS = 2;
+/** Real ms the runner waits at most, before the checks, for jobs left on the target's endpoint by earlier runs. */
+export const LEFTOVER_WAIT_REAL_MS = 15_000;
+const LEFTOVER_POLL_REAL_MS = 250;
+
+interface JobCounts { readonly inQueue: number; readonly inProgress: number }
+
+/** The endpoint's queued and running job counts from /health; null when it does not answer them. */
+async function jobCounts(probe: Probe, endpoint: string, signal: AbortSignal): Promise<(JobCounts & { idleWorkers: number; runningWorkers: number }) | null> {
+  const res = await probe.send({ iface: 'queue', method: 'GET', path: `/v2/${encodeURIComponent(endpoint)}/health`, signal });
+  const jobs = (res.json as { jobs?: Partial<JobCounts> } | undefined)?.jobs;
+  const workers = (res.json as { workers?: { idle?: unknown; running?: unknown } } | undefined)?.workers;
+  if (res.status !== 200 || typeof jobs?.inQueue !== 'number' || typeof jobs.inProgress !== 'number') return null;
+  return { inQueue: jobs.inQueue, inProgress: jobs.inProgress, idleWorkers: typeof workers?.idle === 'number' ? workers.idle : 0, runningWorkers: typeof workers?.running === 'number' ? workers.running : 0 };
+}
+
+/**
+ * Jobs left on the shared endpoint by earlier runs (this suite's own blockers from an interrupted
+ * run included) would hold up every check that needs a worker: wait for them, at most
+ * LEFTOVER_WAIT_REAL_MS, and say so. Checks that still meet them end inconclusive, not failed.
+ */
+async function awaitLeftovers(target: Target, probe: Probe, signal: AbortSignal, notice: (text: string) => void): Promise<void> {
+  const started = performance.now();
+  let c = await jobCounts(probe, target.endpointId, signal);
+  // A queue count beside idle workers and nothing running is no job waiting (the checks judge that count).
+  const busy = (x: typeof c) => x !== null && (x.inProgress > 0 || (x.inQueue > 0 && !(x.runningWorkers === 0 && x.idleWorkers > 0)));
+  if (!busy(c) || c === null) return;
+  notice(`endpoint ${target.endpointId} holds jobs from earlier runs (${c.inQueue} queued, ${c.inProgress} in progress): waiting up to ${LEFTOVER_WAIT_REAL_MS / 1000} s for them to end`);
+  while (busy(c) && performance.now() - started < LEFTOVER_WAIT_REAL_MS && !signal.aborted) {
+    await sleepReal(LEFTOVER_POLL_REAL_MS, undefined, { signal }).catch(() => undefined);
+    c = await jobCounts(probe, target.endpointId, signal);
+  }
+  const waited = Math.round((performance.now() - started) / 1000);
+  notice(busy(c) && c !== null
+    ? `endpoint ${target.endpointId} still holds ${c.inQueue} queued and ${c.inProgress} running jobs after ${waited} s: checks that need a free worker may end inconclusive`
+    : `endpoint ${target.endpointId} is idle after ${waited} s`);
+}
 
 export interface RunOptions {
   readonly profile: Profile;
@@ -195,6 +232,9 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
   // Rate-limit checks first, apart from the rest: on the emulator each has an endpoint of
   // its own, so they run together; on a real target they share the one endpoint, so one at a time.
   // There, destructive checks (purges) also run alone, last, so they never remove another check's jobs.
+  if (selected.some((c) => c.interface === 'queue' && exclusionReason(c, target, probe, opts) === null)) {
+    await awaitLeftovers(target, probe.fork(), signal, opts.onNotice ?? (() => undefined));
+  }
   const shared = target.spareEndpoints.length === 0;
   const bursts = selected.filter((c) => c.tags.includes('rate-limit'));
   const alone = shared ? selected.filter((c) => !c.tags.includes('rate-limit') && c.tags.includes('destructive')) : [];
