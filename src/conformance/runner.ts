@@ -229,9 +229,10 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     return withExp;
   };
 
-  // Rate-limit checks first, apart from the rest: on the emulator each has an endpoint of
-  // its own, so they run together; on a real target they share the one endpoint, so one at a time.
-  // There, destructive checks (purges) also run alone, last, so they never remove another check's jobs.
+  // Rate-limit checks first, apart from the rest, all together: each takes its operation of its
+  // endpoint from the ledger (a shared endpoint serves checks of different operations at once, two
+  // of one operation one window apart), and their bursts take turns on this host (suites/conformance/lib/bursts.ts).
+  // On a shared endpoint, destructive checks (purges) run alone, last, so they never remove another check's jobs.
   if (selected.some((c) => c.interface === 'queue' && exclusionReason(c, target, probe, opts) === null)) {
     await awaitLeftovers(target, probe.fork(), signal, opts.onNotice ?? (() => undefined));
   }
@@ -239,7 +240,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
   const bursts = selected.filter((c) => c.tags.includes('rate-limit'));
   const alone = shared ? selected.filter((c) => !c.tags.includes('rate-limit') && c.tags.includes('destructive')) : [];
   const others = selected.filter((c) => !bursts.includes(c) && !alone.includes(c));
-  const burstResults = await runPool(bursts, shared ? 1 : bursts.length, runOne);
+  const burstResults = await runPool(bursts, bursts.length, runOne);
   const otherResults = await runPool(others, opts.concurrency ?? 4, runOne);
   const aloneResults = await runPool(alone, 1, runOne);
   const byId = new Map([...burstResults, ...otherResults, ...aloneResults].map((r) => [r.id, r]));

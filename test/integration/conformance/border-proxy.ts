@@ -68,6 +68,8 @@ export async function startProxy(o: ProxyOptions): Promise<Proxy> {
       upReq.end(body);
     })().catch(() => res.destroy());
   });
+  // A client that goes away mid-answer (an aborted burst request) resets its socket: not a proxy error.
+  server.on('connection', (socket) => socket.on('error', () => undefined));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
