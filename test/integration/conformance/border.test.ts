@@ -159,7 +159,7 @@ describe('qbench check by URL, behind a proxy', () => {
       { fault: 'rate-limit-late', only: ['queue.rate.requests'], caughtBy: 'queue.rate.requests' },
       { fault: 'no-concurrency-cap', only: ['queue.concurrency.requests'], caughtBy: 'queue.concurrency.requests' },
       { fault: 'retry-from-completed', only: ['queue.retry.refused-states'], caughtBy: 'queue.retry.refused-states' },
-      { fault: 'purge-removes-running', only: ['queue.purge.running-completes'], caughtBy: 'queue.purge.running-completes' },
+      { fault: 'wrong-sync-id-prefix', only: ['queue.runsync.answer'], caughtBy: 'queue.runsync.answer' },
     ];
     for (const c of cases) {
       // Spare endpoints (taken from /_qbench/info) give each check exact counts, as the self-test does.
