@@ -2,7 +2,7 @@
 // polling in emulated time, and holding a job in the queue by occupying every worker.
 import { fail, inconclusive, type CheckContext, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, SECOND_MS, MINUTE_MS, HealthRecord, type JobState } from '../../../src/spec/index.js';
-import { describe, expectShape, expectStatus, field, send } from './http.js';
+import { describe, expectSetupStatus, expectShape, expectStatus, field, send } from './http.js';
 
 export type Op = 'run' | 'runsync' | 'status' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health' | 'status-sync' | 'requests';
 
@@ -41,7 +41,7 @@ export function jobBody(input: Record<string, unknown>, o: SubmitOptions = {}): 
 /** POST /run; fails the check unless 200 with an id. */
 export async function submitRun(ctx: CheckContext, ep: string, input: Record<string, unknown>, o: SubmitOptions = {}): Promise<{ id: string; res: ProbeResponse }> {
   const res = await send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'run'), json: jobBody(input, o) });
-  expectStatus(res, HTTP_STATUS.ok, 'POST /run of a valid job');
+  expectSetupStatus(res, HTTP_STATUS.ok, 'POST /run of a valid job');
   const id = field(res.json, 'id');
   if (typeof id !== 'string' || id.length === 0) fail('POST /run answer with a string id', describe(res), res);
   return { id, res };

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { fail, inconclusive, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, RATE_LIMITS, RATE_WINDOW_MS, RUNSYNC_WAIT_MS, SECOND_MS, type RateLimitedOperation } from '../../../src/spec/index.js';
 import { serialized } from '../lib/bursts.js';
-import { describe, expectStatus, field } from '../lib/http.js';
+import { describe, expectSetupStatus, expectStatus, field } from '../lib/http.js';
 import { endpointFor, isDedicated, postOp, purge, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 
 /** Operations with a concurrency cap in the §8 table (purge-queue has none). */
@@ -50,7 +50,7 @@ async function setHold(ctx: CheckContext, ep: string, op: RateLimitedOperation, 
 async function requestMaker(ctx: CheckContext, op: RateLimitedOperation, ep: string): Promise<() => ProbeRequest> {
   const finished = async () => {
     const res = await submitRunsync(ctx, ep, { mock_return: 'concurrency' });
-    expectStatus(res, HTTP_STATUS.ok, 'POST /runsync (setup)');
+    expectSetupStatus(res, HTTP_STATUS.ok, 'POST /runsync (setup)');
     const id = field(res.json, 'id');
     if (typeof id !== 'string') fail('a job id from /runsync', describe(res), res);
     return id;

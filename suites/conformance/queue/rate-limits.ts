@@ -5,7 +5,7 @@
 import { CLEAN_WINDOW_FLOOR_REAL_MS, fail, inconclusive, runPool, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, RUNSYNC_WAIT_MS, effectiveRateLimit, type RateLimitedOperation } from '../../../src/spec/index.js';
 import { serialized } from '../lib/bursts.js';
-import { describe, expectStatus, field } from '../lib/http.js';
+import { describe, expectSetupStatus, field } from '../lib/http.js';
 import { endpointFor, health, isDedicated, purge, qpath, submitRunsync } from '../lib/queue.js';
 
 /** Requests sent past the limit: 20% of it, at least 3 (so a limit 10% late is caught). */
@@ -25,7 +25,7 @@ type Maker = (ctx: CheckContext, ep: string) => Promise<(i: number) => ProbeRequ
 
 async function completedSyncJob(ctx: CheckContext, ep: string): Promise<string> {
   const res = await submitRunsync(ctx, ep, { mock_return: 'rate' });
-  expectStatus(res, HTTP_STATUS.ok, 'POST /runsync (setup)');
+  expectSetupStatus(res, HTTP_STATUS.ok, 'POST /runsync (setup)');
   const id = field(res.json, 'id');
   if (typeof id !== 'string') fail('a job id from /runsync', describe(res), res);
   return id;
