@@ -103,56 +103,56 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
       }
 
       async function judge(last: boolean): Promise<{ observed: string } | null> {
-      // Probe, worker count and burst inside one serialized section: the probe's admission must
-      // fall in the same window as the burst (waiting for another check's burst would age it out).
-      const { probe, before, after, b } = await serialized(async () => {
-        let probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
-        // A window another client (or an earlier run) used: wait for it to pass once before judging the endpoint busy.
-        if (probe.status === HTTP_STATUS.tooManyRequests) {
-          await ctx.time.sleepReal(lim.rateWindowRealMs * 1.1 + CLEAN_WINDOW_FLOOR_REAL_MS, ctx.signal);
-          probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
+        // Probe, worker count and burst inside one serialized section: the probe's admission must
+        // fall in the same window as the burst (waiting for another check's burst would age it out).
+        const { probe, before, after, b } = await serialized(async () => {
+          let probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
+          // A window another client (or an earlier run) used: wait for it to pass once before judging the endpoint busy.
+          if (probe.status === HTTP_STATUS.tooManyRequests) {
+            await ctx.time.sleepReal(lim.rateWindowRealMs * 1.1 + CLEAN_WINDOW_FLOOR_REAL_MS, ctx.signal);
+            probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
+          }
+          if (op === 'requests' || op === 'openai') {
+            if (probe.status === HTTP_STATUS.notFound || probe.status === 405) skip(`the target does not serve ${op === 'requests' ? 'GET /requests' : 'POST /openai/*'} (answered ${probe.status}); its shape is not specified`);
+          }
+          if (probe.status === HTTP_STATUS.tooManyRequests) inconclusive(`the window is already in use on endpoint ${ep} (429 before the burst): another client sent ${op} there; give --spare-endpoint or rerun when the endpoint is idle`, probe);
+          const before = (await health(ctx, ep)).record.workers.running;
+          const b = await burstNow(ctx, n, lanesFor(rule.concurrency), make);
+          const after = (await health(ctx, ep)).record.workers.running;
+          return { probe, before, after, b };
+        });
+        const admitted = b.admitted + (probe.status === HTTP_STATUS.tooManyRequests ? 0 : 1);
+        const running = Math.max(before, after);
+        const rpw = lim.requestsPerWorker;
+        const effective = rpw === null ? base : effectiveRateLimit(base, running, rpw);
+        ctx.measure('admitted', admitted);
+        ctx.measure('refused429', b.refused);
+        ctx.measure('documented', base);
+        ctx.measure('effective', effective);
+        ctx.measure('runningWorkers', running);
+        ctx.measure('burstRealMs', Math.round(b.elapsedRealMs));
+        if (b.errors > 0) fail('an answer to every request of the burst', `${b.errors} network errors`, b.answers.find((a) => a.status === 0));
+        if (b.elapsedRealMs > lim.rateWindowRealMs * 0.9) skip(`the burst took ${Math.round(b.elapsedRealMs)} ms, too close to the ${lim.rateWindowRealMs} ms window to judge the count`);
+        const firstRefusal = b.answers.find((a) => a.status === HTTP_STATUS.tooManyRequests);
+        // On a shared endpoint, requests of other clients in the same window take admissions this check counts.
+        if (admitted < base && !last) return null;
+        if (admitted < base && !dedicated) inconclusive(`${admitted} of ${n + 1} admitted before 429 on shared endpoint ${ep}, under the documented ${base}: traffic this check did not send may have used the window; give --spare-endpoint for an exact count`, firstRefusal);
+        if (admitted < base) fail(`at least ${base} admitted in one window (429 only past the documented count)`, `${admitted} admitted, ${b.refused} refused`, firstRefusal);
+        const upper = (rpw === null && running > 0 ? Number.POSITIVE_INFINITY : effective) + toleranceFor(effective, dedicated);
+        if (admitted > upper) {
+          fail(`at most ${effective} admitted in one window (${base} per §8${effective !== base ? `, effective ${effective} with ${running} running workers` : ''}), then 429`, `${admitted} admitted of ${n + 1}`, b.answers.filter((a) => a.status !== HTTP_STATUS.tooManyRequests).at(-1));
         }
-        if (op === 'requests' || op === 'openai') {
-          if (probe.status === HTTP_STATUS.notFound || probe.status === 405) skip(`the target does not serve ${op === 'requests' ? 'GET /requests' : 'POST /openai/*'} (answered ${probe.status}); its shape is not specified`);
-        }
-        if (probe.status === HTTP_STATUS.tooManyRequests) inconclusive(`the window is already in use on endpoint ${ep} (429 before the burst): another client sent ${op} there; give --spare-endpoint or rerun when the endpoint is idle`, probe);
-        const before = (await health(ctx, ep)).record.workers.running;
-        const b = await burstNow(ctx, n, lanesFor(rule.concurrency), make);
-        const after = (await health(ctx, ep)).record.workers.running;
-        return { probe, before, after, b };
-      });
-      const admitted = b.admitted + (probe.status === HTTP_STATUS.tooManyRequests ? 0 : 1);
-      const running = Math.max(before, after);
-      const rpw = lim.requestsPerWorker;
-      const effective = rpw === null ? base : effectiveRateLimit(base, running, rpw);
-      ctx.measure('admitted', admitted);
-      ctx.measure('refused429', b.refused);
-      ctx.measure('documented', base);
-      ctx.measure('effective', effective);
-      ctx.measure('runningWorkers', running);
-      ctx.measure('burstRealMs', Math.round(b.elapsedRealMs));
-      if (b.errors > 0) fail('an answer to every request of the burst', `${b.errors} network errors`, b.answers.find((a) => a.status === 0));
-      if (b.elapsedRealMs > lim.rateWindowRealMs * 0.9) skip(`the burst took ${Math.round(b.elapsedRealMs)} ms, too close to the ${lim.rateWindowRealMs} ms window to judge the count`);
-      const firstRefusal = b.answers.find((a) => a.status === HTTP_STATUS.tooManyRequests);
-      // On a shared endpoint, requests of other clients in the same window take admissions this check counts.
-      if (admitted < base && !last) return null;
-      if (admitted < base && !dedicated) inconclusive(`${admitted} of ${n + 1} admitted before 429 on shared endpoint ${ep}, under the documented ${base}: traffic this check did not send may have used the window; give --spare-endpoint for an exact count`, firstRefusal);
-      if (admitted < base) fail(`at least ${base} admitted in one window (429 only past the documented count)`, `${admitted} admitted, ${b.refused} refused`, firstRefusal);
-      const upper = (rpw === null && running > 0 ? Number.POSITIVE_INFINITY : effective) + toleranceFor(effective, dedicated);
-      if (admitted > upper) {
-        fail(`at most ${effective} admitted in one window (${base} per §8${effective !== base ? `, effective ${effective} with ${running} running workers` : ''}), then 429`, `${admitted} admitted of ${n + 1}`, b.answers.filter((a) => a.status !== HTTP_STATUS.tooManyRequests).at(-1));
-      }
-      if (firstRefusal === undefined) fail('429 for requests past the limit', `no 429 in ${n + 1} requests`);
-      const body = field(firstRefusal.json, 'error');
-      ctx.measure('errorBodyHasErrorString', typeof body === 'string');
-      // Recovery: once the window that held the burst has passed, a request is admitted again.
-      const waitReal = b.firstSentMs + lim.rateWindowRealMs * 1.1 - performance.now();
-      await ctx.time.sleepReal(Math.max(0, waitReal), ctx.signal);
-      const again = await ctx.http.send({ ...make(n + 1), signal: ctx.signal });
-      if (again.status === HTTP_STATUS.tooManyRequests) fail(`admitted again ${lim.rateWindowRealMs * 1.1} ms after the burst began (the window has passed)`, describe(again), again);
-      // The burst's own jobs would hold up every later check on a shared endpoint.
-      if (op === 'run' || op === 'openai' || op === 'runsync') await purge(ctx, ep);
-      return { observed: `${admitted} admitted, ${b.refused} × 429 in ${Math.round(b.elapsedRealMs)} ms; admitted again after the window` };
+        if (firstRefusal === undefined) fail('429 for requests past the limit', `no 429 in ${n + 1} requests`);
+        const body = field(firstRefusal.json, 'error');
+        ctx.measure('errorBodyHasErrorString', typeof body === 'string');
+        // Recovery: once the window that held the burst has passed, a request is admitted again.
+        const waitReal = b.firstSentMs + lim.rateWindowRealMs * 1.1 - performance.now();
+        await ctx.time.sleepReal(Math.max(0, waitReal), ctx.signal);
+        const again = await ctx.http.send({ ...make(n + 1), signal: ctx.signal });
+        if (again.status === HTTP_STATUS.tooManyRequests) fail(`admitted again ${lim.rateWindowRealMs * 1.1} ms after the burst began (the window has passed)`, describe(again), again);
+        // The burst's own jobs would hold up every later check on a shared endpoint.
+        if (op === 'run' || op === 'openai' || op === 'runsync') await purge(ctx, ep);
+        return { observed: `${admitted} admitted, ${b.refused} × 429 in ${Math.round(b.elapsedRealMs)} ms; admitted again after the window` };
       }
     },
   };
