@@ -58,6 +58,8 @@ export async function startProxy(o: ProxyOptions): Promise<Proxy> {
           res.end(answer);
         })().catch(() => res.destroy());
       });
+      // An upstream that refuses a large body resets the socket mid-write: answered below, not thrown.
+      upReq.on('socket', (socket) => socket.on('error', () => undefined));
       upReq.on('error', () => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
         res.end('{"error":"upstream unreachable"}');
