@@ -5,7 +5,6 @@
 // opaque (no /_qbench); a faulty one is still caught. Each run uses --only on a representative
 // subset (queue-holding, ttl, health-count, rate and concurrency checks) to fit the test budget.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,22 +25,6 @@ const SHARED_SUBSET = [
 ];
 /** Quick answers that need no /_qbench: the opaque target at time scale 1. */
 const OPAQUE_SUBSET = ['queue.run.answer', 'queue.status.record', 'queue.health.answer', 'queue.auth.missing-or-wrong-key-401', 'queue.request.input-required', 'queue.retry.refused-states'];
-
-async function newestMtime(dir: string): Promise<number> {
-  let newest = 0;
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && e.name.endsWith('.ts')) newest = Math.max(newest, (await stat(path.join(e.parentPath, e.name))).mtimeMs);
-  }
-  return newest;
-}
-
-/** Build dist/ unless it is newer than every source file. */
-async function ensureBuilt(): Promise<void> {
-  const built = await stat(BIN).then((s) => s.mtimeMs, () => 0);
-  const sources = Math.max(await newestMtime(path.join(ROOT, 'src')), await newestMtime(path.join(ROOT, 'suites')));
-  if (built > sources) return;
-  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
-}
 
 interface Emulator {
   readonly url: string;
@@ -92,7 +75,6 @@ async function check(proxy: Proxy, args: readonly string[]): Promise<CheckRun> {
   };
 }
 
-beforeAll(ensureBuilt, 240_000);
 
 describe('qbench check by URL, behind a proxy', () => {
   describe('time scale 60, one shared endpoint', () => {
