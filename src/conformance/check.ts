@@ -3,6 +3,7 @@
 // the outcomes below; the runner turns them into the report's Verdict union.
 import type { HttpExchange } from '../report/model.js';
 import type { Probe, ProbeResponse } from './probe.js';
+import type { RateLease } from './ledger.js';
 import type { Target } from './target.js';
 import type { TimeModel } from './time-model.js';
 
@@ -48,6 +49,11 @@ export interface CheckContext {
    * so counts and limits are exact); null on a real target, where only `target.endpointId` exists.
    */
   dedicatedEndpoint(purpose: string): string | null;
+  /**
+   * Take `operation` of `endpoint` for a count or a burst: resolves once no other check of the
+   * run holds it and its last rate window has passed (the runner's ledger). Release it when done.
+   */
+  rateWindow(endpoint: string, operation: string): Promise<RateLease>;
 }
 
 export interface CheckDefinition {
@@ -88,12 +94,32 @@ export class CheckSkip extends Error {
   }
 }
 
+/**
+ * Thrown by a check: it could not establish what it needs to judge the clause (a precondition
+ * not reached in time, a rate window already in use, traffic it did not send showing in a
+ * count). Not a violation: the runner retries the check once, then reports it inconclusive.
+ */
+export class CheckInconclusive extends Error {
+  constructor(
+    readonly reason: string,
+    /** The exchanges that show why; the runner falls back to the check's last exchanges. */
+    readonly evidence?: ProbeResponse | readonly ProbeResponse[],
+  ) {
+    super(reason);
+    this.name = 'CheckInconclusive';
+  }
+}
+
 export function fail(expected: string, observed: string, evidence?: ProbeResponse | readonly ProbeResponse[]): never {
   throw new CheckFailure(expected, observed, evidence);
 }
 
 export function skip(reason: string): never {
   throw new CheckSkip(reason);
+}
+
+export function inconclusive(reason: string, evidence?: ProbeResponse | readonly ProbeResponse[]): never {
+  throw new CheckInconclusive(reason, evidence);
 }
 
 /** A failure's evidence as report exchanges. */

@@ -1,6 +1,8 @@
 // The conformance runner (issue 5): check model, recording probe, target facts, runner,
 // expectations, coverage matrix, result building and the fault self-test.
-export { CHECK_TAGS, CheckFailure, CheckSkip, fail, skip, evidenceExchanges } from './check.js';
+export { CHECK_TAGS, CheckFailure, CheckInconclusive, CheckSkip, fail, skip, inconclusive, evidenceExchanges } from './check.js';
+export { RateLedger, CLEAN_WINDOW_FACTOR, CLEAN_WINDOW_FLOOR_REAL_MS } from './ledger.js';
+export type { RateLease } from './ledger.js';
 export type { CheckTag, CheckInterface, CheckKind, CheckPass, CheckContext, CheckDefinition } from './check.js';
 export { Probe, WRONG_API_KEY, EVIDENCE_BODY_LIMIT_CHARS } from './probe.js';
 export type { ProbeInterface, ProbeAuth, ProbeRequest, ProbeResponse, ProbeConfig, HttpMethod } from './probe.js';
@@ -13,7 +15,7 @@ export type { Target, TargetLimits, RateLimitFact } from './target.js';
 export { suiteProblems, clauseById } from './suite.js';
 export type { Suite, ClauseDef } from './suite.js';
 export { buildCoverage, renderCoverageMarkdown, uncoveredObservable } from './coverage.js';
-export { runChecks, selectChecks, unknownPatterns, exclusionReason, isSlow, realWaitMs, QUICK_BUDGET_REAL_MS, CHECK_BASE_TIMEOUT_MS } from './runner.js';
+export { runChecks, selectChecks, unknownPatterns, exclusionReason, isSlow, realWaitMs, QUICK_BUDGET_REAL_MS, CHECK_BASE_TIMEOUT_MS, INCONCLUSIVE_ATTEMPTS } from './runner.js';
 export type { Profile, RunOptions } from './runner.js';
 export { Expectation, ExpectationFile, parseExpectations, loadExpectations, NO_EXPECTATIONS } from './expectations.js';
 export type { LoadedExpectations } from './expectations.js';

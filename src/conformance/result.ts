@@ -9,8 +9,8 @@ import { buildCoverage } from './coverage.js';
 import type { Suite } from './suite.js';
 
 /** A check result that fails the run (the report's rule: spec failures and errors, unless an --expect entry matches). */
-export function isBlocking(r: CheckResult): boolean {
-  return checkFailsRun(r);
+export function isBlocking(r: CheckResult, strict = false): boolean {
+  return checkFailsRun(r, strict);
 }
 
 export function buildConformanceSection(suite: Suite, results: readonly CheckResult[], profile: string): ConformanceSection {
@@ -24,14 +24,15 @@ export function buildConformanceSection(suite: Suite, results: readonly CheckRes
       fail: count('fail'),
       skip: count('skip'),
       error: count('error'),
+      inconclusive: count('inconclusive'),
       expectedFailures: results.filter((r) => r.expectation?.matched === true && r.verdict.status !== 'pass').length,
       unexpectedPasses: results.filter((r) => r.expectation !== undefined && r.expectation.expected !== 'pass' && r.verdict.status === 'pass').length,
     },
   };
 }
 
-export function conformanceExitCode(results: readonly CheckResult[]): ExitCode {
-  return results.some(isBlocking) ? EXIT.TARGET_FAILED : EXIT.OK;
+export function conformanceExitCode(results: readonly CheckResult[], strict = false): ExitCode {
+  return results.some((r) => isBlocking(r, strict)) ? EXIT.TARGET_FAILED : EXIT.OK;
 }
 
 export interface ResultInput {

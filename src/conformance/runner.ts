@@ -4,13 +4,15 @@
 // others); turns each outcome into a report verdict with evidence and a curl line.
 import type { CheckResult, HttpExchange, Verdict } from '../report/model.js';
 import { redactSecrets } from '../errors.js';
-import { CheckFailure, CheckSkip, evidenceExchanges, type CheckContext, type CheckDefinition } from './check.js';
+import { CheckFailure, CheckInconclusive, CheckSkip, evidenceExchanges, type CheckContext, type CheckDefinition } from './check.js';
+import { RateLedger } from './ledger.js';
 import { NO_EXPECTATIONS, type LoadedExpectations } from './expectations.js';
 import { runPool } from './pool.js';
 import type { Probe } from './probe.js';
 import { clauseById, type Suite } from './suite.js';
 import type { Target } from './target.js';
 import { timeModel } from './time-model.js';
+import { setTimeout as sleepReal } from 'node:timers/promises';
 
 export type Profile = 'quick' | 'full';
 
@@ -20,6 +22,44 @@ export const QUICK_BUDGET_REAL_MS = 60_000;
 export const CHECK_BASE_TIMEOUT_MS = 90_000;
 /** Exchanges attached to a failure when the check named none. */
 const FALLBACK_EVIDENCE = 3;
+/** Runs of a check that could not set up its precondition: the first and one retry with fresh resources. */
+export const INCONCLUSIVE_ATTEMPTS = 2;
+/** Real ms the runner waits at most, before the checks, for jobs left on the target's endpoint by earlier runs. */
+export const LEFTOVER_WAIT_REAL_MS = 15_000;
+const LEFTOVER_POLL_REAL_MS = 250;
+
+interface JobCounts { readonly inQueue: number; readonly inProgress: number }
+
+/** The endpoint's queued and running job counts from /health; null when it does not answer them. */
+async function jobCounts(probe: Probe, endpoint: string, signal: AbortSignal): Promise<(JobCounts & { idleWorkers: number; runningWorkers: number }) | null> {
+  const res = await probe.send({ iface: 'queue', method: 'GET', path: `/v2/${encodeURIComponent(endpoint)}/health`, signal });
+  const jobs = (res.json as { jobs?: Partial<JobCounts> } | undefined)?.jobs;
+  const workers = (res.json as { workers?: { idle?: unknown; running?: unknown } } | undefined)?.workers;
+  if (res.status !== 200 || typeof jobs?.inQueue !== 'number' || typeof jobs.inProgress !== 'number') return null;
+  return { inQueue: jobs.inQueue, inProgress: jobs.inProgress, idleWorkers: typeof workers?.idle === 'number' ? workers.idle : 0, runningWorkers: typeof workers?.running === 'number' ? workers.running : 0 };
+}
+
+/**
+ * Jobs left on the shared endpoint by earlier runs (this suite's own blockers from an interrupted
+ * run included) would hold up every check that needs a worker: wait for them, at most
+ * LEFTOVER_WAIT_REAL_MS, and say so. Checks that still meet them end inconclusive, not failed.
+ */
+async function awaitLeftovers(target: Target, probe: Probe, signal: AbortSignal, notice: (text: string) => void): Promise<void> {
+  const started = performance.now();
+  let c = await jobCounts(probe, target.endpointId, signal);
+  // A queue count beside idle workers and nothing running is no job waiting (the checks judge that count).
+  const busy = (x: typeof c) => x !== null && (x.inProgress > 0 || (x.inQueue > 0 && !(x.runningWorkers === 0 && x.idleWorkers > 0)));
+  if (!busy(c) || c === null) return;
+  notice(`endpoint ${target.endpointId} holds jobs from earlier runs (${c.inQueue} queued, ${c.inProgress} in progress): waiting up to ${LEFTOVER_WAIT_REAL_MS / 1000} s for them to end`);
+  while (busy(c) && performance.now() - started < LEFTOVER_WAIT_REAL_MS && !signal.aborted) {
+    await sleepReal(LEFTOVER_POLL_REAL_MS, undefined, { signal }).catch(() => undefined);
+    c = await jobCounts(probe, target.endpointId, signal);
+  }
+  const waited = Math.round((performance.now() - started) / 1000);
+  notice(busy(c) && c !== null
+    ? `endpoint ${target.endpointId} still holds ${c.inQueue} queued and ${c.inProgress} running jobs after ${waited} s: checks that need a free worker may end inconclusive`
+    : `endpoint ${target.endpointId} is idle after ${waited} s`);
+}
 
 export interface RunOptions {
   readonly profile: Profile;
@@ -30,6 +70,8 @@ export interface RunOptions {
   readonly concurrency?: number;
   readonly expectations?: LoadedExpectations;
   readonly signal?: AbortSignal;
+  /** Called with what the runner did on the check's behalf (a wait for leftover jobs). */
+  readonly onNotice?: (text: string) => void;
   /** Called as each check ends (progress display). */
   readonly onResult?: (r: CheckResult) => void;
 }
@@ -85,6 +127,73 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
   const time = timeModel(target.timeScale);
   const signal = opts.signal ?? new AbortController().signal;
 
+  const ledger = new RateLedger(target.limits.rateWindowRealMs);
+
+  /** One run of a check; `attempt` keys its dedicated endpoints, so a retry gets fresh ones where spares remain. */
+  const attemptOnce = async (check: CheckDefinition, checkProbe: Probe, measured: Record<string, unknown>, attempt: number): Promise<Verdict | CheckInconclusive> => {
+    const budgetMs = Math.ceil(CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target));
+    const budget = AbortSignal.timeout(budgetMs);
+    const ctx: CheckContext = {
+      target,
+      http: checkProbe,
+      time,
+      signal: AbortSignal.any([signal, budget]),
+      measure: (k, v) => {
+        measured[k] = v;
+      },
+      dedicatedEndpoint: (purpose) => {
+        const key = `${check.id}/${purpose}`;
+        const fresh = `${key}#${attempt}`;
+        const have = taken.get(fresh) ?? (attempt > 0 && spare.length === 0 ? taken.get(`${key}#0`) : undefined);
+        if (have !== undefined) return have;
+        const ep = spare.shift();
+        if (ep === undefined) return null;
+        taken.set(fresh, ep);
+        return ep;
+      },
+      rateWindow: (endpoint, operation) => ledger.claim(endpoint, operation, AbortSignal.any([signal, budget])),
+    };
+    try {
+      const pass = await check.run(ctx);
+      return pass?.observed !== undefined ? { status: 'pass', observed: pass.observed } : { status: 'pass' };
+    } catch (e) {
+      if (e instanceof CheckInconclusive) return e;
+      if (e instanceof CheckFailure) {
+        let exchanges: HttpExchange[] = evidenceExchanges(e.evidence);
+        if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
+        const curlFrom = e.evidence === undefined ? checkProbe.log.at(-1) : Array.isArray(e.evidence) ? (e.evidence as readonly { curl: string }[]).at(-1) : (e.evidence as { curl: string });
+        return {
+          status: 'fail',
+          expected: redactSecrets(e.expected),
+          observed: redactSecrets(e.observed),
+          exchanges,
+          curl: curlFrom?.curl ?? '(no HTTP request was made)',
+        };
+      }
+      if (e instanceof CheckSkip) return { status: 'skip', reason: e.reason };
+      if (budget.aborted && !signal.aborted) return { status: 'error', message: `the check did not finish within its ${Math.round(budgetMs / 1000)} s budget` };
+      const err = e instanceof Error ? e : new Error(String(e));
+      return { status: 'error', message: redactSecrets(err.message), ...(err.stack ? { stack: redactSecrets(err.stack) } : {}) };
+    }
+  };
+
+  /** A check that could not set up what it judges runs once more with fresh resources, then ends inconclusive. */
+  const attemptTwice = async (check: CheckDefinition, checkProbe: Probe, measured: Record<string, unknown>): Promise<Verdict> => {
+    const reasons: string[] = [];
+    let last: CheckInconclusive | undefined;
+    for (let attempt = 0; attempt < INCONCLUSIVE_ATTEMPTS; attempt++) {
+      const v = await attemptOnce(check, checkProbe, measured, attempt);
+      if (!(v instanceof CheckInconclusive)) return v;
+      last = v;
+      reasons.push(v.reason);
+      if (signal.aborted) break;
+    }
+    let exchanges: HttpExchange[] = evidenceExchanges(last?.evidence);
+    if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
+    const reason = reasons.length > 1 && reasons[0] !== reasons[1] ? `${reasons.at(-1) ?? ''} (first attempt: ${reasons[0] ?? ''})` : (reasons.at(-1) ?? '');
+    return { status: 'inconclusive', reason: redactSecrets(reason), exchanges };
+  };
+
   const runOne = async (check: CheckDefinition): Promise<CheckResult> => {
     const primary = clauses.get(check.clauses[0]);
     const started = performance.now();
@@ -97,50 +206,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     } else if (signal.aborted) {
       verdict = { status: 'skip', reason: 'the run was interrupted' };
     } else {
-      const budgetMs = Math.ceil(CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target));
-      const budget = AbortSignal.timeout(budgetMs);
-      const ctx: CheckContext = {
-        target,
-        http: checkProbe,
-        time,
-        signal: AbortSignal.any([signal, budget]),
-        measure: (k, v) => {
-          measured[k] = v;
-        },
-        dedicatedEndpoint: (purpose) => {
-          const key = `${check.id}/${purpose}`;
-          const have = taken.get(key);
-          if (have !== undefined) return have;
-          const ep = spare.shift();
-          if (ep === undefined) return null;
-          taken.set(key, ep);
-          return ep;
-        },
-      };
-      try {
-        const pass = await check.run(ctx);
-        verdict = pass?.observed !== undefined ? { status: 'pass', observed: pass.observed } : { status: 'pass' };
-      } catch (e) {
-        if (e instanceof CheckFailure) {
-          let exchanges: HttpExchange[] = evidenceExchanges(e.evidence);
-          if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
-          const curlFrom = e.evidence === undefined ? checkProbe.log.at(-1) : Array.isArray(e.evidence) ? (e.evidence as readonly { curl: string }[]).at(-1) : (e.evidence as { curl: string });
-          verdict = {
-            status: 'fail',
-            expected: redactSecrets(e.expected),
-            observed: redactSecrets(e.observed),
-            exchanges,
-            curl: curlFrom?.curl ?? '(no HTTP request was made)',
-          };
-        } else if (e instanceof CheckSkip) {
-          verdict = { status: 'skip', reason: e.reason };
-        } else if (budget.aborted && !signal.aborted) {
-          verdict = { status: 'error', message: `the check did not finish within its ${Math.round(budgetMs / 1000)} s budget` };
-        } else {
-          const err = e instanceof Error ? e : new Error(String(e));
-          verdict = { status: 'error', message: redactSecrets(err.message), ...(err.stack ? { stack: redactSecrets(err.stack) } : {}) };
-        }
-      }
+      verdict = await attemptTwice(check, checkProbe, measured);
     }
     const tags = [...check.tags];
     if (!tags.includes('slow') && isSlow(check, target)) tags.push('slow');
@@ -163,14 +229,18 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     return withExp;
   };
 
-  // Rate-limit checks first, apart from the rest: on the emulator each has an endpoint of
-  // its own, so they run together; on a real target they share the one endpoint, so one at a time.
-  // There, destructive checks (purges) also run alone, last, so they never remove another check's jobs.
+  // Rate-limit checks first, apart from the rest, all together: each takes its operation of its
+  // endpoint from the ledger (a shared endpoint serves checks of different operations at once, two
+  // of one operation one window apart), and their bursts take turns on this host (suites/conformance/lib/bursts.ts).
+  // On a shared endpoint, destructive checks (purges) run alone, last, so they never remove another check's jobs.
+  if (selected.some((c) => c.interface === 'queue' && exclusionReason(c, target, probe, opts) === null)) {
+    await awaitLeftovers(target, probe.fork(), signal, opts.onNotice ?? (() => undefined));
+  }
   const shared = target.spareEndpoints.length === 0;
   const bursts = selected.filter((c) => c.tags.includes('rate-limit'));
   const alone = shared ? selected.filter((c) => !c.tags.includes('rate-limit') && c.tags.includes('destructive')) : [];
   const others = selected.filter((c) => !bursts.includes(c) && !alone.includes(c));
-  const burstResults = await runPool(bursts, shared ? 1 : bursts.length, runOne);
+  const burstResults = await runPool(bursts, bursts.length, runOne);
   const otherResults = await runPool(others, opts.concurrency ?? 4, runOne);
   const aloneResults = await runPool(alone, 1, runOne);
   const byId = new Map([...burstResults, ...otherResults, ...aloneResults].map((r) => [r.id, r]));

@@ -262,7 +262,7 @@ function mergeScenario(group: ReadonlyArray<{ s: LoadScenarioResult; label: stri
   return merged;
 }
 
-const VERDICT_RANK: Readonly<Record<CheckResult['verdict']['status'], number>> = { pass: 0, skip: 1, fail: 2, error: 3 };
+const VERDICT_RANK: Readonly<Record<CheckResult['verdict']['status'], number>> = { pass: 0, skip: 1, inconclusive: 2, fail: 3, error: 4 };
 
 function mergeConformance(sections: ReadonlyArray<ConformanceSection>): ConformanceSection | undefined {
   if (sections.length === 0) return undefined;
@@ -294,6 +294,7 @@ function mergeConformance(sections: ReadonlyArray<ConformanceSection>): Conforma
       fail: n('fail'),
       skip: n('skip'),
       error: n('error'),
+      inconclusive: n('inconclusive'),
       expectedFailures: list.filter((c) => c.expectation?.matched && c.verdict.status !== 'pass').length,
       unexpectedPasses: list.filter((c) => c.expectation && !c.expectation.matched && c.verdict.status === 'pass').length,
     },
@@ -434,5 +435,7 @@ export function mergeResults(inputs: readonly MergeInput[], options: MergeOption
     ...(scenarios.length > 0 ? { load: { scenarios } } : {}),
     ...(fuzz ? { fuzz } : {}),
   };
-  return QbenchResult.parse({ ...partial, overall: computeOverall(partial) });
+  // A shard judged with --strict keeps its inconclusive checks failing the merged run.
+  const strict = inputs.some((x) => x.result.overall.strict === true);
+  return QbenchResult.parse({ ...partial, overall: computeOverall(partial, { strict }) });
 }

@@ -104,6 +104,16 @@ export const Verdict = z.discriminatedUnion('status', [
   }),
   z.strictObject({ status: z.literal('skip'), reason: z.string() }),
   z.strictObject({ status: z.literal('error'), message: z.string(), stack: z.string().optional() }),
+  /**
+   * The check could not establish what it needed to judge the clause (a state not reached in
+   * time, a rate window already in use, traffic it did not send in a count), twice: neither a
+   * pass nor a violation. Fails a run only under --strict.
+   */
+  z.strictObject({
+    status: z.literal('inconclusive'),
+    reason: z.string(),
+    exchanges: z.array(HttpExchange),
+  }),
 ]);
 export type Verdict = z.infer<typeof Verdict>;
 export type VerdictStatus = Verdict['status'];
@@ -150,6 +160,8 @@ export const ConformanceSection = z.strictObject({
     fail: count,
     skip: count,
     error: count,
+    /** Checks that could not set up what they judge (absent in results written before the verdict existed). */
+    inconclusive: count.optional(),
     /** Failures named by the --expect file. */
     expectedFailures: count,
     /** Checks the --expect file said would fail that passed. */
@@ -420,6 +432,8 @@ export const OverallVerdict = z.strictObject({
   status: z.enum(['pass', 'fail', 'invalid', 'error']),
   exitCode: z.number().int(),
   reasons: z.array(z.string()),
+  /** Set when the run was judged with --strict (inconclusive checks fail it). */
+  strict: z.boolean().optional(),
 });
 export type OverallVerdict = z.infer<typeof OverallVerdict>;
 

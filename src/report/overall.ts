@@ -11,11 +11,17 @@ export interface OverallExtras {
   internalErrors?: readonly string[];
   /** The target could not be reached at all. */
   unreachable?: string;
+  /** --strict: an inconclusive check fails the run (gating on a private endpoint). */
+  strict?: boolean;
 }
 
-/** Did this check fail the run? compat findings never do; an --expect file can excuse a failure. */
-export function checkFailsRun(c: CheckResult): boolean {
+/**
+ * Did this check fail the run? compat findings never do; an --expect file can excuse a failure;
+ * an inconclusive check (no evidence either way) does only under `strict`.
+ */
+export function checkFailsRun(c: CheckResult, strict = false): boolean {
   if (c.kind === 'compat') return false;
+  if (c.verdict.status === 'inconclusive') return strict;
   if (c.expectation) return !c.expectation.matched;
   return c.verdict.status === 'fail' || c.verdict.status === 'error';
 }
@@ -26,6 +32,7 @@ function checkReason(c: CheckResult): string {
   }
   if (c.verdict.status === 'fail') return `conformance ${c.clause.section} ${c.id}: expected ${c.verdict.expected}, observed ${c.verdict.observed}`;
   if (c.verdict.status === 'error') return `conformance ${c.clause.section} ${c.id}: the check errored: ${c.verdict.message}`;
+  if (c.verdict.status === 'inconclusive') return `conformance ${c.clause.section} ${c.id}: inconclusive under --strict: ${c.verdict.reason}`;
   return `conformance ${c.clause.section} ${c.id}: ${c.verdict.status}`;
 }
 
@@ -34,7 +41,8 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
   const failures: string[] = [];
   const invalid: string[] = [];
 
-  for (const c of result.conformance?.checks ?? []) if (checkFailsRun(c)) failures.push(checkReason(c));
+  const strict = extras.strict === true;
+  for (const c of result.conformance?.checks ?? []) if (checkFailsRun(c, strict)) failures.push(checkReason(c));
 
   for (const s of result.load?.scenarios ?? []) {
     if (!s.validity.valid || s.verdict.status === 'invalid') {
@@ -60,7 +68,7 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
     else if (p.status === 'error') failures.push(`fuzz ${p.clause.section} ${p.name}: errored: ${p.error ?? 'unknown error'}`);
   }
 
-  const verdict = (status: OverallVerdict['status'], exitCode: ExitCode, reasons: string[]): OverallVerdict => ({ status, exitCode, reasons });
+  const verdict = (status: OverallVerdict['status'], exitCode: ExitCode, reasons: string[]): OverallVerdict => ({ status, exitCode, reasons, ...(strict ? { strict } : {}) });
   if (extras.interrupted) return verdict('error', EXIT.INTERRUPTED, ['interrupted before the run finished', ...failures, ...invalid]);
   if (extras.internalErrors && extras.internalErrors.length > 0) {
     return verdict('error', EXIT.INTERNAL, [...extras.internalErrors.map((e) => `internal error: ${e}`), ...failures, ...invalid]);

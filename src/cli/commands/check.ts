@@ -48,6 +48,7 @@ const CheckArgs = z.object({
   'time-scale': z.number({ error: '--time-scale must be a number' }).positive({ error: `--time-scale must be in (0, ${MAX_TIME_SCALE}]` }).max(MAX_TIME_SCALE, { error: `--time-scale must be in (0, ${MAX_TIME_SCALE}]` }).optional(),
   fault: z.array(z.string()).default([]).transform((a) => a.flatMap((s) => s.split(',')).filter((s) => s.length > 0)),
   'self-test': z.boolean().default(false),
+  strict: z.boolean().default(false),
   'coverage-matrix': z.string().optional(),
   list: z.boolean().default(false),
   parallel: z.number().int().min(1, { error: '--parallel must be 1..8' }).max(8, { error: '--parallel must be 1..8' }).default(3),
@@ -81,9 +82,9 @@ function parseArgs(argv: Record<string, unknown>): CheckArgs {
 
 function line(r: CheckResult): string {
   const v = r.verdict;
-  const mark = v.status === 'pass' ? 'PASS ' : v.status === 'fail' ? (r.kind === 'compat' ? 'COMPAT' : 'FAIL ') : v.status === 'skip' ? 'SKIP ' : 'ERROR';
+  const mark = v.status === 'pass' ? 'PASS ' : v.status === 'fail' ? (r.kind === 'compat' ? 'COMPAT' : 'FAIL ') : v.status === 'skip' ? 'SKIP ' : v.status === 'inconclusive' ? 'INCONCLUSIVE' : 'ERROR';
   const exp = r.expectation ? ` [expected ${r.expectation.expected}${r.expectation.matched ? '' : ', NOT MATCHED'}]` : '';
-  const detail = v.status === 'skip' ? ` (${v.reason})` : v.status === 'error' ? `: ${v.message}` : '';
+  const detail = v.status === 'skip' || v.status === 'inconclusive' ? ` (${v.reason})` : v.status === 'error' ? `: ${v.message}` : '';
   return `${mark} ${r.clause.section.padEnd(11)} ${r.id}${exp} ${(r.durationMs / 1000).toFixed(1)}s${detail}\n`;
 }
 
@@ -148,6 +149,7 @@ export const checkCommand: CommandModule = {
       .option('self-test', { type: 'boolean', default: false, describe: 'Run the suite against the clean emulator and against each fault; print the detection table' })
       .option('parallel', { type: 'number', default: 3, describe: 'With --self-test: fault emulators side by side (1..8)' })
       .option('coverage-matrix', { type: 'string', describe: 'Write the clause coverage matrix (markdown) to this file and exit' })
+      .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive check (could not set up what it judges) fails the run: for gating on a private endpoint' })
       .option('list', { type: 'boolean', default: false, describe: 'List the checks and exit' }),
   run: async (argv, io) => {
     const a = parseArgs(argv);
@@ -209,6 +211,7 @@ export const checkCommand: CommandModule = {
         concurrency: a.concurrency,
         expectations,
         signal: io.signal,
+        onNotice: (text) => io.stdout(`${text}\n`),
         onResult: (r) => io.stdout(line(r)),
       });
     } finally {
@@ -222,12 +225,12 @@ export const checkCommand: CommandModule = {
       startedAt,
       endedAt: new Date(),
       target: targetInfo,
-      extras: io.signal.aborted ? { interrupted: true } : {},
+      extras: { ...(io.signal.aborted ? { interrupted: true } : {}), ...(a.strict ? { strict: true } : {}) },
     });
     io.stdout(failureDetails(results));
     const s = result.conformance?.summary;
     if (s) {
-      io.stdout(`\n${s.pass} pass, ${s.fail} fail, ${s.skip} skip, ${s.error} error; ${s.expectedFailures} expected failures, ${s.unexpectedPasses} unexpected passes\n`);
+      io.stdout(`\n${s.pass} pass, ${s.fail} fail, ${s.skip} skip, ${s.error} error, ${s.inconclusive ?? 0} inconclusive${s.inconclusive && !a.strict ? ' (not failing the run; --strict makes them fail it)' : ''}; ${s.expectedFailures} expected failures, ${s.unexpectedPasses} unexpected passes\n`);
     }
     io.stdout(`overall: ${result.overall.status.toUpperCase()}${result.overall.reasons.length > 0 && result.overall.status !== 'pass' ? `\n  ${result.overall.reasons.map(redactSecrets).join('\n  ')}` : ''}\n`);
     if (a.json !== undefined) await writeOut(a.json, renderJson(result));

@@ -19,7 +19,7 @@ function painter(enabled: boolean) {
   return (c: keyof typeof COLORS, s: string): string => (enabled ? `\u001b[${COLORS[c]}m${s}\u001b[0m` : s);
 }
 
-const STATUS_COLOR = { pass: 'green', info: 'gray', fail: 'red', invalid: 'yellow', error: 'red', skip: 'gray' } as const;
+const STATUS_COLOR = { pass: 'green', info: 'gray', fail: 'red', invalid: 'yellow', error: 'red', skip: 'gray', inconclusive: 'yellow' } as const;
 
 export function renderConsole(r: QbenchResult, options: ConsoleOptions = {}): string {
   const paint = painter(options.color ?? false);
@@ -30,12 +30,13 @@ export function renderConsole(r: QbenchResult, options: ConsoleOptions = {}): st
 
   if (r.conformance) {
     const s = r.conformance.summary;
-    out.push(`${paint('bold', `Conformance (${r.conformance.profile})`)}: ${paint('green', `${s.pass} pass`)}, ${s.fail > 0 ? paint('red', `${s.fail} fail`) : '0 fail'}, ${s.skip} skip, ${s.error > 0 ? paint('red', `${s.error} error`) : '0 error'}${s.expectedFailures ? `, ${s.expectedFailures} expected failures` : ''}`);
-    const failing = r.conformance.checks.filter(checkFailsRun);
+    out.push(`${paint('bold', `Conformance (${r.conformance.profile})`)}: ${paint('green', `${s.pass} pass`)}, ${s.fail > 0 ? paint('red', `${s.fail} fail`) : '0 fail'}, ${s.skip} skip, ${s.error > 0 ? paint('red', `${s.error} error`) : '0 error'}${s.inconclusive ? `, ${paint('yellow', `${s.inconclusive} inconclusive`)}` : ''}${s.expectedFailures ? `, ${s.expectedFailures} expected failures` : ''}`);
+    const strict = r.overall.strict === true;
+    const failing = r.conformance.checks.filter((c) => checkFailsRun(c, strict));
     for (const c of failing.slice(0, max)) {
       const v = c.verdict;
-      const detail = v.status === 'fail' ? `expected ${v.expected}, observed ${v.observed}` : v.status === 'error' ? v.message : `${v.status}, expectation said ${c.expectation?.expected ?? '?'}`;
-      out.push(`  ${status(v.status === 'error' ? 'error' : 'fail')} ${c.clause.section} ${c.id}: ${redactSecrets(detail)}`);
+      const detail = v.status === 'fail' ? `expected ${v.expected}, observed ${v.observed}` : v.status === 'error' ? v.message : v.status === 'inconclusive' ? `inconclusive (--strict): ${v.reason}` : `${v.status}, expectation said ${c.expectation?.expected ?? '?'}`;
+      out.push(`  ${status(v.status === 'error' ? 'error' : v.status === 'inconclusive' ? 'inconclusive' : 'fail')} ${c.clause.section} ${c.id}: ${redactSecrets(detail)}`);
     }
     if (failing.length > max) out.push(`  … and ${failing.length - max} more`);
     out.push('');

@@ -48,7 +48,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .verdict ul { color: var(--fg); margin: 8px 0 0; padding-left: 20px; }
 .badge { display:inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 700; text-transform: uppercase; white-space: nowrap; }
 .b-pass { background: var(--pass-bg); color: var(--pass); } .b-fail, .b-error { background: var(--fail-bg); color: var(--fail); }
-.b-invalid, .b-warn { background: var(--warn-bg); color: var(--warn); } .b-skip { background: var(--skip-bg); color: var(--skip); }
+.b-invalid, .b-warn, .b-inconclusive { background: var(--warn-bg); color: var(--warn); } .b-skip { background: var(--skip-bg); color: var(--skip); }
 .b-info, .b-compat { background: var(--info-bg); color: var(--info); }
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; font-size: 13px; margin: 0; }
 .meta dt { color: var(--muted); } .meta dd { margin: 0; overflow-wrap: anywhere; }
@@ -57,7 +57,7 @@ nav.toc { display: flex; flex-wrap: wrap; gap: 8px; margin: 10px 0 0; }
 nav.toc a { text-decoration: none; color: var(--info); background: var(--card); border: 1px solid var(--line); padding: 3px 10px; border-radius: 14px; font-size: 13px; }
 .tiles { display: flex; gap: 3px; flex-wrap: wrap; }
 .tile { width: 14px; height: 14px; border-radius: 3px; display: inline-block; }
-.t-pass { background: var(--pass); } .t-fail, .t-error { background: var(--fail); } .t-skip { background: #bdc1c6; } .t-compat { background: var(--info); }
+.t-pass { background: var(--pass); } .t-fail, .t-error { background: var(--fail); } .t-skip { background: #bdc1c6; } .t-inconclusive { background: var(--warn); } .t-compat { background: var(--info); }
 details.fail { border-left: 4px solid var(--fail); background: #fffafa; padding: 4px 12px; margin: 8px 0; border-radius: 4px; }
 details > summary { cursor: pointer; padding: 4px 0; }
 .evidence { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 6px 0; }

@@ -89,7 +89,7 @@ function checkStatus(c: CheckResult): string {
 function checkRow(c: CheckResult): string {
   const v = c.verdict;
   const note =
-    v.status === 'pass' ? (v.observed ?? '') : v.status === 'skip' ? v.reason : v.status === 'error' ? v.message : `expected ${v.expected}; observed ${v.observed}`;
+    v.status === 'pass' ? (v.observed ?? '') : v.status === 'skip' || v.status === 'inconclusive' ? v.reason : v.status === 'error' ? v.message : `expected ${v.expected}; observed ${v.observed}`;
   const exp = c.expectation ? ` ${badge(c.expectation.matched ? 'info' : 'fail', c.expectation.matched ? `expected ${c.expectation.expected}` : `expectation: ${c.expectation.expected}`)}` : '';
   return `<tr><td>${badge(checkStatus(c))}${exp}</td><td class="mono">${esc(c.id)}</td><td>${esc(c.title)}<div class="small muted">“${esc(c.clause.quote)}”</div></td><td class="small">${esc(c.interface)}${c.kind === 'compat' ? ' · compat' : ''}</td><td class="small">${esc(note)}</td><td class="num">${esc(fmtMs(c.durationMs))}</td></tr>`;
 }
@@ -123,7 +123,7 @@ function conformanceSection(r: QbenchResult): string {
       const fails = n('fail') + n('error');
       return `<tr><td><a href="#sec-${esc(sec.replace(/[^\w.-]/g, '_'))}"><b>${esc(sec)}</b></a></td><td><div class="tiles">${checks
         .map((x) => `<span class="tile t-${esc(checkStatus(x))}" title="${esc(`${x.id}: ${x.verdict.status}`)}"></span>`)
-        .join('')}</div></td><td class="num">${checks.length}</td><td class="num">${n('pass')}</td><td class="num">${fails > 0 ? `<b style="color:var(--fail)">${fails}</b>` : '0'}</td><td class="num">${n('skip')}</td></tr>`;
+        .join('')}</div></td><td class="num">${checks.length}</td><td class="num">${n('pass')}</td><td class="num">${fails > 0 ? `<b style="color:var(--fail)">${fails}</b>` : '0'}</td><td class="num">${n('skip')}</td><td class="num">${n('inconclusive')}</td></tr>`;
     })
     .join('');
   const failing = c.checks.filter((x) => checkFailsRun(x) || (x.kind === 'compat' && x.verdict.status === 'fail'));
@@ -136,8 +136,8 @@ function conformanceSection(r: QbenchResult): string {
     .join('');
   const uncovered = c.coverage.filter((x) => x.checkIds.length === 0);
   return `<h2 id="conformance">Conformance <span class="muted small">profile ${esc(c.profile)}</span></h2>
-<p>${badge('pass', `${s.pass} pass`)} ${badge(s.fail > 0 ? 'fail' : 'skip', `${s.fail} fail`)} ${badge('skip', `${s.skip} skip`)} ${badge(s.error > 0 ? 'error' : 'skip', `${s.error} error`)}${s.expectedFailures ? ` ${badge('info', `${s.expectedFailures} expected failures`)}` : ''}${s.unexpectedPasses ? ` ${badge('fail', `${s.unexpectedPasses} unexpected passes`)}` : ''}</p>
-<div class="card"><h3>Matrix by spec section</h3><table><thead><tr><th>section</th><th>checks</th><th class="num">total</th><th class="num">pass</th><th class="num">fail</th><th class="num">skip</th></tr></thead><tbody>${matrix}</tbody></table>
+<p>${badge('pass', `${s.pass} pass`)} ${badge(s.fail > 0 ? 'fail' : 'skip', `${s.fail} fail`)} ${badge('skip', `${s.skip} skip`)} ${badge(s.error > 0 ? 'error' : 'skip', `${s.error} error`)}${s.inconclusive ? ` ${badge('inconclusive', `${s.inconclusive} inconclusive`)}` : ''}${s.expectedFailures ? ` ${badge('info', `${s.expectedFailures} expected failures`)}` : ''}${s.unexpectedPasses ? ` ${badge('fail', `${s.unexpectedPasses} unexpected passes`)}` : ''}</p>
+<div class="card"><h3>Matrix by spec section</h3><table><thead><tr><th>section</th><th>checks</th><th class="num">total</th><th class="num">pass</th><th class="num">fail</th><th class="num">skip</th><th class="num">inconclusive</th></tr></thead><tbody>${matrix}</tbody></table>
 <p class="small muted">Green: pass · red: fail or error · grey: skipped · blue: WIRE-COMPAT finding (never a spec failure).</p></div>
 ${failing.length > 0 ? `<div class="card"><h3>Failures (${failing.length})</h3>${failing.map((x) => failureDetails(x, r.meta.target)).join('')}</div>` : ''}
 <details class="card"><summary><b>All checks (${c.checks.length})</b></summary>${groups}</details>

@@ -94,6 +94,7 @@ function checkCase(c: CheckResult, profile: string, target: TargetInfo): Case {
     };
   } else if (v.status === 'pass') outcome = { kind: 'pass' };
   else if (v.status === 'skip') outcome = { kind: 'skipped', message: v.reason };
+  else if (v.status === 'inconclusive') outcome = { kind: 'skipped', message: `inconclusive: ${v.reason}` };
   else if (v.status === 'error') outcome = { kind: 'error', type: 'check-error', message: v.message, body: `${quote}\n${v.stack ?? v.message}` };
   else if (c.kind === 'compat') {
     outcome = { kind: 'skipped', message: `compat finding (not a spec failure): expected ${v.expected}, observed ${v.observed}` };

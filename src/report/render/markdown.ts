@@ -25,24 +25,24 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
   const rows: string[] = [];
   if (r.conformance) {
     const s = r.conformance.summary;
-    rows.push(`| conformance (${cell(r.conformance.profile)}) | ${s.pass} | ${s.fail} | ${s.skip} | ${s.error} |`);
+    rows.push(`| conformance (${cell(r.conformance.profile)}) | ${s.pass} | ${s.fail} | ${s.skip} | ${s.error} | ${s.inconclusive ?? 0} |`);
   }
   if (r.load) {
     const st = r.load.scenarios.map((x) => x.verdict.status);
-    rows.push(`| load scenarios | ${st.filter((x) => x === 'pass' || x === 'info').length} | ${st.filter((x) => x === 'fail').length} | – | ${st.filter((x) => x === 'invalid').length} invalid |`);
+    rows.push(`| load scenarios | ${st.filter((x) => x === 'pass' || x === 'info').length} | ${st.filter((x) => x === 'fail').length} | – | ${st.filter((x) => x === 'invalid').length} invalid | – |`);
   }
   if (r.fuzz) {
     const p = r.fuzz.properties;
-    rows.push(`| fuzz (seed ${r.fuzz.seed}) | ${p.filter((x) => x.status === 'pass').length} | ${p.filter((x) => x.status === 'fail').length} | – | ${p.filter((x) => x.status === 'error').length} |`);
+    rows.push(`| fuzz (seed ${r.fuzz.seed}) | ${p.filter((x) => x.status === 'pass').length} | ${p.filter((x) => x.status === 'fail').length} | – | ${p.filter((x) => x.status === 'error').length} | – |`);
   }
-  if (rows.length > 0) out.push('| | pass | fail | skip | error |', '|---|---:|---:|---:|---:|', ...rows, '');
+  if (rows.length > 0) out.push('| | pass | fail | skip | error | inconclusive |', '|---|---:|---:|---:|---:|---:|', ...rows, '');
 
-  const failing = (r.conformance?.checks ?? []).filter(checkFailsRun);
+  const failing = (r.conformance?.checks ?? []).filter((c) => checkFailsRun(c, r.overall.strict === true));
   if (failing.length > 0) {
     out.push('### Conformance failures', '');
     for (const c of failing.slice(0, MAX_LISTED)) {
       const v = c.verdict;
-      const detail = v.status === 'fail' ? `expected ${v.expected}, observed ${v.observed}` : v.status === 'error' ? `error: ${v.message}` : `${v.status} (expectation said ${c.expectation?.expected ?? '?'})`;
+      const detail = v.status === 'fail' ? `expected ${v.expected}, observed ${v.observed}` : v.status === 'error' ? `error: ${v.message}` : v.status === 'inconclusive' ? `inconclusive (--strict): ${v.reason}` : `${v.status} (expectation said ${c.expectation?.expected ?? '?'})`;
       out.push(`- **${cell(c.clause.section)} \`${cell(c.id)}\`** ${cell(c.title)}: ${cell(detail)}`);
       if (v.status === 'fail') out.push(`  <details><summary>reproduce</summary>\n\n  \`\`\`sh\n  ${redactSecrets(v.curl)}\n  \`\`\`\n  </details>`);
     }

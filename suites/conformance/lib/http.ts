@@ -2,7 +2,7 @@
 // spec's zod schemas (every problem named), and 429-tolerant sends for checks that are not
 // about rate limits (§7: clients back off and retry).
 import { z } from 'zod';
-import { fail, type CheckContext, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
+import { fail, inconclusive, type CheckContext, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS } from '../../../src/spec/index.js';
 
 /** Attempts a non-rate-limit check makes when the target answers 429. */
@@ -36,6 +36,15 @@ export async function send(ctx: CheckContext, req: ProbeRequest): Promise<ProbeR
 export function expectStatus(res: ProbeResponse, expected: number | readonly number[], what: string): void {
   const list = typeof expected === 'number' ? [expected] : expected;
   if (!list.includes(res.status)) fail(`${what}: HTTP ${list.join(' or ')}`, describe(res), res);
+}
+
+/**
+ * The status of a setup request (a job the check needs, not the rule it judges). A 429 that
+ * outlasted every backed-off attempt means other traffic holds the window: inconclusive.
+ */
+export function expectSetupStatus(res: ProbeResponse, expected: number, what: string): void {
+  if (res.status === HTTP_STATUS.tooManyRequests) inconclusive(`${what}: still 429 after ${MAX_429_ATTEMPTS} backed-off attempts (other traffic holds the rate window)`, res);
+  expectStatus(res, expected, what);
 }
 
 /** A refusal the spec leaves unnamed: some 4xx that is not 401, 404 or 429 (those mean other things in §7). */

@@ -1,8 +1,8 @@
 // Queue-endpoint operations (§4.1) for checks: submit, status, cancel, retry, purge, health,
 // polling in emulated time, and holding a job in the queue by occupying every worker.
-import { fail, skip, type CheckContext, type ProbeResponse } from '../../../src/conformance/index.js';
+import { fail, inconclusive, type CheckContext, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, SECOND_MS, MINUTE_MS, HealthRecord, type JobState } from '../../../src/spec/index.js';
-import { describe, expectShape, expectStatus, field, send } from './http.js';
+import { describe, expectSetupStatus, expectShape, expectStatus, field, send } from './http.js';
 
 export type Op = 'run' | 'runsync' | 'status' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health' | 'status-sync' | 'requests';
 
@@ -41,7 +41,7 @@ export function jobBody(input: Record<string, unknown>, o: SubmitOptions = {}): 
 /** POST /run; fails the check unless 200 with an id. */
 export async function submitRun(ctx: CheckContext, ep: string, input: Record<string, unknown>, o: SubmitOptions = {}): Promise<{ id: string; res: ProbeResponse }> {
   const res = await send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'run'), json: jobBody(input, o) });
-  expectStatus(res, HTTP_STATUS.ok, 'POST /run of a valid job');
+  expectSetupStatus(res, HTTP_STATUS.ok, 'POST /run of a valid job');
   const id = field(res.json, 'id');
   if (typeof id !== 'string' || id.length === 0) fail('POST /run answer with a string id', describe(res), res);
   return { id, res };
@@ -95,16 +95,26 @@ export interface PollResult {
   readonly atMs: number;
 }
 
+/** Real ms a poll for a state runs at least, whatever the time scale: a busy host or a proxy hop answers slower. */
+export const POLL_FLOOR_REAL_MS = 2_000;
+/**
+ * Real ms a wait for a precondition (a job to start, finish, or be picked up) runs at least: at
+ * time scale 60 the emulated minute is one real second, which queueing behind other clients'
+ * jobs and a network hop can use up.
+ */
+export const PRECONDITION_FLOOR_REAL_MS = 8_000;
+
 /**
  * Poll /status until `done(state)` holds or `timeoutEmulatedMs` passes (then undefined).
- * The timeout is emulated time, never less than 2 s of real time (a busy host answers slower).
+ * The timeout is emulated time, never less than `floorRealMs` of real time.
  */
 export async function pollStatus(
   ctx: CheckContext, ep: string, id: string,
   done: (state: JobState | 'deleted' | 'other', res: ProbeResponse) => boolean,
   timeoutEmulatedMs: number,
+  floorRealMs = POLL_FLOOR_REAL_MS,
 ): Promise<PollResult | undefined> {
-  const deadline = performance.now() + Math.max(2_000, ctx.time.toRealMs(timeoutEmulatedMs));
+  const deadline = performance.now() + Math.max(floorRealMs, ctx.time.toRealMs(timeoutEmulatedMs));
   const every = pollIntervalRealMs(ctx);
   for (;;) {
     const res = await getStatus(ctx, ep, id);
@@ -114,14 +124,27 @@ export async function pollStatus(
   }
 }
 
-/** Poll until the job reaches one of `states`; fail the check when it does not in time. */
+const TERMINAL: readonly string[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
+
+/**
+ * Poll until the job reaches one of `states` (a precondition of the check). The wait is
+ * `timeoutEmulatedMs` of the target's time and never less than PRECONDITION_FLOOR_REAL_MS of real
+ * time. A job that ends in another terminal state broke the rule the caller relies on: fail.
+ * A job still queued or running when the wait ends, or gone (404) before it got there (expired
+ * while it waited behind other jobs), did not set the precondition up: inconclusive.
+ */
 export async function awaitState(ctx: CheckContext, ep: string, id: string, states: readonly (JobState | 'deleted')[], timeoutEmulatedMs: number, what: string): Promise<PollResult> {
-  const r = await pollStatus(ctx, ep, id, (s) => (states as readonly string[]).includes(s), timeoutEmulatedMs);
+  const wanted = states as readonly string[];
+  const r = await pollStatus(ctx, ep, id, (s) => wanted.includes(s) || TERMINAL.includes(s) || s === 'deleted', timeoutEmulatedMs, PRECONDITION_FLOOR_REAL_MS);
+  const waited = `${timeoutEmulatedMs / SECOND_MS} s (emulated; at least ${PRECONDITION_FLOOR_REAL_MS / SECOND_MS} s real)`;
   if (r === undefined) {
     const last = ctx.http.log.at(-1);
-    fail(`${what}: job ${id} reaches ${states.join(' or ')} within ${timeoutEmulatedMs / SECOND_MS} s (emulated)`, last ? describe(last) : 'no answer', last);
+    inconclusive(`${what}: job ${id} did not reach ${states.join(' or ')} within ${waited}; last answer ${last ? describe(last) : 'none'} (the endpoint may be busy with other jobs)`, last);
   }
-  return r;
+  const st = stateOf(r.res);
+  if (wanted.includes(st)) return r;
+  if (st === 'deleted') inconclusive(`${what}: job ${id} was gone (404) before it reached ${states.join(' or ')} (expired or purged while it waited for a worker)`, r.res);
+  fail(`${what}: job ${id} reaches ${states.join(' or ')} within ${waited}`, describe(r.res), r.res);
 }
 
 /**
@@ -189,7 +212,7 @@ export async function holdQueue(ctx: CheckContext, ep: string): Promise<QueueHol
  * worker busy: the rest stay queued), or PICKUP_WAIT_MS has passed.
  */
 async function settle(ctx: CheckContext, ep: string, blockers: readonly string[]): Promise<{ running: number; queued: number }> {
-  const deadline = performance.now() + Math.max(2_000, ctx.time.toRealMs(PICKUP_WAIT_MS));
+  const deadline = performance.now() + Math.max(PRECONDITION_FLOOR_REAL_MS, ctx.time.toRealMs(PICKUP_WAIT_MS));
   let running = -1;
   let since = performance.now();
   let queued = 0;
@@ -218,7 +241,7 @@ export async function submitQueued(ctx: CheckContext, ep: string, input: Record<
     const res = await getStatus(ctx, ep, id);
     if (stateOf(res) !== 'IN_QUEUE') {
       await hold.release();
-      skip(`could not hold a job in the queue (it was ${describe(res)} with ${hold.blockers.length} blocker jobs running)`);
+      inconclusive(`could not hold a job in the queue (it was ${describe(res)} with ${hold.blockers.length} blocker jobs running)`, res);
     }
     return { id, hold };
   } catch (e) {

@@ -1,5 +1,5 @@
-// A project that uses qbench as a user would: the package is packed (`npm pack`, which builds
-// it first through the prepack script) and installed from the tarball into an empty folder
+// A project that uses qbench as a user would: the package is packed (`npm pack` of the dist/
+// that test/global-setup.ts built; prepack is skipped so no second build races it) and installed from the tarball into an empty folder
 // with no network. npm's cache holds the dependency tarballs (by integrity) but not their
 // registry documents, so the consumer gets a lockfile: qbench from the tarball, and every
 // runtime dependency pinned exactly as this repository's own lockfile pins it.
@@ -60,7 +60,7 @@ export async function installedConsumer(repoRoot: string = process.cwd()): Promi
   const dir = mkdtempSync(join(tmpdir(), 'qbench-consumer-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
-    const packed = await runIn(repoRoot, 'npm', ['pack', '--pack-destination', dir, '--silent'], {}, 120_000);
+    const packed = await runIn(repoRoot, 'npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--silent'], {}, 120_000);
     const tarball = packed.stdout.trim().split('\n').pop() ?? '';
     if (packed.code !== 0 || !tarball.endsWith('.tgz')) throw new Error(`npm pack failed (${packed.code}): ${packed.stderr}`);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Record<string, unknown>;

@@ -3,7 +3,7 @@
 // expectations (matched, unexpected pass), and the bound on checks in flight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Probe, runChecks, fail, skip, buildResult, parseExpectations, selectChecks, unknownPatterns, suiteProblems,
+  Probe, runChecks, fail, skip, inconclusive, buildResult, parseExpectations, selectChecks, unknownPatterns, suiteProblems,
   specLimits, type CheckDefinition, type Suite, type Target,
 } from '../../../src/conformance/index.js';
 import { QbenchResult } from '../../../src/report/model.js';
@@ -121,6 +121,32 @@ describe('conformance runner', () => {
     expect(results[0]!.expectation).toEqual({ expected: 'fail', reason: 'was broken', matched: false });
     const r = buildResult({ suite, results, profile: 'quick', command: [], startedAt: new Date(), endedAt: new Date(), target: { kind: 'remote', queueUrl: fake.url, endpointId: 'ep', timeScale: 1 } });
     expect(r.conformance?.summary.unexpectedPasses).toBe(1);
+  });
+
+  it('retries an inconclusive check once with a fresh endpoint, then reports it inconclusive; a pass on the retry is a pass', async () => {
+    const seen: (string | null)[] = [];
+    let flaky = 0;
+    const s: Suite = {
+      clauses: suite.clauses,
+      checks: [
+        { ...base, id: 't.never', title: 'never sets up', clauses: ['c/one'], async run(ctx) {
+          seen.push(ctx.dedicatedEndpoint('main'));
+          const r = await ctx.http.send({ iface: 'queue', method: 'GET', path: '/v2/ep/health' });
+          return inconclusive(`the job was still IN_QUEUE (attempt ${seen.length})`, r);
+        } },
+        { ...base, id: 't.second', title: 'sets up the second time', clauses: ['c/one'], run: () => (++flaky === 1 ? inconclusive('window in use') : Promise.resolve({ observed: 'ok' })) },
+      ],
+    };
+    const results = await runChecks(s, target({ spareEndpoints: ['s1', 's2'] }), probe(), { profile: 'quick', concurrency: 1 });
+    const never = results.find((r) => r.id === 't.never')!;
+    expect(never.verdict).toMatchObject({ status: 'inconclusive', reason: 'the job was still IN_QUEUE (attempt 2) (first attempt: the job was still IN_QUEUE (attempt 1))' });
+    expect(never.verdict.status === 'inconclusive' && never.verdict.exchanges[0]?.request.url).toMatch(/\/v2\/ep\/health$/);
+    expect(seen).toEqual(['s1', 's2']);
+    expect(results.find((r) => r.id === 't.second')!.verdict).toEqual({ status: 'pass', observed: 'ok' });
+    const result = buildResult({ suite: s, results, profile: 'quick', command: ['qbench'], startedAt: new Date(), endedAt: new Date(), target: { kind: 'remote', queueUrl: fake.url, endpointId: 'ep', timeScale: 1 } });
+    expect(QbenchResult.safeParse(result).success).toBe(true);
+    expect(result.conformance!.summary).toMatchObject({ pass: 1, inconclusive: 1 });
+    expect(result.overall.exitCode).toBe(0);
   });
 
   it('keeps at most `concurrency` checks in flight', async () => {

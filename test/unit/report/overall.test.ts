@@ -46,6 +46,16 @@ describe('computeOverall', () => {
     expect(computeOverall(r).exitCode).toBe(EXIT.OK);
   });
 
+  it('an inconclusive check fails the run only under strict, with its reason', () => {
+    const r = sampleResult();
+    const spec = r.conformance!.checks.find((c) => c.kind === 'spec' && c.verdict.status === 'pass')!;
+    spec.verdict = { status: 'inconclusive', reason: 'the job never left the queue within 42 s', exchanges: [] };
+    expect(computeOverall(r)).toMatchObject({ status: 'pass', exitCode: EXIT.OK });
+    const strict = computeOverall(r, { strict: true });
+    expect(strict).toMatchObject({ status: 'fail', exitCode: EXIT.TARGET_FAILED, strict: true });
+    expect(strict.reasons.join('\n')).toMatch(/inconclusive under --strict: the job never left the queue/);
+  });
+
   it('interrupted and internal errors map to their exit codes', () => {
     expect(computeOverall(sampleResult(), { interrupted: true }).exitCode).toBe(EXIT.INTERRUPTED);
     expect(computeOverall(sampleResult(), { internalErrors: ['boom'] }).exitCode).toBe(EXIT.INTERNAL);

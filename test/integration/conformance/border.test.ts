@@ -1,0 +1,160 @@
+// The conformance suite at the border: the built CLI's `qbench emulate` in a process of its own,
+// a pass-through proxy adding 25 ms (+0..10 ms jitter) each way, and the built `qbench check`
+// pointed at the proxy's URL, as a user would. A clean target gives no failure, run after run on
+// one shared endpoint (each run inherits the previous one's leftovers), with spare endpoints, and
+// opaque (no /_qbench); a faulty one is still caught. Each run uses --only on a representative
+// subset (queue-holding, ttl, health-count, rate and concurrency checks) to fit the test budget.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy, type Proxy } from './border-proxy.js';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const BIN = path.join(ROOT, 'dist/src/cli/bin.js');
+const KEY = 'qbench-border-key';
+const KEY_ENV = 'QBENCH_BORDER_KEY';
+const PROXY = { delayMs: 25, jitterMs: 10 } as const;
+const SPARES = ['spare-1', 'spare-2', 'spare-3', 'spare-4', 'spare-5', 'spare-6', 'spare-7', 'spare-8', 'spare-9', 'spare-10'];
+
+/** Checks that hold the queue, wait on ttl or count on /health, and two bursts that meet in one window. */
+const SHARED_SUBSET = [
+  'queue.ttl.in-progress', 'queue.ttl.completed', 'queue.execution-timeout.queue-time-not-counted', 'queue.purge.running-completes',
+  'queue.health.counts', 'queue.rate.requests', 'queue.concurrency.requests', 'queue.cancel.queued',
+];
+/** Quick answers that need no /_qbench: the opaque target at time scale 1. */
+const OPAQUE_SUBSET = ['queue.run.answer', 'queue.status.record', 'queue.health.answer', 'queue.auth.missing-or-wrong-key-401', 'queue.request.input-required', 'queue.retry.refused-states'];
+
+interface Emulator {
+  readonly url: string;
+  readonly proc: ChildProcess;
+}
+
+async function startEmulate(args: readonly string[]): Promise<Emulator> {
+  const proc = spawn(process.execPath, [BIN, 'emulate', '--port', '0', '--api-key', KEY, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /ready on (\S+)/.exec(out);
+      if (m?.[1] !== undefined) resolve(m[1]);
+    });
+    proc.once('exit', (code) => reject(new Error(`qbench emulate exited ${code}: ${out}`)));
+  });
+  return { url, proc };
+}
+
+async function stopEmulate(e: Emulator | undefined): Promise<void> {
+  if (e === undefined || e.proc.exitCode !== null) return;
+  const exited = new Promise((resolve) => e.proc.once('exit', resolve));
+  e.proc.kill('SIGTERM');
+  await exited;
+}
+
+interface CheckRun {
+  readonly code: number;
+  readonly out: string;
+  readonly failed: string[];
+  readonly passed: number;
+  readonly inconclusive: number;
+}
+
+async function check(proxy: Proxy, args: readonly string[]): Promise<CheckRun> {
+  const argv = [BIN, 'check', '--target', proxy.url, '--endpoint', 'demo', '--api-key-env', KEY_ENV, '--profile', 'quick', ...args];
+  const r = await run(process.execPath, argv, { cwd: ROOT, env: { ...process.env, [KEY_ENV]: KEY }, maxBuffer: 16 * 1024 * 1024 }).then(
+    (x) => ({ code: 0, out: x.stdout + x.stderr }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
+  );
+  const lines = r.out.split('\n');
+  return {
+    ...r,
+    failed: lines.filter((l) => /^(FAIL|ERROR)\s/.test(l)),
+    passed: lines.filter((l) => l.startsWith('PASS ')).length,
+    inconclusive: lines.filter((l) => l.startsWith('INCONCLUSIVE ')).length,
+  };
+}
+
+
+describe('qbench check by URL, behind a proxy', () => {
+  describe('time scale 60, one shared endpoint', () => {
+    let emu: Emulator | undefined;
+    let proxy: Proxy | undefined;
+    beforeAll(async () => {
+      // The emulator serves `demo` only: every check of the run shares it.
+      emu = await startEmulate(['--time-scale', '60', '--endpoint', 'demo']);
+      proxy = await startProxy({ upstream: emu.url, ...PROXY });
+    }, 30_000);
+    afterAll(async () => {
+      await proxy?.close();
+      await stopEmulate(emu);
+    });
+
+    it('two runs in a row on the same emulator (the second inherits the first one\'s leftovers): no failure', { timeout: 200_000 }, async () => {
+      for (let i = 0; i < 2; i++) {
+        const r = await check(proxy as Proxy, ['--only', SHARED_SUBSET.join(',')]);
+        expect(r.failed, r.out).toEqual([]);
+        expect(r.code, r.out).toBe(0);
+        expect(r.passed + r.inconclusive).toBe(SHARED_SUBSET.length);
+        // Most checks set up and judged; an inconclusive one is said, not failed.
+        expect(r.passed, r.out).toBeGreaterThanOrEqual(SHARED_SUBSET.length - 2);
+      }
+    });
+
+  });
+
+  it('time scale 60 with spare endpoints, after a run that left jobs on them: no failure', { timeout: 200_000 }, async () => {
+    const emu = await startEmulate(['--time-scale', '60', ...['demo', ...SPARES].flatMap((e) => ['--endpoint', e])]);
+    const proxy = await startProxy({ upstream: emu.url, ...PROXY });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await check(proxy, ['--only', SHARED_SUBSET.join(','), ...SPARES.flatMap((s) => ['--spare-endpoint', s])]);
+        expect(r.failed, r.out).toEqual([]);
+        expect(r.code, r.out).toBe(0);
+        expect(r.passed, r.out).toBeGreaterThanOrEqual(SHARED_SUBSET.length - 2);
+      }
+    } finally {
+      await proxy.close();
+      await stopEmulate(emu);
+    }
+  });
+
+  it('opaque (no /_qbench) at time scale 1: no failure', { timeout: 120_000 }, async () => {
+    const emu = await startEmulate(['--endpoint', 'demo']);
+    const proxy = await startProxy({ upstream: emu.url, ...PROXY, opaque: true });
+    try {
+      const r = await check(proxy, ['--only', OPAQUE_SUBSET.join(',')]);
+      expect(r.out).toMatch(/target remote /);
+      expect(r.failed, r.out).toEqual([]);
+      expect(r.code, r.out).toBe(0);
+      expect(r.passed, r.out).toBe(OPAQUE_SUBSET.length);
+    } finally {
+      await proxy.close();
+      await stopEmulate(emu);
+    }
+  });
+
+  it('each fault of a representative set is still caught by URL (as in the self-test table)', { timeout: 200_000 }, async () => {
+    const cases: readonly { fault: string; only: string[]; caughtBy: string }[] = [
+      { fault: 'health-miscount', only: ['queue.health.counts'], caughtBy: 'queue.health.counts' },
+      { fault: 'ttl-ignored', only: ['queue.ttl.in-queue', 'queue.ttl.in-progress'], caughtBy: 'queue.ttl.' },
+      { fault: 'rate-limit-late', only: ['queue.rate.requests'], caughtBy: 'queue.rate.requests' },
+      { fault: 'no-concurrency-cap', only: ['queue.concurrency.requests'], caughtBy: 'queue.concurrency.requests' },
+      { fault: 'retry-from-completed', only: ['queue.retry.refused-states'], caughtBy: 'queue.retry.refused-states' },
+      { fault: 'wrong-sync-id-prefix', only: ['queue.runsync.answer'], caughtBy: 'queue.runsync.answer' },
+    ];
+    for (const c of cases) {
+      // Spare endpoints (taken from /_qbench/info) give each check exact counts, as the self-test does.
+      const emu = await startEmulate(['--time-scale', '60', ...['demo', ...SPARES].flatMap((e) => ['--endpoint', e]), '--fault', c.fault]);
+      const proxy = await startProxy({ upstream: emu.url, ...PROXY });
+      try {
+        const r = await check(proxy, ['--only', c.only.join(',')]);
+        expect(r.code, `${c.fault}: ${r.out}`).toBe(1);
+        expect(r.failed.some((l) => l.includes(c.caughtBy)), `${c.fault}: ${r.out}`).toBe(true);
+      } finally {
+        await proxy.close();
+        await stopEmulate(emu);
+      }
+    }
+  });
+});
