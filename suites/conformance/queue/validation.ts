@@ -1,6 +1,6 @@
 // §5 auth on the queue endpoint, §7 400 for malformed requests, §2.1 policy bounds at both
 // ends, §4.1 wait bounds, §4.1/§8 payload caps measured at both readings of "MB".
-import { fail, paddedBodyRecipe, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
+import { fail, inconclusive, paddedBodyRecipe, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
 import { EXECUTION_TIMEOUT_MS, HTTP_STATUS, RUNSYNC_WAIT_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, TTL_MS, type ByteSize } from '../../../src/spec/index.js';
 import { describe, expectRefusal, expectStatus, send } from '../lib/http.js';
 import { endpointFor, jobBody, qpath, submitRunsync } from '../lib/queue.js';
@@ -152,6 +152,13 @@ function padded(bytes: number): { body: Buffer; recipe: string } {
   return { body, recipe: paddedBodyRecipe(PREFIX, pad, SUFFIX) };
 }
 
+/**
+ * No answer from the target itself: the connection broke (status 0) or a gateway answered for it
+ * (502, 503, 504). A proxy that is still uploading when the target refuses a large body early and
+ * closes answers so; what the target said about the size was not seen.
+ */
+const GATEWAY_STATUSES: readonly number[] = [0, 502, 503, 504];
+
 /** Refused for size: 400 or 413 (the spec names no code for it; §7 400 covers "malformed request or parameters"). */
 function refusedForSize(res: ProbeResponse): boolean {
   return res.status === HTTP_STATUS.badRequest || res.status === 413;
@@ -176,6 +183,10 @@ function payloadCheck(op: 'run' | 'runsync', cap: ByteSize, clause: string): Che
           timeoutMs: 60_000,
         });
         outcome.set(size, res);
+      }
+      const unseen = sizes.map((n) => outcome.get(n) as ProbeResponse).filter((r) => GATEWAY_STATUSES.includes(r.status));
+      if (unseen.length > 0) {
+        inconclusive(`the target's own answer to ${unseen.length} of the ${sizes.length} body sizes was not seen (${unseen.map(describe).join('; ')}): the connection broke or a gateway answered, as a proxy does when the target refuses a large upload early; run again, or point qbench at the target without the proxy`, unseen);
       }
       const accepted = (n: number) => outcome.get(n)?.status === HTTP_STATUS.ok;
       const refused = (n: number) => { const r = outcome.get(n); return r !== undefined && refusedForSize(r); };
