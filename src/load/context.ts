@@ -79,7 +79,11 @@ export interface RunContext {
 }
 
 export interface Analysis {
-  readonly status: 'pass' | 'fail' | 'info';
+  /**
+   * inconclusive: the scenario could not set up what it judges (say why in `summary`, and
+   * what in findings marked `precondition`); a violation it observed is 'fail'.
+   */
+  readonly status: 'pass' | 'fail' | 'info' | 'inconclusive';
   readonly summary: string;
   readonly findings: readonly Finding[];
   readonly charts?: readonly Chart[];

@@ -372,7 +372,7 @@ export function answeredVerdict(v: LoadScenarioResult['verdict'], steps: readonl
     return { ...v, status: 'fail', summary: `no request got an HTTP answer: all ${requests.toLocaleString('en-US')} failed at the network (refused, reset or timed out); ${v.summary}` };
   }
   const share = noAnswer / requests;
-  if ((v.status === 'pass' || v.status === 'info') && share >= NETWORK_ERROR_NOTE_SHARE) {
+  if ((v.status === 'pass' || v.status === 'info' || v.status === 'inconclusive') && share >= NETWORK_ERROR_NOTE_SHARE) {
     return { ...v, summary: `${v.summary}; but ${(share * 100).toFixed(1)}% of requests (${noAnswer.toLocaleString('en-US')} of ${requests.toLocaleString('en-US')}) got no HTTP answer (network errors)` };
   }
   return v;

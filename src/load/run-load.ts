@@ -33,6 +33,8 @@ export interface RunLoadOptions {
   readonly shard?: ProcessShard | undefined;
   /** The shared start instant (epoch ms) of every scenario's schedule. */
   readonly startAtMs?: number | undefined;
+  /** --strict: an inconclusive scenario fails the run. */
+  readonly strict?: boolean | undefined;
 }
 
 /** A shard runs a share of a schedule: refuse what cannot be split, before any traffic. */
@@ -107,6 +109,6 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
     labels: { host: hostname(), ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) },
   });
   const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, load: { scenarios } };
-  const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal, ...(unreachable !== undefined ? { unreachable } : {}) });
+  const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal, strict: o.strict === true, ...(unreachable !== undefined ? { unreachable } : {}) });
   return { ...partial, overall };
 }

@@ -56,6 +56,11 @@ export const ScenarioComparison = z.strictObject({
   steps: z.array(StepComparison),
   /** Either run's measurement was invalid: its latency says nothing about the target. */
   invalid: z.array(z.string()),
+  /**
+   * Either run's scenario was inconclusive (it could not set up what it judges, e.g. a rate
+   * window other traffic used): compared all the same, but its counts may include what it did not send.
+   */
+  inconclusive: z.array(z.string()).optional(),
 });
 export type ScenarioComparison = z.infer<typeof ScenarioComparison>;
 

@@ -354,8 +354,12 @@ export function compareResults(baseline: QbenchResult, candidate: QbenchResult, 
       ...(sb && !sb.validity.valid ? [`${name}: the baseline measurement is invalid (${sb.validity.reasons.join('; ') || 'generator could not keep up'})`] : []),
       ...(sc && !sc.validity.valid ? [`${name}: the candidate measurement is invalid (${sc.validity.reasons.join('; ') || 'generator could not keep up'})`] : []),
     ];
+    const inconclusive = [
+      ...(sb?.verdict.status === 'inconclusive' ? [`${name}: the baseline scenario was inconclusive (${sb.verdict.summary}); its figures may include traffic it did not send`] : []),
+      ...(sc?.verdict.status === 'inconclusive' ? [`${name}: the candidate scenario was inconclusive (${sc.verdict.summary}); its figures may include traffic it did not send`] : []),
+    ];
     const stepNames = presence === 'both' ? [...new Set([...(sb?.steps ?? []).map((s) => s.step), ...(sc?.steps ?? []).map((s) => s.step)])] : [];
-    return { name, presence, steps: stepNames.map((st) => compareStep(st, sb, sc, ctx, latency)), invalid };
+    return { name, presence, steps: stepNames.map((st) => compareStep(st, sb, sc, ctx, latency)), invalid, ...(inconclusive.length > 0 ? { inconclusive } : {}) };
   });
 
   if (!scenarios.some((s) => s.presence === 'both')) {
@@ -378,16 +382,17 @@ export function compareResults(baseline: QbenchResult, candidate: QbenchResult, 
     }
   }
   const invalid = scenarios.flatMap((s) => s.invalid);
+  const notes = scenarios.flatMap((s) => s.inconclusive ?? []);
   const compared = scenarios.filter((s) => s.presence === 'both').length;
   const verdict =
     regressions.length > 0
-      ? { status: 'fail' as const, exitCode: EXIT.TARGET_FAILED, reasons: [...regressions, ...invalid] }
+      ? { status: 'fail' as const, exitCode: EXIT.TARGET_FAILED, reasons: [...regressions, ...invalid, ...notes] }
       : invalid.length > 0
-        ? { status: 'invalid' as const, exitCode: EXIT.INVALID_MEASUREMENT, reasons: invalid }
+        ? { status: 'invalid' as const, exitCode: EXIT.INVALID_MEASUREMENT, reasons: [...invalid, ...notes] }
         : {
             status: 'pass' as const,
             exitCode: EXIT.OK,
-            reasons: [`no significant regression over the margins in ${compared} scenario${compared === 1 ? '' : 's'}`],
+            reasons: [`no significant regression over the margins in ${compared} scenario${compared === 1 ? '' : 's'}`, ...notes],
           };
   return QbenchComparison.parse({
     schemaVersion: COMPARISON_SCHEMA_VERSION,

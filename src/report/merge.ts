@@ -28,7 +28,7 @@ import {
   type ThresholdResult,
   type Validity,
 } from './model.js';
-import { computeOverall } from './overall.js';
+import { computeOverall, findingOutcome } from './overall.js';
 import { compare, evaluateThreshold, metricKind, parseThresholdExpression, scenarioMetric } from './thresholds.js';
 
 export interface MergeInput {
@@ -240,22 +240,29 @@ function mergeScenario(group: ReadonlyArray<{ s: LoadScenarioResult; label: stri
     };
   }
   merged.thresholds = reevaluate(merged, group.map((g) => g.s));
-  const findings = group.flatMap((g) => g.s.verdict.findings.map((f) => ({ ...f, label: `${g.label}: ${f.label}` })));
+  const judged = group.flatMap((g) => g.s.verdict.findings.map((f) => ({ f: { ...f, label: `${g.label}: ${f.label}` }, outcome: findingOutcome(f, g.s.verdict.status) })));
+  const findings = judged.map((j) => j.f);
   const failedThresholds = merged.thresholds.filter((t) => !t.passed);
-  const failedFindings = findings.filter((f) => !f.passed);
+  const failedFindings = judged.filter((j) => j.outcome === 'fail').map((j) => j.f);
+  // A part that could not set up what it judges leaves the whole unjudged, unless another part saw a violation.
+  const unjudged = group.filter((g) => g.s.verdict.status === 'inconclusive').map((g) => `${g.label}: ${g.s.verdict.summary}`);
   const status: LoadScenarioResult['verdict']['status'] = !merged.validity.valid
     ? 'invalid'
     : failedThresholds.length > 0 || failedFindings.length > 0
       ? 'fail'
-      : group.every((g) => g.s.verdict.status === 'info') && merged.thresholds.length === 0
-        ? 'info'
-        : 'pass';
+      : unjudged.length > 0 || judged.some((j) => j.outcome === 'inconclusive')
+        ? 'inconclusive'
+        : group.every((g) => g.s.verdict.status === 'info') && merged.thresholds.length === 0
+          ? 'info'
+          : 'pass';
   const what =
     status === 'invalid'
       ? 'a shard\'s generator could not keep up'
       : status === 'fail'
         ? [...failedThresholds.map((t) => `threshold ${t.metric} ${t.expression} failed (observed ${t.observed ?? 'no data'})`), ...failedFindings.map((f) => `${f.label} failed`)].join('; ')
-        : merged.thresholds.length > 0
+        : status === 'inconclusive'
+          ? `inconclusive: ${unjudged.length > 0 ? unjudged.join('; ') : judged.filter((j) => j.outcome === 'inconclusive').map((j) => `${j.f.label} not reached`).join('; ')}`
+          : merged.thresholds.length > 0
           ? 'all thresholds passed on the merged whole'
           : 'measured';
   merged.verdict = { status, summary: `${merged.shards} shards merged: ${what}`, findings };

@@ -304,6 +304,12 @@ export const Finding = z.strictObject({
   expected: z.string(),
   observed: z.string(),
   passed: z.boolean(),
+  /**
+   * true: a precondition the scenario had to set up to judge its rules (a rate window not
+   * used by others, requests really held open, workers running), not a rule of the spec.
+   * Unmet (passed false), it makes the scenario inconclusive, never failed.
+   */
+  precondition: z.boolean().optional(),
 });
 export type Finding = z.infer<typeof Finding>;
 
@@ -323,8 +329,12 @@ export const Chart = z.strictObject({
 export type Chart = z.infer<typeof Chart>;
 
 export const ScenarioVerdict = z.strictObject({
-  /** info: the scenario only measures; it states no pass/fail rule. */
-  status: z.enum(['pass', 'fail', 'invalid', 'info']),
+  /**
+   * info: the scenario only measures; it states no pass/fail rule. inconclusive: it could not
+   * set up what it judges (the summary says why, the unmet `precondition` findings what):
+   * neither a pass nor a violation; fails a run only under --strict.
+   */
+  status: z.enum(['pass', 'fail', 'invalid', 'info', 'inconclusive']),
   summary: z.string(),
   findings: z.array(Finding),
 });

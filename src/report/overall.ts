@@ -2,7 +2,7 @@
 // conformance, load and fuzz sections of the result model. A definite failure of the target
 // outranks an invalid measurement; an interrupted or broken run outranks both.
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import type { CheckResult, OverallVerdict, QbenchResult } from './model.js';
+import type { CheckResult, Finding, LoadScenarioResult, OverallVerdict, QbenchResult } from './model.js';
 
 export interface OverallExtras {
   /** The run was stopped by SIGINT/SIGTERM before it finished. */
@@ -11,7 +11,7 @@ export interface OverallExtras {
   internalErrors?: readonly string[];
   /** The target could not be reached at all. */
   unreachable?: string;
-  /** --strict: an inconclusive check fails the run (gating on a private endpoint). */
+  /** --strict: an inconclusive check or load scenario fails the run (gating on a private endpoint). */
   strict?: boolean;
 }
 
@@ -36,10 +36,28 @@ function checkReason(c: CheckResult): string {
   return `conformance ${c.clause.section} ${c.id}: ${c.verdict.status}`;
 }
 
+/**
+ * How one finding of a load scenario reads: met, broken (a violation), or not judged — an
+ * unmet precondition, or any unmet finding of a scenario that ended inconclusive (it could
+ * not set up what the finding needs).
+ */
+export function findingOutcome(f: Finding, scenarioStatus: LoadScenarioResult['verdict']['status']): 'pass' | 'fail' | 'inconclusive' {
+  if (f.passed) return 'pass';
+  return f.precondition === true || scenarioStatus === 'inconclusive' ? 'inconclusive' : 'fail';
+}
+
+/** Why a scenario is inconclusive: its summary and the preconditions it could not set up. */
+export function scenarioInconclusiveWhy(s: LoadScenarioResult): string {
+  const unmet = s.verdict.findings.filter((f) => f.precondition === true && !f.passed).map((f) => `${f.label}: expected ${f.expected}, observed ${f.observed}`);
+  return [s.verdict.summary, ...unmet].join('; ');
+}
+
 /** Compute the overall verdict from the sections (the `overall` field of the input is ignored). */
 export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall?: unknown }, extras: OverallExtras = {}): OverallVerdict {
   const failures: string[] = [];
   const invalid: string[] = [];
+  /** Inconclusive scenarios that do not fail the run: said in every verdict's reasons. */
+  const notes: string[] = [];
 
   const strict = extras.strict === true;
   for (const c of result.conformance?.checks ?? []) if (checkFailsRun(c, strict)) failures.push(checkReason(c));
@@ -51,10 +69,18 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
       invalid.push(`load ${s.name}: measurement invalid: ${why}`);
       continue;
     }
+    if (s.verdict.status === 'inconclusive') {
+      // Thresholds are rules the user set: one that failed fails the run whatever else.
+      const failed = s.thresholds.filter((t) => !t.passed);
+      if (failed.length > 0) failures.push(`load ${s.name}: ${failed.map((t) => `threshold ${t.metric} ${t.expression} (observed ${t.observed ?? 'no data'})`).join('; ')}`);
+      else if (strict) failures.push(`load ${s.name}: inconclusive under --strict: ${scenarioInconclusiveWhy(s)}`);
+      else notes.push(`load ${s.name}: inconclusive (not failing the run; --strict makes it fail): ${scenarioInconclusiveWhy(s)}`);
+      continue;
+    }
     if (s.verdict.status === 'fail') {
       const parts = [
         ...s.thresholds.filter((t) => !t.passed).map((t) => `threshold ${t.metric} ${t.expression} (observed ${t.observed ?? 'no data'})`),
-        ...s.verdict.findings.filter((f) => !f.passed).map((f) => `${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}`),
+        ...s.verdict.findings.filter((f) => findingOutcome(f, s.verdict.status) === 'fail').map((f) => `${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}`),
       ];
       failures.push(`load ${s.name}: ${parts.length > 0 ? parts.join('; ') : s.verdict.summary}`);
     } else {
@@ -74,12 +100,12 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
     return verdict('error', EXIT.INTERNAL, [...extras.internalErrors.map((e) => `internal error: ${e}`), ...failures, ...invalid]);
   }
   if (extras.unreachable) return verdict('error', EXIT.TARGET_UNREACHABLE, [`target unreachable: ${extras.unreachable}`]);
-  if (failures.length > 0) return verdict('fail', EXIT.TARGET_FAILED, [...failures, ...invalid]);
-  if (invalid.length > 0) return verdict('invalid', EXIT.INVALID_MEASUREMENT, invalid);
+  if (failures.length > 0) return verdict('fail', EXIT.TARGET_FAILED, [...failures, ...invalid, ...notes]);
+  if (invalid.length > 0) return verdict('invalid', EXIT.INVALID_MEASUREMENT, [...invalid, ...notes]);
   const ran = [
     result.conformance ? `${result.conformance.checks.length} conformance checks` : '',
     result.load ? `${result.load.scenarios.length} load scenarios` : '',
     result.fuzz ? `${result.fuzz.properties.length} fuzz properties` : '',
   ].filter(Boolean);
-  return verdict('pass', EXIT.OK, [ran.length > 0 ? `passed: ${ran.join(', ')}` : 'nothing was run']);
+  return verdict('pass', EXIT.OK, [ran.length > 0 ? `passed: ${ran.join(', ')}` : 'nothing was run', ...notes]);
 }

@@ -1,7 +1,7 @@
 // `qbench load <scenario files...> --target <url|emulator>`: run load scenarios (issue 6),
 // print live progress and a verdict per scenario, write every report format through
-// src/report, and exit 0 pass / 1 failed threshold or verdict / 2 bad scenario or flag /
-// 4 invalid measurement / 5 nothing answered the preflight request (src/load/preflight.ts). Flags are validated by one zod schema; any scenario field can be
+// src/report, and exit 0 pass (an inconclusive scenario too, unless --strict) / 1 failed threshold
+// or verdict / 2 bad scenario or flag / 4 invalid measurement / 5 nothing answered the preflight request (src/load/preflight.ts). Flags are validated by one zod schema; any scenario field can be
 // overridden with --set path=value and is validated with the scenario itself.
 import { z } from 'zod';
 import { readFile } from 'node:fs/promises';
@@ -65,6 +65,7 @@ const Flags = z.strictObject({
   timeScale: z.number().positive({ error: '--time-scale must be > 0' }).max(100_000, { error: '--time-scale: at most 100000' }).optional(),
   scaleRateWindows: z.boolean().optional(),
   out: z.string().min(1).optional(),
+  strict: z.boolean(),
 });
 
 export const loadCommand: CommandModule = {
@@ -83,6 +84,7 @@ export const loadCommand: CommandModule = {
       .option('time-scale', { type: 'number', describe: 'Emulator target: emulated ms per real ms' })
       .option('scale-rate-windows', { type: 'boolean', describe: 'Emulator target: rate windows on the scaled clock too' })
       .option('emulator-config', { type: 'string', describe: 'Emulator target: JSON config file (limits, workers...)' })
+      .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive scenario (could not set up what it judges) fails the run: for gating on a private endpoint' })
       .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>, also linked as reports/latest)' })
       .option('shard', { type: 'string', describe: 'Run shard i of n (every n-th start of the one global schedule), e.g. --shard 0/4; qbench merge joins the shards' })
       .option('shards', { type: 'string', describe: 'Shard count, the index taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)' })
@@ -109,6 +111,7 @@ export const loadCommand: CommandModule = {
       timeScale: argv['time-scale'],
       scaleRateWindows: argv['scale-rate-windows'],
       out: argv['out'],
+      strict: argv['strict'] === true,
     });
     if (!parsed.success) throw usageError(`invalid flags:\n${z.prettifyError(parsed.error)}`);
     const f = parsed.data;
@@ -148,6 +151,7 @@ export const loadCommand: CommandModule = {
         only,
         shard,
         startAtMs,
+        strict: f.strict,
         signal: io.signal,
         command: ['qbench', 'load', ...process.argv.slice(3)],
         onProgress: (p) => progress.update(p),

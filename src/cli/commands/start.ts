@@ -42,6 +42,7 @@ const StartArgs = z.object({
     .array(z.string())
     .default([...PARTS])
     .transform((a) => a.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s.length > 0)),
+  strict: z.boolean().default(false),
   seed: z.number({ error: '--seed must be a number' }).int({ error: '--seed must be a whole number' }).min(0, { error: '--seed must be 0..2147483647' }).max(2 ** 31 - 1, { error: '--seed must be 0..2147483647' }).default(42),
 });
 
@@ -127,7 +128,8 @@ export const startCommand: CommandModule = {
     y
       .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>/ and reports/latest)' })
       .option('parts', { type: 'array', string: true, describe: `Which parts to run: ${PARTS.join(', ')} (default all)` })
-      .option('seed', { type: 'number', describe: 'Fuzz seed (default 42)' }),
+      .option('seed', { type: 'number', describe: 'Fuzz seed (default 42)' })
+      .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive check or scenario (could not set up what it judges) fails the run: for gating on a private endpoint' }),
   run: async (argv, io): Promise<ExitCode> => {
     const parsed = StartArgs.safeParse(argv);
     if (!parsed.success) throw usageError(`invalid options for qbench start:\n${z.prettifyError(parsed.error)}`);
@@ -160,7 +162,7 @@ export const startCommand: CommandModule = {
       ...(load ? { load: { scenarios: load } } : {}),
       ...(fuzz ? { fuzz } : {}),
     };
-    const result: QbenchResult = { ...partial, overall: computeOverall(partial, { interrupted: io.signal.aborted, internalErrors }) };
+    const result: QbenchResult = { ...partial, overall: computeOverall(partial, { interrupted: io.signal.aborted, internalErrors, strict: a.strict }) };
     const written = await writeAllReports(result, a.out);
     io.stdout(`\n${renderConsole(result, { color: io.isTty })}\n`);
     io.stdout(`JSON: ${written.json}\nJUnit: ${written.junit}\nMarkdown: ${written.markdown}\n`);

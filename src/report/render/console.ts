@@ -2,7 +2,7 @@
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { QbenchResult } from '../model.js';
-import { checkFailsRun } from '../overall.js';
+import { checkFailsRun, findingOutcome } from '../overall.js';
 import { fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, validityWarnings } from './format.js';
 import { textTable } from './table.js';
 
@@ -84,7 +84,11 @@ export function renderConsole(r: QbenchResult, options: ConsoleOptions = {}): st
     );
     for (const s of r.load.scenarios) {
       for (const t of s.thresholds.filter((x) => !x.passed)) out.push(`  ${status('fail')} ${s.name}: threshold ${t.metric} ${t.expression} (observed ${t.observed ?? 'no data'})`);
-      for (const f of s.verdict.findings.filter((x) => !x.passed)) out.push(`  ${status('fail')} ${s.name}: ${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}`);
+      if (s.verdict.status === 'inconclusive') out.push(`  ${status('inconclusive')} ${s.name}: ${s.verdict.summary}${r.overall.strict === true ? ' (fails the run: --strict)' : ' (not failing the run; --strict makes it fail)'}`);
+      for (const f of s.verdict.findings.filter((x) => !x.passed)) {
+        const o = findingOutcome(f, s.verdict.status);
+        out.push(`  ${status(o === 'pass' ? 'fail' : o)} ${s.name}: ${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}${o === 'inconclusive' ? (f.precondition === true ? ' (precondition not reached)' : ' (not judged)') : ''}`);
+      }
       for (const w of validityWarnings(s.validity)) out.push(`  ${paint('yellow', 'WARN')} ${s.name}: ${w}`);
     }
     out.push('  (latency from the intended start: coordinated-omission corrected)', '');

@@ -6,7 +6,7 @@ import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult, TargetInfo } from '../model.js';
 import { SCHEMA_VERSION } from '../model.js';
-import { checkFailsRun } from '../overall.js';
+import { checkFailsRun, findingOutcome } from '../overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { compareSections, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
@@ -183,7 +183,7 @@ function chartCards(charts: ChartSpec[]): string {
     .join('')}</div>`;
 }
 
-function scenarioSection(s: LoadScenarioResult, charts: ChartSpec[]): string {
+function scenarioSection(s: LoadScenarioResult, charts: ChartSpec[], strict: boolean): string {
   const t = scenarioTotals(s);
   const warnings = validityWarnings(s.validity);
   const v = s.validity;
@@ -191,10 +191,11 @@ function scenarioSection(s: LoadScenarioResult, charts: ChartSpec[]): string {
 <div class="scenario-head"><h3>${esc(s.name)} ${badge(s.verdict.status)}</h3><span class="muted small">${esc(s.executor)} · ${esc(fmtDuration(s.durationMs))} · started ${esc(s.startedAt)}${s.shards ? ` · ${s.shards} shards merged` : ''}</span></div>
 <p>${esc(s.description)}</p>
 <p><b>${esc(s.verdict.summary)}</b> · ${fmtCount(t.total)} requests · ${esc(fmtRate(v.achievedRatePerSec))} achieved${v.targetRatePerSec !== undefined ? ` of ${esc(fmtRate(v.targetRatePerSec))} asked` : ''} · 429: ${fmtRatio(t.total ? t['429'] / t.total : null)} · errors: ${fmtRatio(t.total ? (t['4xx'] + t['5xx'] + t.network_error) / t.total : null)}</p>
+${s.verdict.status === 'inconclusive' ? `<div class="warnings"><b>Inconclusive</b>: the scenario could not set up what it judges, so it neither passed nor found a violation; ${strict ? 'this run was judged with --strict, so it fails the run' : 'it does not fail the run (--strict makes it fail)'}. Findings marked precondition say what was not reached.</div>` : ''}
 ${warnings.length > 0 ? `<div class="warnings"><b>Generator validity</b><ul>${warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : `<p class="small muted">Generator validity: kept up (send lateness p99 ${fmtMs(v.sendLateness.percentiles.p99)}, event-loop delay p99 ${fmtMs(v.eventLoopDelayMs.p99)}, ${v.droppedIterations} dropped, CPU ${Math.round(v.generatorCpuPercent)}%, ${v.threads} thread${v.threads === 1 ? '' : 's'}).</p>`}
 ${v.warmup ? `<p class="small muted">Warm-up before the schedule (not recorded): ${v.warmup.connectionsOpened} connection${v.warmup.connectionsOpened === 1 ? '' : 's'} opened in ${fmtMs(v.warmup.connectMs)}${v.warmup.localIterations > 0 ? `; ${fmtCount(v.warmup.localIterations)} rehearsal iterations against a local sink in ${fmtMs(v.warmup.localMs)} (none reached the target)` : ''}.</p>` : ''}
 ${s.verdict.findings.length > 0 ? `<h4>Findings against documented values</h4><table><thead><tr><th></th><th>finding</th><th>clause</th><th>expected</th><th>observed</th></tr></thead><tbody>${s.verdict.findings
-    .map((f) => `<tr><td>${badge(f.passed ? 'pass' : 'fail')}</td><td>${esc(f.label)}</td><td>${esc(f.clause ?? '')}</td><td>${esc(f.expected)}</td><td>${esc(f.observed)}</td></tr>`)
+    .map((f) => `<tr><td>${badge(findingOutcome(f, s.verdict.status))}${f.precondition === true ? '<div class="small muted">precondition</div>' : ''}</td><td>${esc(f.label)}</td><td>${esc(f.clause ?? '')}</td><td>${esc(f.expected)}</td><td>${esc(f.observed)}</td></tr>`)
     .join('')}</tbody></table>` : ''}
 ${s.thresholds.length > 0 ? `<h4>Thresholds</h4><table><thead><tr><th></th><th>metric</th><th>threshold</th><th class="num">observed</th><th></th></tr></thead><tbody>${s.thresholds
     .map((x) => `<tr><td>${badge(x.passed ? 'pass' : 'fail')}</td><td class="mono">${esc(x.metric)}</td><td class="mono">${esc(x.expression)}</td><td class="num">${x.observed === null ? 'no data' : esc(Number(x.observed.toPrecision(6)))}</td><td class="small muted">${x.abortOnFail ? 'aborts the run' : ''}</td></tr>`)
@@ -232,7 +233,7 @@ export function renderHtml(r: QbenchResult): string {
   const scenarios = (r.load?.scenarios ?? []).map((s, i) => {
     const cs = scenarioCharts(s, i, r.meta.target.rateWindowRealMs);
     charts.push(...cs);
-    return scenarioSection(s, cs);
+    return scenarioSection(s, cs, r.overall.strict === true);
   });
   const toc = [
     r.conformance ? '<a href="#conformance">Conformance</a>' : '',

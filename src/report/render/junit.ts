@@ -5,6 +5,7 @@
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult, TargetInfo } from '../model.js';
+import { findingOutcome } from '../overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { fmtChange, validityWarnings } from './format.js';
 import { attrs, xmlText, xmlToken } from './xml.js';
@@ -137,14 +138,21 @@ function scenarioCases(s: LoadScenarioResult): Case[] {
     });
   }
   for (const f of s.verdict.findings) {
+    const o = findingOutcome(f, s.verdict.status);
     cases.push({
       name: `${f.clause ? `${f.clause} ` : ''}${f.label}`,
       classname: `${classname}.findings`,
       timeSec: 0,
-      outcome: f.passed
-        ? { kind: 'pass' }
-        : { kind: 'failure', type: 'finding', message: `expected ${f.expected}, observed ${f.observed}`, body: `scenario ${s.name}\nre-run the scenario with this configuration:\n${JSON.stringify(s.config)}` },
+      outcome:
+        o === 'pass'
+          ? { kind: 'pass' }
+          : o === 'inconclusive'
+            ? { kind: 'skipped', message: `inconclusive: ${f.precondition === true ? 'precondition not reached' : 'not judged'}: expected ${f.expected}, observed ${f.observed}; ${s.verdict.summary}` }
+            : { kind: 'failure', type: 'finding', message: `expected ${f.expected}, observed ${f.observed}`, body: `scenario ${s.name}\nre-run the scenario with this configuration:\n${JSON.stringify(s.config)}` },
     });
+  }
+  if (s.verdict.status === 'inconclusive' && s.verdict.findings.every((f) => f.passed)) {
+    cases.push({ name: 'scenario verdict', classname, timeSec: 0, outcome: { kind: 'skipped', message: `inconclusive: ${s.verdict.summary}` } });
   }
   return cases;
 }

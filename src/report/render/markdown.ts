@@ -3,11 +3,11 @@
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { QbenchResult } from '../model.js';
-import { checkFailsRun } from '../overall.js';
+import { checkFailsRun, findingOutcome } from '../overall.js';
 import { fuzzReplayCommand } from './evidence.js';
 import { fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
 
-const ICON = { pass: '✅', fail: '❌', invalid: '⚠️', error: '💥', info: 'ℹ️', skip: '⏭️' } as const;
+const ICON = { pass: '✅', fail: '❌', invalid: '⚠️', error: '💥', info: 'ℹ️', skip: '⏭️', inconclusive: '❔' } as const;
 const MAX_LISTED = 15;
 
 /** Escape a table cell. */
@@ -29,7 +29,7 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
   }
   if (r.load) {
     const st = r.load.scenarios.map((x) => x.verdict.status);
-    rows.push(`| load scenarios | ${st.filter((x) => x === 'pass' || x === 'info').length} | ${st.filter((x) => x === 'fail').length} | – | ${st.filter((x) => x === 'invalid').length} invalid | – |`);
+    rows.push(`| load scenarios | ${st.filter((x) => x === 'pass' || x === 'info').length} | ${st.filter((x) => x === 'fail').length} | – | ${st.filter((x) => x === 'invalid').length} invalid | ${st.filter((x) => x === 'inconclusive').length} |`);
   }
   if (r.fuzz) {
     const p = r.fuzz.properties;
@@ -63,7 +63,8 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
     out.push('');
     const notes = r.load.scenarios.flatMap((s) => [
       ...s.thresholds.filter((x) => !x.passed).map((x) => `❌ ${s.name}: threshold \`${x.metric} ${x.expression}\` observed ${x.observed ?? 'no data'}`),
-      ...s.verdict.findings.filter((f) => !f.passed).map((f) => `❌ ${s.name}: ${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}`),
+      ...(s.verdict.status === 'inconclusive' ? [`${ICON.inconclusive} ${s.name}: inconclusive${r.overall.strict === true ? ' (fails the run: --strict)' : ' (not failing the run; --strict makes it fail)'}: ${s.verdict.summary}`] : []),
+      ...s.verdict.findings.filter((f) => !f.passed).map((f) => `${findingOutcome(f, s.verdict.status) === 'fail' ? ICON.fail : ICON.inconclusive} ${s.name}: ${f.clause ? `${f.clause} ` : ''}${f.label}: expected ${f.expected}, observed ${f.observed}`),
       ...validityWarnings(s.validity).map((w) => `⚠️ ${s.name}: ${w}`),
     ]);
     for (const n of notes.slice(0, MAX_LISTED)) out.push(`- ${cell(n)}`);

@@ -32,5 +32,12 @@ describe('qbench start', () => {
     expect(await main(['start', '--help'], c.io)).toBe(EXIT.OK);
     expect(c.out()).toMatch(/--parts/);
     expect(c.out()).toMatch(/--out/);
+    expect(c.out().replace(/\s+/g, ' ')).toMatch(/--strict An inconclusive check or scenario \(could not set up what it judges\) fails the run: for gating on a private endpoint/);
+  });
+
+  it('lists --strict for qbench load with the same wording as qbench check', async () => {
+    const c = capture();
+    expect(await main(['load', '--help'], c.io)).toBe(EXIT.OK);
+    expect(c.out().replace(/\s+/g, ' ')).toMatch(/--strict An inconclusive scenario \(could not set up what it judges\) fails the run: for gating on a private endpoint/);
   });
 });
