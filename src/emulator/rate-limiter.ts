@@ -179,9 +179,18 @@ export class EndpointRateLimiter {
     }
   }
 
-  snapshot(): Record<string, OperationCounters> {
-    const out: Record<string, OperationCounters> = {};
-    for (const [op, c] of this.counters) out[op] = { ...c };
+  /**
+   * Counters per operation, with `inWindow`: admissions inside the current rate window, so a
+   * client can tell whether a window it is about to count in is already in use.
+   */
+  snapshot(): Record<string, OperationCounters & { inWindow: number }> {
+    const out: Record<string, OperationCounters & { inWindow: number }> = {};
+    const now = this.opts.nowMs();
+    for (const [op, c] of this.counters) {
+      const log = this.logs.get(op);
+      log?.evict(now, RATE_WINDOW_MS);
+      out[op] = { ...c, inWindow: log?.size ?? 0 };
+    }
     return out;
   }
 }

@@ -3,4 +3,5 @@ export {
   EMULATOR_TARGET, DEFAULT_API_KEY_ENV, FALLBACK_API_KEY_ENV, TARGET_GRAMMAR, API_KEY_ENV_HELP, parseTarget, requireEndpoint, apiKeyEnvName,
 } from './target-flag.js';
 export type { TargetSpec } from './target-flag.js';
+export { GATEWAY_STATUSES, notTheTargetsAnswer } from './gateway.js';
 export type { TargetAddresses, TargetKey } from './target-model.js';

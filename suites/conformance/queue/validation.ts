@@ -2,6 +2,7 @@
 // ends, §4.1 wait bounds, §4.1/§8 payload caps measured at both readings of "MB".
 import { fail, inconclusive, paddedBodyRecipe, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
 import { EXECUTION_TIMEOUT_MS, HTTP_STATUS, RUNSYNC_WAIT_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, TTL_MS, type ByteSize } from '../../../src/spec/index.js';
+import { notTheTargetsAnswer } from '../../../src/target/index.js';
 import { describe, expectRefusal, expectStatus, send } from '../lib/http.js';
 import { endpointFor, jobBody, qpath, submitRunsync } from '../lib/queue.js';
 
@@ -152,13 +153,6 @@ function padded(bytes: number): { body: Buffer; recipe: string } {
   return { body, recipe: paddedBodyRecipe(PREFIX, pad, SUFFIX) };
 }
 
-/**
- * No answer from the target itself: the connection broke (status 0) or a gateway answered for it
- * (502, 503, 504). A proxy that is still uploading when the target refuses a large body early and
- * closes answers so; what the target said about the size was not seen.
- */
-const GATEWAY_STATUSES: readonly number[] = [0, 502, 503, 504];
-
 /** Refused for size: 400 or 413 (the spec names no code for it; §7 400 covers "malformed request or parameters"). */
 function refusedForSize(res: ProbeResponse): boolean {
   return res.status === HTTP_STATUS.badRequest || res.status === 413;
@@ -184,7 +178,7 @@ function payloadCheck(op: 'run' | 'runsync', cap: ByteSize, clause: string): Che
         });
         outcome.set(size, res);
       }
-      const unseen = sizes.map((n) => outcome.get(n) as ProbeResponse).filter((r) => GATEWAY_STATUSES.includes(r.status));
+      const unseen = sizes.map((n) => outcome.get(n) as ProbeResponse).filter((r) => notTheTargetsAnswer(r.status));
       if (unseen.length > 0) {
         inconclusive(`the target's own answer to ${unseen.length} of the ${sizes.length} body sizes was not seen (${unseen.map(describe).join('; ')}): the connection broke or a gateway answered, as a proxy does when the target refuses a large upload early; run again, or point qbench at the target without the proxy`, unseen);
       }

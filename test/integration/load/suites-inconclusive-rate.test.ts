@@ -1,0 +1,109 @@
+// The §8 rate scenarios on a shared endpoint: traffic the scenario did not send is a
+// precondition not reached (inconclusive, failing the run only under --strict), never a
+// violation; a window in use before the start is waited out; and on a target without
+// /_qbench (opaque) a limit really below the documented one still fails. Windows run on the
+// emulator's scaled clock (time scale 20: a 10 s window lasts 500 ms).
+import { describe, expect, it } from 'vitest';
+import type { LoadTarget } from '../../../src/load/context.js';
+import { runLoad } from '../../../src/load/run-load.js';
+import { computeOverall } from '../../../src/report/overall.js';
+import { startProxy } from '../conformance/border-proxy.js';
+import { API_KEY, finding, withEmulator } from './suite-harness.js';
+
+const SCALED = { timeScale: 20, scaleRateWindows: true } as const;
+// The verdict's admission brackets hold whatever the send jitter; on the shared test machine
+// the generator itself may lag, which would only mark the run INVALID: relaxed here.
+const RELAXED = { set: [['validity', { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 }]] as [string, unknown][] };
+
+/** Send `n` requests of POST `path` to the endpoint as another client would; the statuses. */
+async function foreign(target: LoadTarget, path: string, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await fetch(`${target.queueUrl}/v2/${target.endpointId}${path}`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
+    await r.arrayBuffer();
+    out.push(r.status);
+  }
+  return out;
+}
+
+/**
+ * The emulator behind a proxy that answers 404 for /_qbench/* (an opaque target). `info` says
+ * only that the rate windows run on the scaled clock, so the scenario knows their length.
+ */
+async function withOpaque<T>(emuTarget: LoadTarget, fn: (target: LoadTarget) => Promise<T>): Promise<T> {
+  const proxy = await startProxy({ upstream: emuTarget.queueUrl, delayMs: 0, jitterMs: 0, opaque: true });
+  try {
+    return await fn({ ...emuTarget, queueUrl: proxy.url, info: { scaleRateWindows: true } });
+  } finally {
+    await proxy.close();
+  }
+}
+
+/** Emulator counters of one operation on the endpoint: admitted so far. */
+async function admitted(target: LoadTarget, op: string): Promise<number> {
+  const r = await fetch(`${target.queueUrl}/_qbench/counters`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  const body = (await r.json()) as { endpoints: Record<string, { requests: Record<string, { admitted: number }> }> };
+  return body.endpoints[target.endpointId]?.requests[op]?.admitted ?? 0;
+}
+
+describe('rate-limit scenario on a shared endpoint', () => {
+  it('requests of /purge-queue it did not send, counted by the emulator during the run: inconclusive, failing the run only under --strict', async () => {
+    await withEmulator(SCALED, async (target) => {
+      const run = runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'purge-queue' }, overrides: RELAXED, strict: true });
+      // Another client purges once the scenario's first request was counted: inside its windows.
+      let sent: number[] = [];
+      const other = (async () => {
+        const deadline = Date.now() + 20_000;
+        while ((await admitted(target, 'purge-queue')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        sent = await foreign(target, '/purge-queue', 2);
+      })();
+      const [result] = await Promise.all([run, other]);
+      expect(sent).toHaveLength(2);
+      const s = result.load!.scenarios[0]!;
+      expect(s.verdict.status).toBe('inconclusive');
+      const alone = finding(s, /rate windows were this scenario's alone/)!;
+      expect(alone.precondition).toBe(true);
+      expect(alone.passed).toBe(false);
+      expect(alone.observed).toBe('2 /purge-queue requests this scenario did not send were counted by the emulator during the run');
+      expect(s.verdict.summary).toMatch(/^inconclusive: the \/purge-queue rate windows were this scenario's alone: 2 \/purge-queue requests/);
+      // --strict: the run fails, naming the scenario and why; without it, it passes.
+      expect(result.overall).toMatchObject({ status: 'fail', exitCode: 1, strict: true });
+      expect(result.overall.reasons[0]).toMatch(/^load rate-limit-purge-queue: inconclusive under --strict: inconclusive: the \/purge-queue rate windows/);
+      const lenient = computeOverall(result);
+      expect(lenient).toMatchObject({ status: 'pass', exitCode: 0 });
+      expect(lenient.reasons.join('\n')).toMatch(/load rate-limit-purge-queue: inconclusive \(not failing the run; --strict makes it fail\)/);
+    });
+  });
+
+  it('a window other clients used before the start is waited out: the scenario then passes', async () => {
+    await withEmulator(SCALED, async (target) => {
+      // Both admissions of the window and one refusal, just before the scenario starts.
+      expect(await foreign(target, '/purge-queue', 3)).toEqual([200, 200, 429]);
+      const result = await runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'purge-queue' }, overrides: RELAXED });
+      const s = result.load!.scenarios[0]!;
+      expect(s.verdict.status).toBe('pass');
+      expect(finding(s, /rate windows were this scenario's alone/)?.observed).toMatch(/^none: the emulator counted only this scenario's \d+ requests$/);
+    });
+  });
+
+  it('opaque target: a window in use at the start is probed, waited out once, and the scenario passes', async () => {
+    await withEmulator(SCALED, (emuTarget) => withOpaque(emuTarget, async (target) => {
+      expect(await foreign(target, '/purge-queue', 3)).toEqual([200, 200, 429]);
+      const result = await runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'purge-queue' }, overrides: RELAXED });
+      const s = result.load!.scenarios[0]!;
+      expect(s.verdict.status).toBe('pass');
+      expect(finding(s, /rate windows were this scenario's alone/)?.observed).toMatch(/^no sign of others/);
+    }));
+  });
+
+  it('opaque target on a private endpoint: a limit below §8 still fails (fewer admitted is a violation without evidence of others)', async () => {
+    await withEmulator({ ...SCALED, limits: { rates: { cancel: { requestsPerWindow: 50 } } } }, (emuTarget) => withOpaque(emuTarget, async (target) => {
+      const result = await runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'cancel' }, overrides: RELAXED });
+      const s = result.load!.scenarios[0]!;
+      expect(s.verdict.status).toBe('fail');
+      expect(finding(s, /most \/cancel requests admitted/)?.passed).toBe(false);
+      expect(finding(s, /rate windows were this scenario's alone/)?.passed).toBe(true);
+      expect(result.overall.exitCode).toBe(1);
+    }));
+  });
+});
