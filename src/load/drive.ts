@@ -136,7 +136,14 @@ export async function drive(o: DriveOptions): Promise<string | undefined> {
           if (env.unanswered.streak > 0) await sleep(Math.min(noAnswerBackoffMs(env.unanswered.streak), endMs - hrNowMs()), inner.signal);
         }
       };
-      await Promise.all(Array.from({ length: vus }, vu));
+      // The iterations still running when the time is up get gracefulStopMs, then are aborted
+      // (a stream that never ends, on a target whose workers never start, must not hold the run).
+      const grace = setTimeout(() => inner.abort(new Error('graceful stop elapsed')), Math.max(0, endMs - hrNowMs()) + s.gracefulStopMs);
+      try {
+        await Promise.all(Array.from({ length: vus }, vu));
+      } finally {
+        clearTimeout(grace);
+      }
     }
     // Graceful stop: give in-flight iterations their time, then abort them.
     if (inFlightCount > 0) {

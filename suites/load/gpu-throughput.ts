@@ -8,8 +8,16 @@
 // Verdict: every stream delivers all its tokens, the §4.1 1 MB chunk cap holds (a big output
 // is split), and client and worker agree on the per-stream generation rate within 15%.
 // Params: levels=1,2,4,8  phaseMs=<real ms per level>  tokens=64  tps=50 (tokens/s) ttftMs=200
-// agreement=0.15.
+// agreement=0.15  setupWaitMs=60000 (real ms the 1.5 MB output job may take, cold start included)
+// firstTokenMs=50000 (real ms a job may wait for its first token before it is given up: below
+// the 60 s graceful stop, so a job no worker takes ends as not started, not as an aborted stream).
+// Preconditions, not rules: a worker took every accepted job (its first token came: no worker,
+// or a cold start that never finished, leaves nothing to judge) and the 1.5 MB output job
+// finished in time. Unmet, the scenario is inconclusive, unless what it did measure broke a
+// rule (an incomplete stream after its first token, an oversized chunk, client and worker
+// disagreeing on the rate).
 import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, type JobState } from '../../src/spec/index.js';
+import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
 import type { Analysis, HttpAnswer, IterationContext, RunContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
@@ -21,6 +29,8 @@ const KV_SAMPLE_MS = 100;
 
 interface LevelStats {
   jobs: number;
+  /** Jobs whose first token came (a worker took them). */
+  startedJobs: number;
   completeJobs: number;
   tokens: number;
   ttftMs: number[];
@@ -39,6 +49,7 @@ interface GpuState {
   kv: [tSec: number, usage: number][];
   lastKvBucket: number;
   bigChunks: number[];
+  /** Why the 1.5 MB output could not be streamed (setup, not the chunk rule). */
   bigError?: string;
   /** /health samples: when, and how many workers were starting (workers.initializing). */
   starting: [atMs: number, initializing: number][];
@@ -94,6 +105,10 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
   const maxLevel = Math.max(...levels);
   const AGREEMENT = Number(ctx.params['agreement'] ?? DEFAULT_AGREEMENT);
   if (!(AGREEMENT > 0 && AGREEMENT < 1)) throw new Error('--param agreement: a share between 0 and 1');
+  const setupWaitMs = Number(ctx.params['setupWaitMs'] ?? 60 * SECOND_MS);
+  if (!(Number.isInteger(setupWaitMs) && setupWaitMs > 0)) throw new Error('--param setupWaitMs: a positive whole number of real ms');
+  const firstTokenMs = Number(ctx.params['firstTokenMs'] ?? 50 * SECOND_MS);
+  if (!(Number.isInteger(firstTokenMs) && firstTokenMs > 0)) throw new Error('--param firstTokenMs: a positive whole number of real ms');
   return {
     name: 'gpu-throughput',
     description: `LLM streaming at concurrency ${levels.join(', ')} (${phaseMs} ms each): TTFT, chunk gaps, tokens/s vs avg_gen_throughput, KV cache`,
@@ -115,7 +130,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
           const level = st.level;
           st.active++;
           try {
-            await oneJob(it, st, level, { prompt_tokens: 128, output_tokens: tokens, tokens_per_sec: tps, ttft_ms: ttftMs, scenario: 'qbench-gpu-throughput' }, scale);
+            await oneJob(it, st, level, { prompt_tokens: 128, output_tokens: tokens, tokens_per_sec: tps, ttft_ms: ttftMs, scenario: 'qbench-gpu-throughput' }, scale, firstTokenMs);
           } finally {
             st.active--;
           }
@@ -126,7 +141,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     hooks: {
       setup: async (rc: RunContext): Promise<GpuState> => {
         const st: GpuState = { level: levels[0] ?? 1, active: 0, levels: new Map(), kv: [], lastKvBucket: -1, bigChunks: [], starting: [], sampling: true };
-        await bigOutputChunks(rc, st);
+        await bigOutputChunks(rc, st, setupWaitMs);
         st.sampler = sampleStarting(rc, st);
         return st;
       },
@@ -149,12 +164,14 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         const rows = levels.map((l) => [l, st.levels.get(l)] as const);
         let incomplete = 0;
         let jobs = 0;
+        let started = 0;
         const disagreements: string[] = [];
         const rates: string[] = [];
         for (const [l, s] of rows) {
           if (!s) continue;
           jobs += s.jobs;
-          incomplete += s.jobs - s.completeJobs;
+          started += s.startedJobs;
+          incomplete += s.startedJobs - s.completeJobs;
           const c = median(s.clientTps);
           const w = median(s.reportedTps);
           rates.push(`c=${l}: client ${c.toFixed(1)}, worker ${w.toFixed(1)}`);
@@ -171,14 +188,26 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         const coldNote = st.starting.length > 0 ? '' : ' (the target reports no workers.initializing in /health: cold starts unknown)';
         const ttftParts = (s: LevelStats | undefined) =>
           `TTFT mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms, of which queued for a worker ${mean(queueWaits(s)).toFixed(0)} ms, ${mean(coldWaits(s)).toFixed(0)} ms of that while a worker was starting${coldNote}`;
+        const starting = st.starting.at(-1)?.[1];
+        const chunkJudged = st.bigError === undefined;
+        const chunkOk = chunkJudged && st.bigChunks.length > 1 && maxChunk <= STREAM_CHUNK.binaryBytes;
         const findings = [
-          { label: 'every stream delivered all its tokens', clause: '§4.1', expected: `${jobs} of ${jobs} streams with ${tokens} tokens`, observed: `${jobs - incomplete} complete`, passed: jobs > 0 && incomplete === 0 },
+          precondition(
+            'a worker took every accepted job (its first token came)',
+            `${jobs} of ${jobs} jobs streaming`,
+            started === jobs && jobs > 0
+              ? `${started} of ${jobs}`
+              : `${jobs - started} of ${jobs} accepted jobs never got a first token${starting !== undefined ? ` (/health at the end: ${starting} workers starting)` : ''}: no worker took them, or its cold start did not finish`,
+            jobs > 0 && started === jobs,
+          ),
+          precondition('the 1.5 MB output job finished in time', `streamed to the end within ${setupWaitMs} ms`, st.bigError ?? 'yes', chunkJudged),
+          { label: 'every stream delivered all its tokens', clause: '§4.1', expected: `${started} of ${started} started streams with ${tokens} tokens`, observed: `${started - incomplete} complete`, passed: incomplete === 0 },
           {
             label: 'streamed chunk size (a 1.5 MB output)',
             clause: STREAM_CHUNK.section,
             expected: `every chunk <= ${STREAM_CHUNK.megabytes} MB, the output split`,
-            observed: st.bigError ?? `${st.bigChunks.length} chunks, largest ${maxChunk.toLocaleString('en-US')} bytes`,
-            passed: st.bigError === undefined && st.bigChunks.length > 1 && maxChunk <= STREAM_CHUNK.binaryBytes,
+            observed: chunkJudged ? `${st.bigChunks.length} chunks, largest ${maxChunk.toLocaleString('en-US')} bytes` : 'not measured',
+            passed: chunkOk,
           },
           {
             label: 'per-stream generation rate (tokens/s from the first token): client-observed vs worker-reported avg_gen_throughput',
@@ -194,9 +223,11 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
             passed: true,
           },
         ];
+        // What was measured still judges: an incomplete started stream, an oversized chunk, a disagreement.
+        const status = statusOf(findings, incomplete > 0 || (chunkJudged && !chunkOk) || disagreements.length > 0);
         return {
-          status: findings.every((f) => f.passed) ? 'pass' : 'fail',
-          summary: rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} tok/s received (${generating(l, s).toFixed(0)} generating), TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms, mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms (${mean(coldWaits(s)).toFixed(0)} ms of it waiting for a cold start)`).join('; '),
+          status,
+          summary: (status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : '') + rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} tok/s received (${generating(l, s).toFixed(0)} generating), TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms, mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms (${mean(coldWaits(s)).toFixed(0)} ms of it waiting for a cold start)`).join('; '),
           findings,
           charts: [
             {
@@ -235,10 +266,10 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
   };
 };
 
-async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Record<string, unknown>, scale: number): Promise<void> {
+async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Record<string, unknown>, scale: number, firstTokenMs: number): Promise<void> {
   let s = st.levels.get(level);
   if (!s) {
-    s = { jobs: 0, completeJobs: 0, tokens: 0, ttftMs: [], gapsMs: [], clientTps: [], reportedTps: [], queued: [], firstStartMs: Number.POSITIVE_INFINITY, lastEndMs: 0 };
+    s = { jobs: 0, startedJobs: 0, completeJobs: 0, tokens: 0, ttftMs: [], gapsMs: [], clientTps: [], reportedTps: [], queued: [], firstStartMs: Number.POSITIVE_INFINITY, lastEndMs: 0 };
     st.levels.set(level, s);
   }
   const start = now();
@@ -252,6 +283,8 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
   let last = 0;
   let reported = 0;
   for (;;) {
+    // No worker took the job in time: given up, it counts as never started.
+    if (first === 0 && now() - start > firstTokenMs) return;
     const r = await it.request('stream', { method: 'GET', path: `/stream/${encodeURIComponent(id)}` });
     if (r.status !== HTTP_STATUS.ok) return;
     const t = now();
@@ -261,6 +294,7 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
       if (n === 0) continue;
       if (first === 0) {
         first = t;
+        s.startedJobs++;
         s.ttftMs.push(t - start);
         it.recordTrend('ttft', t - start);
       } else if (t > last) {
@@ -310,7 +344,7 @@ async function sampleStarting(rc: RunContext, st: GpuState): Promise<void> {
 }
 
 /** Stream one 1.5 MB output and measure every chunk's serialized size. */
-async function bigOutputChunks(rc: RunContext, st: GpuState): Promise<void> {
+async function bigOutputChunks(rc: RunContext, st: GpuState, waitMs: number): Promise<void> {
   const big = 'x'.repeat(Math.round(STREAM_CHUNK.decimalBytes * 1.5));
   const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_return: [big] } } });
   const id = (a.json() as { id?: unknown } | undefined)?.id;
@@ -318,7 +352,7 @@ async function bigOutputChunks(rc: RunContext, st: GpuState): Promise<void> {
     st.bigError = `POST /run of a 1.5 MB output answered ${a.status ?? 'no answer'}`;
     return;
   }
-  const deadline = now() + 60 * SECOND_MS;
+  const deadline = now() + waitMs;
   while (now() < deadline) {
     const r = await rc.request({ method: 'GET', path: `/stream/${encodeURIComponent(id)}` });
     if (r.status !== HTTP_STATUS.ok) {
@@ -329,5 +363,5 @@ async function bigOutputChunks(rc: RunContext, st: GpuState): Promise<void> {
     for (const c of body.stream ?? []) st.bigChunks.push(Buffer.byteLength(JSON.stringify(c)));
     if (typeof body.status === 'string' && isTerminal(body.status as JobState)) return;
   }
-  st.bigError = 'the big-output job did not finish within 60 s';
+  st.bigError = `the big-output job did not finish within ${waitMs} ms (no worker, or a cold start that did not finish)`;
 }

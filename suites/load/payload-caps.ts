@@ -3,7 +3,13 @@
 // size up to the cap. Verdict: the largest accepted body is the documented cap under one of
 // the two readings of "MB" (decimal or binary; see README). `--param op=run|runsync`,
 // `--param expect=advertised` compares with the emulator's advertised cap instead.
+// A probe answered by a gateway (502, 503, 504) or a broken connection, after retries, did not
+// get the target's own answer (src/target/gateway.ts, as the conformance payload checks): the
+// bisection stops there and the cap is not judged (inconclusive), unless a body past the cap
+// had already been accepted (a violation whatever the rest).
 import { RUN_PAYLOAD, RUNSYNC_PAYLOAD, type ByteSize } from '../../src/spec/index.js';
+import { notTheTargetsAnswer } from '../../src/target/index.js';
+import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
 import type { Analysis, IterationContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
@@ -22,6 +28,8 @@ interface PayloadState {
   refusedStatus: number | null;
   probes: number;
   latency: [bytes: number, ms: number][];
+  /** The probe of the bisection that got no answer from the target itself, if one did. */
+  unseen?: string;
 }
 
 function body(bytes: number): string {
@@ -60,14 +68,17 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
           const st = it.state as PayloadState;
           const send = async (bytes: number) => {
             // A server that refuses a big body early may close the connection under the
-            // next request: a network error is retried, not read as a refusal.
+            // next request, and a proxy in front of it answer 502: retried, not read as a refusal.
             for (let attempt = 1; ; attempt++) {
               st.probes++;
               const t = performance.now();
               const a = await it.request(op, { method: 'POST', path: `/${op}`, body: body(bytes) });
-              if (a.status === null && attempt < NETWORK_RETRIES && !it.signal.aborted) continue;
-              return { ok: a.status !== null && a.status >= 200 && a.status < 300, status: a.status, ms: performance.now() - t };
+              if (notTheTargetsAnswer(a.status) && attempt < NETWORK_RETRIES && !it.signal.aborted) continue;
+              return { ok: a.status !== null && a.status >= 200 && a.status < 300, status: a.status, ms: performance.now() - t, unseen: notTheTargetsAnswer(a.status) };
             }
+          };
+          const unseen = (bytes: number, status: number | null) => {
+            st.unseen = `${bytes.toLocaleString('en-US')} bytes: ${status === null ? 'the connection broke' : `a gateway answered ${status}`} ${NETWORK_RETRIES} times`;
           };
           // Bisection on [largest accepted, smallest refused].
           let lo = EMPTY_BODY_BYTES;
@@ -78,18 +89,23 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
             st.smallestRefused = Number.POSITIVE_INFINITY;
             return;
           }
-          st.refusedStatus = top.status;
+          if (top.unseen) unseen(hi, top.status);
+          else st.refusedStatus = top.status;
           while (hi - lo > 1 && !it.signal.aborted) {
             const mid = Math.floor((lo + hi) / 2);
             const r = await send(mid);
             if (r.ok) lo = mid;
-            else {
+            else if (r.unseen) {
+              unseen(mid, r.status);
+              break;
+            } else {
               hi = mid;
               st.refusedStatus = r.status;
             }
           }
           st.largestAccepted = lo;
           st.smallestRefused = hi;
+          if (st.unseen !== undefined) return;
           for (const f of SIZE_FRACTIONS) {
             const bytes = Math.max(EMPTY_BODY_BYTES, Math.floor(f * lo));
             for (let i = 0; i < SAMPLES_PER_SIZE && !it.signal.aborted; i++) {
@@ -106,6 +122,7 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
         const st = rc.state as PayloadState;
         const reading = st.largestAccepted === doc.decimalBytes ? 'decimal (1 MB = 1,000,000 bytes)' : st.largestAccepted === doc.binaryBytes ? 'binary (1 MB = 1,048,576 bytes)' : 'neither reading';
         const findings = [
+          precondition('every probe of the bisection got the target\'s own answer', 'an answer from the target (not a gateway 502/503/504, not a broken connection)', st.unseen ?? 'yes', st.unseen === undefined),
           {
             label: `largest /${op} body accepted`,
             clause: doc.section,
@@ -117,9 +134,11 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
         const bySize = new Map<number, number[]>();
         for (const [b, ms] of st.latency) bySize.set(b, [...(bySize.get(b) ?? []), ms]);
         const points: [number, number][] = [...bySize.entries()].sort((a, b) => a[0] - b[0]).map(([b, list]) => [b / 1e6, list.sort((x, y) => x - y)[Math.floor(list.length / 2)] ?? 0]);
+        // A body past the cap the target itself accepted is a violation however the bisection ended.
+        const status = statusOf(findings, st.largestAccepted > Math.max(...accepted));
         return {
-          status: findings.every((f) => f.passed) ? 'pass' : 'fail',
-          summary: `/${op}: largest accepted body ${st.largestAccepted.toLocaleString('en-US')} bytes after ${st.probes} probes (${reading})`,
+          status,
+          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op}: largest accepted body ${st.largestAccepted.toLocaleString('en-US')} bytes after ${st.probes} probes (${reading})`,
           findings,
           charts: [
             {

@@ -3,7 +3,13 @@
 // until it answers 404; the window is bracketed by the last 200 and the first 404. Durations
 // are converted to the target's clock (an emulator with time scale 60 passes 30 min in 30 s;
 // a real target takes real time). `--param op=run|runsync`.
+// Preconditions, not rules: the job was accepted and seen COMPLETED (the moment the window is
+// measured from), and the observation lasted past the window's end. A job refused, gone
+// before it completed (ttl, a purge by another client) or never completed in time leaves the
+// window unmeasured: inconclusive. A result gone too early, or still readable well past the
+// window, fails.
 import { HTTP_STATUS, RETENTION_MS, SECOND_MS } from '../../src/spec/index.js';
+import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
 import type { Analysis, IterationContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
@@ -18,8 +24,11 @@ interface RetentionState {
   completedAtMs: number;
   lastOkMs: number;
   first404Ms: number;
+  /** When the observation ended with the result still readable. */
+  endedReadableMs: number;
   polls: number;
-  error?: string;
+  /** Why the window could not be measured (the job was never seen COMPLETED). */
+  notSetUp?: string;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -48,11 +57,12 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
         metrics: [op, 'status'],
         fn: async (it: IterationContext) => {
           const st = it.state as RetentionState;
+          const submittedMs = now();
           const a = await it.request(op, { method: 'POST', path: `/${op}`, body: { input: {} } });
           const body = a.json() as { id?: unknown; status?: unknown } | undefined;
           const id = typeof body?.id === 'string' ? body.id : undefined;
           if (a.status !== HTTP_STATUS.ok || id === undefined) {
-            st.error = `POST /${op} answered ${a.status ?? 'no answer'}`;
+            st.notSetUp = `POST /${op} answered ${a.status ?? 'no answer'}: no job to follow`;
             return;
           }
           const deadline = now() + windowRealMs * 3 + 20 * SECOND_MS;
@@ -64,7 +74,7 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
             const t = now();
             if (s.status === HTTP_STATUS.notFound) {
               st.first404Ms = t;
-              if (!completed) st.error = 'the job disappeared before it was seen COMPLETED';
+              if (!completed) st.notSetUp = 'the job was gone (404) before it was seen COMPLETED (expired or purged while it waited)';
               return;
             }
             const status = (s.json() as { status?: unknown } | undefined)?.status;
@@ -75,27 +85,44 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
             if (completed && s.status === HTTP_STATUS.ok) st.lastOkMs = t;
             await sleep(pollMs);
           }
-          st.error = 'the result was still readable at the end of the observation';
+          if (!completed) st.notSetUp = `the job was not seen COMPLETED within ${((now() - submittedMs) / SECOND_MS).toFixed(0)} s (real)`;
+          else st.endedReadableMs = now();
         },
       },
     ],
     hooks: {
-      setup: () => Promise.resolve<RetentionState>({ completedAtMs: 0, lastOkMs: 0, first404Ms: 0, polls: 0 }),
+      setup: () => Promise.resolve<RetentionState>({ completedAtMs: 0, lastOkMs: 0, first404Ms: 0, endedReadableMs: 0, polls: 0 }),
       analyze: (r, rc): Analysis => {
         const st = rc.state as RetentionState;
         const toEmuS = (realMs: number) => (realMs * scale) / SECOND_MS;
         // Client-side timing: a poll interval plus the worst event-loop stall (the generator's,
         // and an in-process emulator's timers) widen the bracket.
         const slackS = toEmuS(pollMs + 2 * r.validity.eventLoopDelayMs.max);
-        const lo = toEmuS(st.lastOkMs - st.completedAtMs);
-        const hi = toEmuS(st.first404Ms - st.completedAtMs);
         const expectS = windowEmuMs / SECOND_MS;
-        const ok = st.error === undefined && lo >= expectS * (1 - TOLERANCE) - slackS && hi <= expectS * (1 + TOLERANCE) + slackS;
-        const observed = st.error ?? `readable ${lo.toFixed(1)} s, gone by ${hi.toFixed(1)} s after completion (target clock; ${st.polls} polls)`;
+        const lo = toEmuS(st.lastOkMs - st.completedAtMs);
+        const completed = st.notSetUp === undefined;
+        const stillReadable = completed && st.first404Ms === 0;
+        // Still readable when the observation ended: a violation only once that is past the window's end.
+        const readableFor = toEmuS((stillReadable ? st.endedReadableMs : st.lastOkMs) - st.completedAtMs);
+        const observedLongEnough = !stillReadable || readableFor > expectS * (1 + TOLERANCE) + slackS;
+        const hi = stillReadable ? Number.POSITIVE_INFINITY : toEmuS(st.first404Ms - st.completedAtMs);
+        const ok = completed && lo >= expectS * (1 - TOLERANCE) - slackS && hi <= expectS * (1 + TOLERANCE) + slackS;
+        const observed = !completed
+          ? 'not measured'
+          : stillReadable
+            ? `still readable ${readableFor.toFixed(1)} s after completion, when the observation ended (target clock; ${st.polls} polls)`
+            : `readable ${lo.toFixed(1)} s, gone by ${hi.toFixed(1)} s after completion (target clock; ${st.polls} polls)`;
+        const findings = [
+          precondition(`the /${op} job was seen COMPLETED (the window starts there)`, 'COMPLETED within the observation', st.notSetUp ?? 'yes', completed),
+          precondition('the observation lasted past the window', `until a 404, or past ${(expectS * (1 + TOLERANCE)).toFixed(0)} s after completion`, stillReadable ? `ended ${readableFor.toFixed(1)} s after completion` : 'until the 404', observedLongEnough),
+          { label: `/${op} result retention`, clause: RETENTION_MS.section, expected: `${expectS} s (±${TOLERANCE * 100}%)`, observed, passed: ok },
+        ];
+        // Gone before the window ended is a violation even if the observation was cut short.
+        const status = statusOf(findings, completed && lo < expectS * (1 - TOLERANCE) - slackS && !stillReadable);
         return {
-          status: ok ? 'pass' : 'fail',
-          summary: `/${op} retention: ${observed}`,
-          findings: [{ label: `/${op} result retention`, clause: RETENTION_MS.section, expected: `${expectS} s (±${TOLERANCE * 100}%)`, observed, passed: ok }],
+          status,
+          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op} retention: ${observed}`,
+          findings,
           charts: [],
         };
       },

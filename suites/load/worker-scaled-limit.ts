@@ -5,10 +5,16 @@
 // make it autoscale. One window is measured a full window after each change took effect; requests_per_worker is
 // estimated from the busy phase. Verdict: each phase admits max(base, running * rpw).
 // Params: op=status  workers=<k>  rpw=<expected requests_per_worker> expect=advertised.
+// Preconditions, not rules: in the busy phase enough workers ran for the limit to rise above
+// the base (running x rpw > base), each worker change took effect within a window, and answers
+// came fast enough to place admissions in a window (a narrow bracket). Unmet,
+// the phases they concern are not judged (inconclusive); a phase judged on its own terms
+// that admitted other than max(base, running x rpw) fails.
 import { DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit } from '../../src/spec/index.js';
 import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
+import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
 import {
   PROBED_OPERATIONS, admittedPerWindowBounds, advertisedRequestsPerWorker, expectedRule, finishedJob, operationRequest, rateWindowRealMs, type Exchange, type ProbedOperation,
 } from './lib/limits.js';
@@ -162,6 +168,11 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
           return { label, running, expected, late, ...b, passed: !late && b.atLeast <= expected && b.atMost >= expected && b.atMost - b.atLeast <= phaseBracketTolerance(expected) };
         });
         const busy = rows[1]!;
+        // The busy phase tests the dynamic rule only if its workers lift the limit above the base.
+        const exercised = busy.running * rpw > base;
+        // A bracket wider than the tolerance (slow answers) cannot place admissions in a window.
+        const narrow = rows.map((r) => r.atMost - r.atLeast <= phaseBracketTolerance(r.expected));
+        const judgeable = rows.map((r, i) => !r.late && narrow[i] === true && (i !== 1 || exercised));
         const estimate = busy.running > 0 && busy.atLeast > base ? `${(busy.atLeast / busy.running).toFixed(1)}..${(busy.atMost / busy.running).toFixed(1)}` : 'not measurable (the busy phase did not rise above the base)';
         const findings = [
           ...rows.map((r) => ({
@@ -171,11 +182,29 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
             observed: (r.atLeast === r.atMost ? String(r.atLeast) : `between ${r.atLeast} and ${r.atMost}`) + (r.late ? ' (the worker change took longer than a window: not measurable)' : ''),
             passed: r.passed,
           })),
-          { label: 'workers really busy in the busy phase', expected: `${k} running`, observed: String(busy.running), passed: busy.running === k },
+          precondition(
+            'workers really busy in the busy phase',
+            `${k} running (the limit rises above the base ${base} once more than ${Math.floor(base / rpw)} run)`,
+            `${busy.running} running${exercised ? '' : `: ${busy.running} x ${rpw} does not lift the limit above the base, the dynamic rule was not exercised`}`,
+            exercised,
+          ),
+          precondition(
+            'each worker change took effect within a window',
+            `/health confirms the change within ${windowMs} ms`,
+            rows.some((r) => r.late) ? `not in time for "${rows.filter((r) => r.late).map((r) => r.label).join('", "')}"` : 'in time',
+            !rows.some((r) => r.late),
+          ),
+          precondition(
+            'answers fast enough to place each admission in a window',
+            'a bracket within 20% of each phase\'s limit',
+            rows.map((r, i) => `"${r.label}": ${r.atLeast}..${r.atMost}${narrow[i] === true ? '' : ' (too wide)'}`).join(', '),
+            narrow.every((x) => x),
+          ),
         ];
+        const status = statusOf(findings, rows.some((r, i) => judgeable[i] === true && !r.passed));
         return {
-          status: findings.every((f) => f.passed) ? 'pass' : 'fail',
-          summary: `/${op}: admitted ${rows.map((r) => `${r.atLeast}-${r.atMost} @${r.running} workers`).join(', ')}; requests_per_worker estimate ${estimate}`,
+          status,
+          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op}: admitted ${rows.map((r) => `${r.atLeast}-${r.atMost} @${r.running} workers`).join(', ')}; requests_per_worker estimate ${estimate}`,
           findings,
           charts: [
             {

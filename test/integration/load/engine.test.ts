@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScenario } from '../../../src/load/engine.js';
 import { parseScenario } from '../../../src/load/scenario.js';
+import type { IterationContext } from '../../../src/load/context.js';
 import { isQbenchError } from '../../../src/errors.js';
 import { RELAXED_VALIDITY, startTinyServer, tinyTarget, type TinyServer } from './tiny-server.js';
 
@@ -16,6 +17,34 @@ const target = tinyTarget;
 const relaxed = RELAXED_VALIDITY;
 
 describe('load engine', () => {
+  it('closed loop: an iteration still running at the end is aborted after the graceful stop, not waited for', async () => {
+    server = await startTinyServer();
+    let aborted = 0;
+    const s = parseScenario({
+      name: 'never-ends',
+      executor: 'constant-concurrency',
+      vus: 2,
+      durationMs: 200,
+      gracefulStopMs: 100,
+      steps: [
+        {
+          kind: 'custom',
+          name: 'hang',
+          // Sends one request, then waits for the abort (a stream whose job never starts).
+          fn: async (it: IterationContext) => {
+            await it.request('hang', { method: 'GET', path: '/health' });
+            await new Promise<void>((resolve) => it.signal.addEventListener('abort', () => resolve(), { once: true }));
+            aborted++;
+          },
+        },
+      ],
+      validity: relaxed,
+    });
+    const r = await runScenario(s, { target: target(server.url) });
+    expect(aborted).toBe(2);
+    expect(r.steps.find((x) => x.step === 'hang')!.counts['2xx']).toBe(2);
+  });
+
   it('open loop: run then poll, counts per step equal the server counts, thresholds evaluated', async () => {
     server = await startTinyServer({ pollsToComplete: 2 });
     const s = parseScenario({

@@ -6,6 +6,7 @@ import { runLoad } from '../../../src/load/run-load.js';
 import { fetchEmulatorInfo } from '../../../src/load/target.js';
 import type { ScenarioOverrides } from '../../../src/load/loader.js';
 import type { LoadScenarioResult, QbenchResult } from '../../../src/report/model.js';
+import { startProxy } from '../conformance/border-proxy.js';
 
 export const API_KEY = 'qbench-load-test-key';
 
@@ -32,3 +33,17 @@ export async function runSuite(
 }
 
 export const finding = (s: LoadScenarioResult | undefined, label: RegExp) => s?.verdict.findings.find((f) => label.test(f.label));
+
+/**
+ * The emulator behind a proxy that answers 404 for /_qbench/* (an opaque target). `info` tells
+ * the scenario only what the test chooses (by default that the rate windows run on the scaled
+ * clock, so it knows their length); the emulator's counters and controls are out of reach.
+ */
+export async function withOpaque<T>(emuTarget: LoadTarget, fn: (target: LoadTarget) => Promise<T>, info: Record<string, unknown> = { scaleRateWindows: true }): Promise<T> {
+  const proxy = await startProxy({ upstream: emuTarget.queueUrl, delayMs: 0, jitterMs: 0, opaque: true });
+  try {
+    return await fn({ ...emuTarget, queueUrl: proxy.url, info });
+  } finally {
+    await proxy.close();
+  }
+}

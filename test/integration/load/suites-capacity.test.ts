@@ -28,7 +28,8 @@ describe('worker-scaled-limit scenario (§8 dynamic rule)', () => {
   it('the effective limit follows max(base, running * requests_per_worker)', async () => {
     const r = await runSuite('worker-scaled-limit.ts', base, { expect: 'advertised', workers: '3' });
     const s = r.scenarios[0]!;
-    expect(s.verdict.findings.map((f) => f.passed)).toEqual([true, true, true, true]);
+    expect(s.verdict.findings.map((f) => f.passed)).toEqual([true, true, true, true, true, true]);
+    expect(s.verdict.status).toBe('pass');
     expect(s.verdict.summary).toMatch(/requests_per_worker estimate 20/);
   });
 

@@ -7,8 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadTarget } from '../../../src/load/context.js';
 import { runLoad } from '../../../src/load/run-load.js';
 import { computeOverall } from '../../../src/report/overall.js';
-import { startProxy } from '../conformance/border-proxy.js';
-import { API_KEY, finding, withEmulator } from './suite-harness.js';
+import { API_KEY, finding, withEmulator, withOpaque } from './suite-harness.js';
 
 const SCALED = { timeScale: 20, scaleRateWindows: true } as const;
 // The verdict's admission brackets hold whatever the send jitter; on the shared test machine
@@ -26,19 +25,6 @@ async function foreign(target: LoadTarget, path: string, n: number): Promise<num
   return out;
 }
 
-/**
- * The emulator behind a proxy that answers 404 for /_qbench/* (an opaque target). `info` says
- * only that the rate windows run on the scaled clock, so the scenario knows their length.
- */
-async function withOpaque<T>(emuTarget: LoadTarget, fn: (target: LoadTarget) => Promise<T>): Promise<T> {
-  const proxy = await startProxy({ upstream: emuTarget.queueUrl, delayMs: 0, jitterMs: 0, opaque: true });
-  try {
-    return await fn({ ...emuTarget, queueUrl: proxy.url, info: { scaleRateWindows: true } });
-  } finally {
-    await proxy.close();
-  }
-}
-
 /** Emulator counters of one operation on the endpoint: admitted so far. */
 async function admitted(target: LoadTarget, op: string): Promise<number> {
   const r = await fetch(`${target.queueUrl}/_qbench/counters`, { headers: { authorization: `Bearer ${API_KEY}` } });
@@ -46,18 +32,19 @@ async function admitted(target: LoadTarget, op: string): Promise<number> {
   return body.endpoints[target.endpointId]?.requests[op]?.admitted ?? 0;
 }
 
+/** Once the emulator counted the scenario's first `op` request, send `n` of them as another client (bounded wait). */
+async function foreignOnceCounted(target: LoadTarget, op: string, n: number): Promise<number[]> {
+  const deadline = Date.now() + 20_000;
+  while ((await admitted(target, op)) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  return foreign(target, `/${op}`, n);
+}
+
 describe('rate-limit scenario on a shared endpoint', () => {
   it('requests of /purge-queue it did not send, counted by the emulator during the run: inconclusive, failing the run only under --strict', async () => {
     await withEmulator(SCALED, async (target) => {
       const run = runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'purge-queue' }, overrides: RELAXED, strict: true });
       // Another client purges once the scenario's first request was counted: inside its windows.
-      let sent: number[] = [];
-      const other = (async () => {
-        const deadline = Date.now() + 20_000;
-        while ((await admitted(target, 'purge-queue')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-        sent = await foreign(target, '/purge-queue', 2);
-      })();
-      const [result] = await Promise.all([run, other]);
+      const [result, sent] = await Promise.all([run, foreignOnceCounted(target, 'purge-queue', 2)]);
       expect(sent).toHaveLength(2);
       const s = result.load!.scenarios[0]!;
       expect(s.verdict.status).toBe('inconclusive');
@@ -105,5 +92,19 @@ describe('rate-limit scenario on a shared endpoint', () => {
       expect(finding(s, /rate windows were this scenario's alone/)?.passed).toBe(true);
       expect(result.overall.exitCode).toBe(1);
     }));
+  });
+});
+
+describe('backoff-429 scenario on a shared endpoint', () => {
+  it('/run requests it did not send during the run: inconclusive, not a failed backoff', async () => {
+    await withEmulator({ ...SCALED, limits: { rates: { run: { requestsPerWindow: 20 } } } }, async (target) => {
+      const run = runLoad({ files: ['suites/load/backoff-429.ts'], target, params: { expect: 'advertised' }, overrides: RELAXED });
+      const [result, sent] = await Promise.all([run, foreignOnceCounted(target, 'run', 15)]);
+      expect(sent).toHaveLength(15);
+      const s = result.load!.scenarios[0]!;
+      expect(s.verdict.status).toBe('inconclusive');
+      expect(finding(s, /rate windows were this scenario's alone/)?.observed).toBe('15 /run requests this scenario did not send were counted by the emulator during the run');
+      expect(result.overall).toMatchObject({ status: 'pass', exitCode: 0 });
+    });
   });
 });
