@@ -88,7 +88,8 @@ describe('rate-limit scenario on a shared endpoint', () => {
       const result = await runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'cancel' }, overrides: RELAXED });
       const s = result.load!.scenarios[0]!;
       expect(s.verdict.status).toBe('fail');
-      expect(finding(s, /most \/cancel requests admitted/)?.passed).toBe(false);
+      // The onset does not depend on how fast answers come (a slow machine widens only the window bracket).
+      expect(finding(s, /first 429/)?.observed).toMatch(/^after 5\d admitted/);
       expect(finding(s, /rate windows were this scenario's alone/)?.passed).toBe(true);
       expect(result.overall.exitCode).toBe(1);
     }));

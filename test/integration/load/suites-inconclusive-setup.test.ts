@@ -41,8 +41,7 @@ describe('worker-scaled-limit: workers that never ran', () => {
         const busy = finding(s, /workers really busy/)!;
         expect(busy).toMatchObject({ precondition: true, passed: false });
         expect(busy.observed).toMatch(/^0 running: 0 x 20 does not lift the limit above the base/);
-        // The phases without busy workers were judged, and held.
-        expect(finding(s, /"no busy workers"/)?.passed).toBe(true);
+        expect(s.verdict.summary).toMatch(/^inconclusive: workers really busy in the busy phase: 0 running/);
       }, { scaleRateWindows: true, limits: { requestsPerWorker: 20, rates: { status: { requestsPerWindow: 30 } } } }),
     );
   });
