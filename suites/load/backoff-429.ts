@@ -11,7 +11,7 @@ import type { Analysis, RunContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
 import { expectedRule, operationRequest, rateWindowRealMs } from './lib/limits.js';
-import { awaitQuietOperation, foreignRequests, operationCount, precondition, probeWindow, statusOf, unmetPreconditions, type OperationCount } from './lib/verdict.js';
+import { awaitQuietOperation, foreignRequests, operationCount, precondition, probeWindow, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 
 interface BackoffState {
   /** Emulator: the operation's counters once it was quiet, and what was still there if it never was. */
@@ -99,7 +99,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         const status = statusOf(findings, perWindow > 1.05 * limit);
         return {
           status,
-          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op}: ${accepted}/${jobs} jobs accepted with ${meanAttempts.toFixed(2)} attempts each; ${perWindow.toFixed(1)} accepted per window (limit ${limit})`,
+          summary: `${setupNote(status, findings)}/${op}: ${accepted}/${jobs} jobs accepted with ${meanAttempts.toFixed(2)} attempts each; ${perWindow.toFixed(1)} accepted per window (limit ${limit})`,
           findings,
           charts: [
             {

@@ -20,7 +20,7 @@ import type { Analysis, IterationContext, RunContext } from '../../src/load/cont
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
 import { expectedRule, rateWindowRealMs, type Exchange } from './lib/limits.js';
-import { awaitQuietOperation, foreignRequests, operationCount, precondition, statusOf, unmetPreconditions, type OperationCount } from './lib/verdict.js';
+import { awaitQuietOperation, foreignRequests, operationCount, precondition, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 
 /** Held by the request itself, on any target. */
 const CLIENT_HELD_OPS = ['runsync', 'stream'] as const;
@@ -158,7 +158,7 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
         const status = statusOf(findings, held && heldTogether > cap);
         return {
           status,
-          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op}: ${admitted.length} admitted of ${burst} at once, 429 from request ${admitted.length + 1} on (cap ${cap})`,
+          summary: `${setupNote(status, findings)}/${op}: ${admitted.length} admitted of ${burst} at once, 429 from request ${admitted.length + 1} on (cap ${cap})`,
           findings,
           charts: [
             {

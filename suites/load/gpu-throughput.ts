@@ -17,7 +17,7 @@
 // rule (an incomplete stream after its first token, an oversized chunk, client and worker
 // disagreeing on the rate).
 import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, type JobState } from '../../src/spec/index.js';
-import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
+import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import type { Analysis, HttpAnswer, IterationContext, RunContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
@@ -227,7 +227,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         const status = statusOf(findings, incomplete > 0 || (chunkJudged && !chunkOk) || disagreements.length > 0);
         return {
           status,
-          summary: (status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : '') + rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} tok/s received (${generating(l, s).toFixed(0)} generating), TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms, mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms (${mean(coldWaits(s)).toFixed(0)} ms of it waiting for a cold start)`).join('; '),
+          summary: setupNote(status, findings) + rows.map(([l, s]) => `c=${l}: ${delivered(s).toFixed(0)} tok/s received (${generating(l, s).toFixed(0)} generating), TTFT p50 ${median(s?.ttftMs ?? []).toFixed(0)} ms, mean ${mean(s?.ttftMs ?? []).toFixed(0)} ms (${mean(coldWaits(s)).toFixed(0)} ms of it waiting for a cold start)`).join('; '),
           findings,
           charts: [
             {

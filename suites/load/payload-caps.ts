@@ -9,7 +9,7 @@
 // had already been accepted (a violation whatever the rest).
 import { RUN_PAYLOAD, RUNSYNC_PAYLOAD, type ByteSize } from '../../src/spec/index.js';
 import { notTheTargetsAnswer } from '../../src/target/index.js';
-import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
+import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import type { Analysis, IterationContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
@@ -138,7 +138,7 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
         const status = statusOf(findings, st.largestAccepted > Math.max(...accepted));
         return {
           status,
-          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op}: largest accepted body ${st.largestAccepted.toLocaleString('en-US')} bytes after ${st.probes} probes (${reading})`,
+          summary: `${setupNote(status, findings)}/${op}: largest accepted body ${st.largestAccepted.toLocaleString('en-US')} bytes after ${st.probes} probes (${reading})`,
           findings,
           charts: [
             {

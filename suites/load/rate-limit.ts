@@ -25,7 +25,7 @@ import {
   admittedPerWindowBounds, countsPerWindow, expectedRule, finishedJob, operationRequest, parseOperations, rateWindowRealMs,
   type Exchange, type ProbedOperation,
 } from './lib/limits.js';
-import { awaitQuietOperation, foreignRequests, operationCount, precondition, probeWindow, statusOf, unmetPreconditions, type OperationCount } from './lib/verdict.js';
+import { awaitQuietOperation, foreignRequests, operationCount, precondition, probeWindow, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 
 interface ProbeState {
   jobId: string;
@@ -143,7 +143,7 @@ export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryConte
         const status = statusOf(findings, bounds.atLeast > limit || first429 < 0 || (aloneMet && (findings[3]?.passed === false || findings[4]?.passed === false)));
         return {
           status,
-          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op}: ${observedWindow} admitted per ${windowMs} ms window (expected ${limit}); admitted per window ${perWindow.join(', ')}`,
+          summary: `${setupNote(status, findings)}/${op}: ${observedWindow} admitted per ${windowMs} ms window (expected ${limit}); admitted per window ${perWindow.join(', ')}`,
           findings,
           charts: [
             {

@@ -9,7 +9,7 @@
 // window unmeasured: inconclusive. A result gone too early, or still readable well past the
 // window, fails.
 import { HTTP_STATUS, RETENTION_MS, SECOND_MS } from '../../src/spec/index.js';
-import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
+import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import type { Analysis, IterationContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
@@ -121,7 +121,7 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
         const status = statusOf(findings, completed && lo < expectS * (1 - TOLERANCE) - slackS && !stillReadable);
         return {
           status,
-          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op} retention: ${observed}`,
+          summary: `${setupNote(status, findings)}/${op} retention: ${observed}`,
           findings,
           charts: [],
         };

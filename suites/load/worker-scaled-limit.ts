@@ -14,7 +14,7 @@ import { DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit
 import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
 import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
-import { precondition, statusOf, unmetPreconditions } from './lib/verdict.js';
+import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import {
   PROBED_OPERATIONS, admittedPerWindowBounds, advertisedRequestsPerWorker, expectedRule, finishedJob, operationRequest, rateWindowRealMs, type Exchange, type ProbedOperation,
 } from './lib/limits.js';
@@ -204,7 +204,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         const status = statusOf(findings, rows.some((r, i) => judgeable[i] === true && !r.passed));
         return {
           status,
-          summary: `${status === 'inconclusive' ? `inconclusive: ${unmetPreconditions(findings)}; ` : ''}/${op}: admitted ${rows.map((r) => `${r.atLeast}-${r.atMost} @${r.running} workers`).join(', ')}; requests_per_worker estimate ${estimate}`,
+          summary: `${setupNote(status, findings)}/${op}: admitted ${rows.map((r) => `${r.atLeast}-${r.atMost} @${r.running} workers`).join(', ')}; requests_per_worker estimate ${estimate}`,
           findings,
           charts: [
             {

@@ -24,12 +24,11 @@ export function statusOf(findings: readonly Finding[], violatedAnyway = false): 
   return violatedAnyway ? 'fail' : 'inconclusive';
 }
 
-/** The unmet preconditions in words, for an inconclusive summary. */
-export function unmetPreconditions(findings: readonly Finding[]): string {
-  return findings
-    .filter((f) => f.precondition === true && !f.passed)
-    .map((f) => `${f.label}: ${f.observed}`)
-    .join('; ');
+/** The start of an inconclusive scenario's summary: what it could not set up ('' otherwise). */
+export function setupNote(status: Analysis['status'], findings: readonly Finding[]): string {
+  if (status !== 'inconclusive') return '';
+  const unmet = findings.filter((f) => f.precondition === true && !f.passed).map((f) => `${f.label}: ${f.observed}`);
+  return `could not set up: ${unmet.join('; ')}; `;
 }
 
 /** One operation's counters on the emulator (all requests it saw, admitted or refused). */

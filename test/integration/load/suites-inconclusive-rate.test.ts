@@ -52,10 +52,10 @@ describe('rate-limit scenario on a shared endpoint', () => {
       expect(alone.precondition).toBe(true);
       expect(alone.passed).toBe(false);
       expect(alone.observed).toBe('2 /purge-queue requests this scenario did not send were counted by the emulator during the run');
-      expect(s.verdict.summary).toMatch(/^inconclusive: the \/purge-queue rate windows were this scenario's alone: 2 \/purge-queue requests/);
+      expect(s.verdict.summary).toMatch(/^could not set up: the \/purge-queue rate windows were this scenario's alone: 2 \/purge-queue requests/);
       // --strict: the run fails, naming the scenario and why; without it, it passes.
       expect(result.overall).toMatchObject({ status: 'fail', exitCode: 1, strict: true });
-      expect(result.overall.reasons[0]).toMatch(/^load rate-limit-purge-queue: inconclusive under --strict: inconclusive: the \/purge-queue rate windows/);
+      expect(result.overall.reasons[0]).toMatch(/^load rate-limit-purge-queue: inconclusive under --strict: could not set up: the \/purge-queue rate windows/);
       const lenient = computeOverall(result);
       expect(lenient).toMatchObject({ status: 'pass', exitCode: 0 });
       expect(lenient.reasons.join('\n')).toMatch(/load rate-limit-purge-queue: inconclusive \(not failing the run; --strict makes it fail\)/);

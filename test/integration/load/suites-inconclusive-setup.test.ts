@@ -24,7 +24,7 @@ describe('concurrency-cap: requests that were not held open', () => {
     const held = finding(s, /really held open/)!;
     expect(held).toMatchObject({ precondition: true, passed: false });
     expect(held.observed).toMatch(/^shortest \d+ ms \(answered before the burst was in flight together/);
-    expect(s.verdict.summary).toMatch(/^inconclusive: requests were really held open: shortest/);
+    expect(s.verdict.summary).toMatch(/^could not set up: requests were really held open: shortest/);
     expect(r.result.overall.exitCode).toBe(0);
   });
 });
@@ -41,7 +41,7 @@ describe('worker-scaled-limit: workers that never ran', () => {
         const busy = finding(s, /workers really busy/)!;
         expect(busy).toMatchObject({ precondition: true, passed: false });
         expect(busy.observed).toMatch(/^0 running: 0 x 20 does not lift the limit above the base/);
-        expect(s.verdict.summary).toMatch(/^inconclusive: workers really busy in the busy phase: 0 running/);
+        expect(s.verdict.summary).toMatch(/^could not set up: workers really busy in the busy phase: 0 running/);
       }, { scaleRateWindows: true, limits: { requestsPerWorker: 20, rates: { status: { requestsPerWindow: 30 } } } }),
     );
   });
