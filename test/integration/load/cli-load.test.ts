@@ -36,6 +36,22 @@ async function scenarioFile(name: string, body: Record<string, unknown>): Promis
 const relaxed = { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 };
 
 describe('qbench load', () => {
+  it('an inconclusive scenario exits 0 and says so; with --strict it exits 1', async () => {
+    const file = path.join(dir, 'inconclusive.mjs');
+    const finding = { label: 'the window was this scenario\'s alone', expected: 'no foreign requests', observed: '3 foreign requests', passed: false, precondition: true };
+    const analysis = { status: 'inconclusive', summary: 'could not set up: the window was in use', findings: [finding] };
+    await writeFile(file, `export default { name: 'setup', executor: 'iterations', iterations: 2, vus: 1, steps: [{ kind: 'health' }], validity: ${JSON.stringify(relaxed)}, hooks: { analyze: () => (${JSON.stringify(analysis)}) } };\n`);
+    const lenient = io();
+    expect(await main(['load', file, '--target', `${server.url}/v2/ep`, '--out', path.join(dir, 'out-inconclusive')], lenient)).toBe(0);
+    expect(lenient.out.join('')).toMatch(/setup: INCONCLUSIVE could not set up: the window was in use/);
+    expect(lenient.out.join('')).toMatch(/INCONCLUSIVE setup: could not set up: the window was in use \(not failing the run; --strict makes it fail\)/);
+    const strict = io();
+    expect(await main(['load', file, '--target', `${server.url}/v2/ep`, '--strict', '--out', path.join(dir, 'out-inconclusive-strict')], strict)).toBe(1);
+    const result = QbenchResult.parse(JSON.parse(await readFile(path.join(dir, 'out-inconclusive-strict', 'result.json'), 'utf8')));
+    expect(result.overall).toMatchObject({ status: 'fail', strict: true });
+    expect(result.overall.reasons[0]).toBe('load setup: inconclusive under --strict: could not set up: the window was in use; the window was this scenario\'s alone: expected no foreign requests, observed 3 foreign requests');
+  });
+
   it('exit 0 when every threshold passes, with every report written in the shared model', async () => {
     const f = await scenarioFile('pass', { name: 'pass', executor: 'iterations', iterations: 20, vus: 4, steps: [{ kind: 'health' }], thresholds: { 'health.status_2xx.rate': ['rate>0.99'] }, validity: relaxed });
     const out = path.join(dir, 'out-pass');
