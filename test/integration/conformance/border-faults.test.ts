@@ -2,7 +2,7 @@
 // built CLI's `qbench emulate --fault <f>` in a process of its own, behind a pass-through proxy
 // adding 25 ms (+0..10 ms jitter) each way, and the quick-profile checks citing the fault's
 // clause run against the proxy's URL (queue, REST and GraphQL). Every fault must still be caught
-// by a failing check citing its clause, as fault-detection.test.ts proves in-process.
+// by a failing check citing its clause (`qbench check --self-test` runs the same table in-process).
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectTarget, runSelfTest } from '../../../src/conformance/index.js';
 import { FAULT_NAMES, type FaultName } from '../../../src/emulator/faults.js';

@@ -2,8 +2,9 @@
 // a pass-through proxy adding 25 ms (+0..10 ms jitter) each way, and the built `qbench check`
 // pointed at the proxy's URL, as a user would. A clean target gives no failure, run after run on
 // one shared endpoint (each run inherits the previous one's leftovers), with spare endpoints, and
-// opaque (no /_qbench); border-faults.test.ts proves every fault is still caught. Each run uses --only on a representative
-// subset (queue-holding, ttl, health-count, rate and concurrency checks) to fit the test budget.
+// opaque (no /_qbench); border-faults.test.ts proves every fault is still caught. The shared
+// endpoint gets the whole quick profile once; the other runs use --only on a representative subset
+// (queue-holding, ttl, health-count, rate and concurrency checks) to fit the test budget.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,9 +66,18 @@ describe('qbench check by URL, behind a proxy', () => {
       await stopEmulate(emu);
     });
 
-    it('two runs in a row on the same emulator (the second inherits the first one\'s leftovers): no failure', { timeout: 200_000 }, async () => {
+    it('three runs in a row on the same emulator (each inherits the previous one\'s leftovers): the whole quick profile, then the subset twice: no failure', { timeout: 400_000 }, async () => {
+      const p = proxy as Proxy;
+      const whole = await check(p, ['--rest-url', p.url, '--graphql-url', `${p.url}/graphql`]);
+      expect(whole.failed, whole.out).toEqual([]);
+      expect(whole.code, whole.out).toBe(0);
+      // Every check of the profile ran (queue, REST and GraphQL) and nearly all were judged; an
+      // inconclusive one (a rate window another check used) is said, not failed.
+      expect(whole.out, whole.out).toMatch(/ 0 skip, 0 error/);
+      expect(whole.inconclusive, whole.out).toBeLessThanOrEqual(2);
+      expect(whole.passed, whole.out).toBeGreaterThanOrEqual(60);
       for (let i = 0; i < 2; i++) {
-        const r = await check(proxy as Proxy, ['--only', SHARED_SUBSET.join(',')]);
+        const r = await check(p, ['--only', SHARED_SUBSET.join(',')]);
         expect(r.failed, r.out).toEqual([]);
         expect(r.code, r.out).toBe(0);
         expect(r.passed + r.inconclusive).toBe(SHARED_SUBSET.length);
@@ -75,7 +85,6 @@ describe('qbench check by URL, behind a proxy', () => {
         expect(r.passed, r.out).toBeGreaterThanOrEqual(SHARED_SUBSET.length - 2);
       }
     });
-
   });
 
   it('time scale 60 with spare endpoints, after a run that left jobs on them: no failure', { timeout: 200_000 }, async () => {
