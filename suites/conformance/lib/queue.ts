@@ -67,8 +67,9 @@ export function postOp(ctx: CheckContext, ep: string, op: 'cancel' | 'retry', id
   return send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, op, id) });
 }
 
+/** POST /purge-queue, kept out of a window the purge-queue rate check counts in (the runner's ledger). */
 export function purge(ctx: CheckContext, ep: string): Promise<ProbeResponse> {
-  return send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'purge-queue') });
+  return ctx.rateWindowUse(ep, 'purge-queue', () => send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'purge-queue') }));
 }
 
 export async function health(ctx: CheckContext, ep: string): Promise<{ res: ProbeResponse; record: HealthRecord }> {
