@@ -9,7 +9,8 @@ export interface FakeTarget {
   close(): Promise<void>;
 }
 
-export type Route = (req: IncomingMessage, body: string) => { status: number; json?: unknown };
+/** An answer; `delayMs`: sent that many real ms late (a slow network or a stalled host). */
+export type Route = (req: IncomingMessage, body: string) => { status: number; json?: unknown; delayMs?: number };
 
 export async function startFakeTarget(routes: Record<string, Route>): Promise<FakeTarget> {
   const seenAuth: string[] = [];
@@ -20,9 +21,13 @@ export async function startFakeTarget(routes: Record<string, Route>): Promise<Fa
       seenAuth.push(req.headers.authorization ?? '');
       const path = (req.url ?? '').split('?')[0] ?? '';
       const route = routes[`${req.method} ${path}`];
-      const out = route ? route(req, body) : { status: 404, json: { error: 'no route' } };
-      res.writeHead(out.status, { 'content-type': 'application/json' });
-      res.end(out.json === undefined ? '' : JSON.stringify(out.json));
+      const out: ReturnType<Route> = route ? route(req, body) : { status: 404, json: { error: 'no route' } };
+      const answer = () => {
+        res.writeHead(out.status, { 'content-type': 'application/json' });
+        res.end(out.json === undefined ? '' : JSON.stringify(out.json));
+      };
+      if (out.delayMs === undefined) answer();
+      else setTimeout(answer, out.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
