@@ -62,6 +62,18 @@ describe('rate-limit scenario on a shared endpoint', () => {
     });
   });
 
+  it('more admitted than §8 is a violation even with traffic of others seen: they only lower the count', async () => {
+    await withEmulator({ ...SCALED, limits: { rates: { 'purge-queue': { requestsPerWindow: 6 } } } }, async (target) => {
+      const run = runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'purge-queue' }, overrides: RELAXED });
+      const [result, sent] = await Promise.all([run, foreignOnceCounted(target, 'purge-queue', 1)]);
+      expect(sent).toHaveLength(1);
+      const s = result.load!.scenarios[0]!;
+      expect(finding(s, /rate windows were this scenario's alone/)?.passed).toBe(false);
+      expect(s.verdict.status).toBe('fail');
+      expect(result.overall.exitCode).toBe(1);
+    });
+  });
+
   it('a window other clients used before the start is waited out: the scenario then passes', async () => {
     await withEmulator(SCALED, async (target) => {
       // Both admissions of the window and one refusal, just before the scenario starts.
