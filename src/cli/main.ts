@@ -5,11 +5,8 @@ import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { applyConfig } from '../config/apply-config.js';
+import { applyConfig, CONFIG_COMMANDS } from '../config/apply-config.js';
 import { loadConfig } from '../config/load-config.js';
-
-/** Commands that read the config file. */
-const CONFIG_COMMANDS = new Set(['check', 'load', 'fuzz', 'worker']);
 
 export type { CliIo } from './command.js';
 
