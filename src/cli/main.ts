@@ -5,6 +5,7 @@ import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { configOption } from './target-options.js';
 import { applyConfig, CONFIG_COMMANDS } from '../config/apply-config.js';
 import { loadConfig } from '../config/load-config.js';
 
@@ -32,16 +33,18 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100));
   for (const cmd of COMMANDS) {
-    parser = parser.command(cmd.command, cmd.describe, cmd.builder, async (args) => {
+    const readsConfig = CONFIG_COMMANDS.has(cmd.command.split(' ')[0] ?? '');
+    parser = parser.command(cmd.command, cmd.describe, (y) => (readsConfig ? configOption(cmd.builder(y)) : cmd.builder(y)), async (args) => {
       exitCode = await cmd.run(args, io);
     });
   }
   parser = parser
-    .option('config', { type: 'string', global: true, describe: 'Config file (default: qbench.config.ts, .mts, .js, .mjs or .json in the working directory); flags override it' })
     .middleware(async (args) => {
       const command = String(args._[0] ?? '');
       if (!CONFIG_COMMANDS.has(command)) return;
-      const loaded = await loadConfig(args['config']);
+      const file = args['config'];
+      if (file !== undefined && typeof file !== 'string') throw new QbenchError('QB_ERR_USAGE', '--config: give one file, once');
+      const loaded = await loadConfig(file);
       if (loaded) applyConfig(command, args, argv, loaded);
     })
     .fail((msg, err) => {

@@ -9,8 +9,9 @@ import { WORKER_PROTOCOL } from '../../spec/index.js';
 import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
 import { FAULT_NAMES, isFaultName } from '../../emulator/faults.js';
 import { workerEnv, formatShellEnv, MIN_WORKER_PING_INTERVAL_MS } from '../../worker/worker-env.js';
-import { API_KEY_ENV_HELP, apiKeyEnvName } from '../../target/index.js';
+import { apiKeyEnvName } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
+import { apiKeyEnvOption, SHARED_HELP } from '../target-options.js';
 
 const DEFAULT_PORT = 8000;
 
@@ -23,12 +24,11 @@ export const emulateCommand: CommandModule = {
   command: 'emulate',
   describe: 'Serve the queue-endpoint emulator on 127.0.0.1 (http://host:port/v2/<endpoint_id>/...)',
   builder: (y) =>
-    y
+    apiKeyEnvOption(y, 'the key the emulator accepts')
       .option('port', { type: 'number', describe: `TCP port, 0 picks a free one (default ${DEFAULT_PORT})` })
       .option('host', { type: 'string', describe: 'Address to listen on (default 127.0.0.1)' })
       .option('api-key', { type: 'string', describe: 'Accepted API key (prefer --api-key-env: a key on the command line shows in the process list)' })
-      .option('api-key-env', { type: 'string', describe: API_KEY_ENV_HELP })
-      .option('endpoint', { type: 'string', array: true, describe: 'Endpoint id to serve (repeatable; default demo)' })
+      .option('endpoint', { type: 'string', array: true, describe: SHARED_HELP.servedEndpoints })
       .option('time-scale', { type: 'number', describe: 'Emulated ms per real ms for every lifecycle duration (60: 30 min pass in 30 s)' })
       .option('scale-rate-windows', { type: 'boolean', describe: 'Run the 10 s rate windows on the scaled clock too' })
       .option('workers-min', { type: 'number', describe: 'Workers kept up when idle' })

@@ -7,6 +7,7 @@ import { manifestList, renderKube } from '../../deploy/kube.js';
 import { MAX_SHARDS, resolveStartAt } from '../../load/sharding.js';
 import { VERSION } from '../../version.js';
 import type { CommandModule } from '../command.js';
+import { targetOptions } from '../target-options.js';
 import { optionalText, parseDurationMs } from './load.js';
 
 const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -31,12 +32,13 @@ export const kubeCommand: CommandModule = {
   command: 'kube <action> <scenario>',
   describe: 'Print the Kubernetes manifests (Indexed Job of shards, merge Job, results volume) of a load run split into shards',
   builder: (y) =>
-    y
-      .positional('action', { type: 'string', choices: ['render'], describe: 'render: print the manifests (kubectl apply -f -)' })
-      .positional('scenario', { type: 'string', describe: 'Scenario file as the image sees it, e.g. suites/load/mixed-soak.ts' })
-      .option('shards', { type: 'number', describe: 'Number of shard pods (each runs every n-th start of the one schedule)' })
-      .option('target', { type: 'string', describe: 'http(s)://host:port[/v2/<endpoint_id>] the pods load' })
-      .option('endpoint', { type: 'string', alias: 'endpoint-id', describe: 'Endpoint id, when --target names none' })
+    targetOptions(
+      y
+        .positional('action', { type: 'string', choices: ['render'], describe: 'render: print the manifests (kubectl apply -f -)' })
+        .positional('scenario', { type: 'string', describe: 'Scenario file as the image sees it, e.g. suites/load/mixed-soak.ts' })
+        .option('shards', { type: 'number', describe: 'Number of shard pods (each runs every n-th start of the one schedule)' }),
+      { optional: true, urlOnly: true, apiKeyEnv: false, notes: { target: 'the pods load it (an in-process emulator cannot be shared by shards); the key comes from --secret' } },
+    )
       .option('name', { type: 'string', describe: 'Run name, prefix of every object (default qbench-<scenario>)' })
       .option('namespace', { type: 'string', describe: 'Namespace of every object' })
       .option('image', { type: 'string', default: `qbench:${VERSION}`, describe: 'The qbench image (deploy/kubernetes/Dockerfile)' })
