@@ -6,6 +6,23 @@ import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { configOption } from './target-options.js';
+import { EMULATOR_TARGET, parseTarget } from '../target/index.js';
+
+/**
+ * Set to 1, the CLI parses the command line and the config file, checks the --target grammar,
+ * and exits 0 without running anything (no network, no files written): the README test uses it
+ * for the command lines that need a deployment. Not a user option.
+ */
+export const PARSE_ONLY_ENV = 'QBENCH_PARSE_ONLY';
+
+/** What parse-only mode checks beyond yargs and the config file: the target grammar. */
+function checkParsed(name: string, args: Record<string, unknown>, io: CliIo): ExitCode {
+  const target = args['target'];
+  const endpoint = args['endpoint'];
+  if (typeof target === 'string' && target !== EMULATOR_TARGET) parseTarget(target, typeof endpoint === 'string' ? endpoint : undefined);
+  io.stderr(`qbench ${name}: the command line is valid (${PARSE_ONLY_ENV}=1: nothing run)\n`);
+  return EXIT.OK;
+}
 import { applyConfig, CONFIG_COMMANDS } from '../config/apply-config.js';
 import { loadConfig } from '../config/load-config.js';
 
@@ -33,9 +50,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100));
   for (const cmd of COMMANDS) {
-    const readsConfig = CONFIG_COMMANDS.has(cmd.command.split(' ')[0] ?? '');
+    const name = cmd.command.split(' ')[0] ?? '';
+    const readsConfig = CONFIG_COMMANDS.has(name);
     parser = parser.command(cmd.command, cmd.describe, (y) => (readsConfig ? configOption(cmd.builder(y)) : cmd.builder(y)), async (args) => {
-      exitCode = await cmd.run(args, io);
+      exitCode = io.env[PARSE_ONLY_ENV] === '1' ? checkParsed(name, args, io) : await cmd.run(args, io);
     });
   }
   parser = parser

@@ -52,6 +52,57 @@ function expectRanOrLate(r: RunResult): void {
   if (r.code === 4) expect(r.stdout).toMatch(/measurement invalid: send lateness/);
 }
 
+/** A command line of README.md's sh/bash blocks, with the variable assignments the README makes before it. */
+interface ReadmeCommand {
+  readonly line: string;
+  readonly prelude: readonly string[];
+}
+
+/** Every `qbench` / `npx qbench` command line of the README's shell blocks (continuation lines joined). */
+function readmeCommands(readme: string): ReadmeCommand[] {
+  const commands: ReadmeCommand[] = [];
+  const prelude: string[] = [];
+  for (const block of readme.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```/gm)) {
+    for (const raw of (block[1] ?? '').replace(/\\\n\s*/g, ' ').split('\n')) {
+      const line = raw.trim();
+      const runsQbench = /(^|[\s;&|(])(npx\s+)?qbench\s/.test(line) && !/npm run qbench/.test(line);
+      if (runsQbench) commands.push({ line, prelude: [...prelude] });
+      else if (/^(export\s+)?[A-Z_][A-Z0-9_]*=/.test(line)) prelude.push(line);
+    }
+  }
+  return commands;
+}
+
+/** What stands in for the README's placeholders; optional groups are given, repeated ones (`...`) left out. */
+function asWritten(line: string): string {
+  return line
+    .replace(/\[[^\]]*\.\.\.[^\]]*\]/g, '')
+    .replace(/\[([^\]]*)\]/g, '$1')
+    .replaceAll('<endpoint_id>', 'ep-1')
+    .replaceAll('<idle endpoint>', 'ep-idle')
+    .replaceAll('<public-ip>', '127.0.0.1')
+    // The manifests are printed; there is no cluster to apply them to here.
+    .replace(/\s*\|\s*kubectl [^#]*/, ' ')
+    // A server started in the background runs in the foreground (its exit status counts).
+    .replace(/(?<!&)&\s*(#.*)?$/, '');
+}
+
+/**
+ * The README lines that run here as written (emulator targets, files the README or this test
+ * made, quick to finish), with their documented exit; every other line needs a deployment, a
+ * long-running server or minutes, and is parsed only (QBENCH_PARSE_ONLY=1: flags, config and
+ * target grammar, then exit 0 with nothing run).
+ */
+const RUN_AS_WRITTEN: readonly { readonly match: RegExp; readonly exit: 'ok' | 'ranOrLate'; readonly after?: (dir: string) => void }[] = [
+  // Its result stands for the README's result.json (the report lines below read it).
+  { match: /^npx qbench check --target emulator --only queue\.run\.answer$/, exit: 'ok', after: (dir) => copyFileSync(join(dir, 'reports/latest/result.json'), join(dir, 'result.json')) },
+  { match: /^npx qbench load my-scenario\.ts --target emulator\s+#/, exit: 'ranOrLate' },
+  { match: /^qbench report (reports\/latest\/)?result\.json/, exit: 'ok' },
+  { match: /^npx qbench check --list\b/, exit: 'ok' },
+  { match: /^qbench kube render /, exit: 'ok' },
+  { match: /^eval "\$\(qbench emulate --print-worker-env [^)]*\)"$/, exit: 'ok' },
+];
+
 const resultOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { load?: { scenarios: { name: string; verdict?: unknown }[] } };
 
 describe('qbench installed from its tarball', () => {
@@ -127,6 +178,34 @@ describe('qbench installed from its tarball', () => {
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/suites/load/rate-limit.ts'))).toBe(true);
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/dist/suites/load/rate-limit.js'))).toBe(true);
   });
+
+  it('every qbench command line of the README runs as written (the rest parse, as written)', async () => {
+    const dir = consumer!.dir;
+    const commands = readmeCommands(readFileSync('README.md', 'utf8'));
+    expect(commands.length).toBeGreaterThan(20);
+    const used = new Set<number>();
+    const summary = join(dir, 'readme-step-summary.md');
+    const problems: string[] = [];
+    for (const c of commands) {
+      const line = asWritten(c.line);
+      expect(line, c.line).not.toMatch(/<[^>]*>/);
+      const i = RUN_AS_WRITTEN.findIndex((r) => r.match.test(c.line));
+      const run = RUN_AS_WRITTEN[i];
+      if (run) used.add(i);
+      const script = [...c.prelude, line].join('\n');
+      const r = await consumer!.run('bash', ['-eo', 'pipefail', '-c', script], {
+        env: { PATH: `${join(dir, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}`, GITHUB_STEP_SUMMARY: summary, ...(run ? {} : { QBENCH_PARSE_ONLY: '1' }) },
+        timeoutMs: 60_000,
+      });
+      const allowed = run?.exit === 'ranOrLate' ? [0, 4] : [0];
+      if (!allowed.includes(r.code)) problems.push(`${run ? 'ran' : 'parsed'}: ${c.line}\n  exit ${r.code}: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join('\n  ')}`);
+      else run?.after?.(dir);
+    }
+    expect(problems).toEqual([]);
+    // Every line meant to run as written is still in the README.
+    expect([...used].sort(), RUN_AS_WRITTEN.map((r) => r.match.source).join('\n')).toEqual(RUN_AS_WRITTEN.map((_, i) => i));
+    expect(readFileSync(summary, 'utf8')).toMatch(/queue\.run\.answer|PASS/);
+  }, 240_000);
 
   // Last: it leaves a qbench.config.ts in the project, which every later command would read.
   it('qbench init scaffolds a project whose workflow command lines run as written', async () => {
