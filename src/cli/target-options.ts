@@ -15,6 +15,8 @@ export const SHARED_HELP = {
   apiKeyEnv: API_KEY_ENV_HELP,
   restUrl: 'REST template interface base URL (the emulator target sets it)',
   graphqlUrl: 'GraphQL pod interface URL (the emulator target sets it)',
+  /** The report directory of the commands that run something (check, load, fuzz, start). */
+  out: 'Report directory: every format (result.json, report.html, junit.xml, summary.md, summary.txt); default reports/<timestamp>, also linked as reports/latest; the config file\'s reportDir',
   config: 'Config file (default: qbench.config.ts, .mts, .js, .mjs or .json in the working directory); flags override it',
 } as const;
 
@@ -39,6 +41,11 @@ const withNote = (text: string, note: string | undefined): string => (note === u
 /** --api-key-env with the shared help (and a command's note). */
 export function apiKeyEnvOption(y: Argv, note?: string): Argv {
   return y.option('api-key-env', { type: 'string', describe: withNote(SHARED_HELP.apiKeyEnv, note) });
+}
+
+/** --out, the report directory of a run (every format, reports/latest). */
+export function outOption(y: Argv): Argv {
+  return y.option('out', { type: 'string', describe: SHARED_HELP.out });
 }
 
 /** --config, declared by the commands that read the config file. */

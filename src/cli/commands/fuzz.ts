@@ -15,7 +15,7 @@ import { writeAllReports } from '../../report/write-all.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
-import { targetOptions } from '../target-options.js';
+import { outOption, targetOptions } from '../target-options.js';
 import { parseDurationMs } from './load.js';
 
 /** Upper bounds that keep any run finite. */
@@ -56,7 +56,7 @@ export const fuzzCommand: CommandModule = {
   command: 'fuzz',
   describe: 'Property-based fuzzing of the validation rules and model-based testing of the job state machine',
   builder: (y) =>
-    targetOptions(y, { defaultTarget: 'emulator', interfaces: true })
+    outOption(targetOptions(y, { defaultTarget: 'emulator', interfaces: true }))
       .option('model-endpoint', { type: 'string', describe: 'URL target: endpoint with no other traffic for the state-machine run (default: --endpoint)' })
       .option('seed', { type: 'number', describe: 'fast-check seed (default: random, printed for replay)' })
       .option('runs', { type: 'number', default: FUZZ_DEFAULTS.runs, describe: 'Generated cases per validation property' })
@@ -69,8 +69,7 @@ export const fuzzCommand: CommandModule = {
       .option('rate-fraction', { type: 'number', default: FUZZ_DEFAULTS.rateFraction, describe: 'Share of each documented §8 rate the fuzzer may use' })
       .option('fault', { type: 'string', array: true, describe: 'Emulator target: switch a fault on (self-test; repeatable)' })
       .option('time-scale', { type: 'number', describe: 'Emulator target: emulated ms per real ms (default 60)' })
-      .option('allow-billable', { type: 'boolean', default: false, describe: 'URL target: allow pod deploys (they cost money)' })
-      .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>, also linked as reports/latest)' }),
+      .option('allow-billable', { type: 'boolean', default: false, describe: 'URL target: allow pod deploys (they cost money)' }),
   run: async (argv, io): Promise<ExitCode> => {
     const durationText = argv['max-duration'];
     const maxDurationMs = typeof durationText === 'string' ? parseDurationMs(durationText) : undefined;

@@ -16,7 +16,7 @@ import { writeAllReports } from '../../report/write-all.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
-import { targetOptions } from '../target-options.js';
+import { outOption, targetOptions } from '../target-options.js';
 import { resolveShard, resolveStartAt } from '../../load/sharding.js';
 
 /** A flag's text (numbers as written); undefined when absent; an error when given twice. */
@@ -71,7 +71,7 @@ export const loadCommand: CommandModule = {
   command: 'load [scenarios..]',
   describe: 'Run load scenarios (suites/load/*.ts or your own) against a target and write the reports',
   builder: (y) =>
-    targetOptions(y.positional('scenarios', { type: 'string', array: true, describe: 'Scenario files (.ts/.js modules; default export a scenario, a list, or a factory)' }))
+    outOption(targetOptions(y.positional('scenarios', { type: 'string', array: true, describe: 'Scenario files (.ts/.js modules; default export a scenario, a list, or a factory)' })))
       .option('duration', { type: 'string', describe: 'Override every scenario duration, e.g. 30s, 2m (ramps keep their shape)' })
       .option('rate', { type: 'number', describe: 'Override the arrival rate (req/s; ramps are scaled to this peak)' })
       .option('vus', { type: 'number', describe: 'Override VUs (closed-loop) or connections (max-throughput)' })
@@ -83,7 +83,6 @@ export const loadCommand: CommandModule = {
       .option('time-scale', { type: 'number', describe: 'Emulator target: emulated ms per real ms' })
       .option('scale-rate-windows', { type: 'boolean', describe: 'Emulator target: rate windows on the scaled clock too' })
       .option('emulator-config', { type: 'string', describe: 'Emulator target: JSON config file (limits, workers...)' })
-      .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>, also linked as reports/latest)' })
       .option('shard', { type: 'string', describe: 'Run shard i of n (every n-th start of the one global schedule), e.g. --shard 0/4; qbench merge joins the shards' })
       .option('shards', { type: 'string', describe: 'Shard count, the index taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)' })
       .option('start-at', { type: 'string', describe: 'ISO-8601 instant at which every shard starts its schedule (or QBENCH_START_AT)' }),

@@ -21,6 +21,7 @@ import {
   type ConformanceSection, type FuzzSection, type LoadScenarioResult, type QbenchResult, type TargetInfo,
 } from '../../report/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { outOption } from '../target-options.js';
 import { parseDurationMs } from './load.js';
 
 const PARTS = ['check', 'load', 'fuzz'] as const;
@@ -176,8 +177,7 @@ export const startCommand: CommandModule = {
   command: 'start',
   describe: 'Run the main job on the embedded emulator (quick conformance, a short load mix, a short fuzz) and write every report',
   builder: (y) =>
-    y
-      .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>/ and reports/latest)' })
+    outOption(y)
       .option('parts', { type: 'array', string: true, describe: `Which parts to run: ${PARTS.join(', ')} (default all)` })
       .option('seed', { type: 'number', describe: 'Fuzz seed (default 42)' }),
   run: async (argv, io): Promise<ExitCode> => {

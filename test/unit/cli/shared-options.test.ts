@@ -80,6 +80,13 @@ describe('shared options', () => {
     }
   });
 
+  it('the commands that run something and write reports declare the one --out', () => {
+    for (const name of ['check', 'load', 'fuzz', 'start']) {
+      const out = declaredOptions(COMMANDS.find((c) => nameOf(c) === name)!).get('out');
+      expect(out?.describe, name).toBe(SHARED_HELP.out);
+    }
+  });
+
   it('--config is in the help of exactly the commands that read the config file, with the one text', async () => {
     for (const cmd of COMMANDS) {
       const text = await help(nameOf(cmd));
