@@ -84,7 +84,9 @@ function asWritten(line: string): string {
     // The manifests are printed; there is no cluster to apply them to here.
     .replace(/\s*\|\s*kubectl [^#]*/, ' ')
     // A server started in the background runs in the foreground (its exit status counts).
-    .replace(/(?<!&)&\s*(#.*)?$/, '');
+    .replace(/(?<!&)&\s*(#.*)?$/, '')
+    // The same, with the exit status of the printing command kept (`eval "$(...)"` drops it).
+    .replace(/^eval "\$\((.*?)\)"/, 'printed="$($1)"; eval "$printed"');
 }
 
 /**
