@@ -62,7 +62,14 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       if (!CONFIG_COMMANDS.has(command)) return;
       const file = args['config'];
       if (file !== undefined && typeof file !== 'string') throw new QbenchError('QB_ERR_USAGE', '--config: give one file, once');
-      const loaded = await loadConfig(file);
+      let loaded: Awaited<ReturnType<typeof loadConfig>>;
+      try {
+        loaded = await loadConfig(file);
+      } catch (e) {
+        // Before the config file, `emulate --config` took the emulator's own JSON settings.
+        if (command === 'emulate' && file !== undefined && e instanceof QbenchError) throw new QbenchError(e.code, `${e.message}\n(the emulator's own JSON settings go to --emulator-config; --config takes a qbench.config file with an emulator section)`);
+        throw e;
+      }
       if (loaded) applyConfig(command, args, argv, loaded);
     })
     .fail((msg, err) => {

@@ -152,6 +152,23 @@ export default config;
     for (const where of ['emulator.port', 'emulator.apiKeyEnv', 'emulator.faults[0]', 'emulator.workers']) expect(r.out).toContain(where);
   });
 
+  it('emulate: the emulator JSON settings go to --emulator-config; given to --config they are refused with that hint', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const file = join(dir, 'emu.json');
+    writeFileSync(file, JSON.stringify({ port: 0, apiKey: 'json-key-1234', workers: { max: 3 } }));
+    const wrong = await run(['emulate', '--config', file]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.out).toContain('is not a valid qbench config');
+    expect(wrong.out).toContain('--emulator-config');
+    const em = await runUntilReady(['emulate', '--emulator-config', file], {});
+    try {
+      const info = (await (await fetch(`${em.url}/_qbench/info`, { headers: { authorization: 'json-key-1234' } })).json()) as { workers: { max: number } };
+      expect(info.workers.max).toBe(3);
+    } finally {
+      expect(await em.stop()).toBe(0);
+    }
+  });
+
   it('start takes the conformance selection, the load scenarios, the fuzz budget and the report directory; no target', async () => {
     dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
     writeFileSync(
