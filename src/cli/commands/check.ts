@@ -20,6 +20,7 @@ import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { outOption, targetOptions } from '../target-options.js';
+import { parseFlags } from '../flags.js';
 
 const MAX_CONCURRENCY = 32;
 const MAX_TIME_SCALE = 1000;
@@ -56,9 +57,7 @@ const CheckArgs = z.object({
 type CheckArgs = z.output<typeof CheckArgs>;
 
 function parseArgs(argv: Record<string, unknown>): CheckArgs {
-  const r = CheckArgs.safeParse(argv);
-  if (!r.success) throw usageError(`invalid options for qbench check:\n${z.prettifyError(r.error)}`);
-  const a = r.data;
+  const a = parseFlags('check', CheckArgs, argv);
   const problems: string[] = [];
   const badFaults = a.fault.filter((f) => !isFaultName(f));
   if (badFaults.length > 0) problems.push(`--fault: unknown fault ${badFaults.join(', ')}; valid: ${FAULT_NAMES.join(', ')}`);

@@ -12,13 +12,9 @@ import { workerEnv, formatShellEnv, MIN_WORKER_PING_INTERVAL_MS } from '../../wo
 import { apiKeyEnvName } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
 import { apiKeyEnvOption, SHARED_HELP } from '../target-options.js';
+import { flagList } from '../flags.js';
 
 const DEFAULT_PORT = 8000;
-
-function list(v: unknown): string[] {
-  if (v === undefined) return [];
-  return (Array.isArray(v) ? v : [v]).map(String);
-}
 
 export const emulateCommand: CommandModule = {
   command: 'emulate',
@@ -46,7 +42,7 @@ export const emulateCommand: CommandModule = {
       .option('fault', { type: 'string', array: true, describe: 'Switch on a fault (repeatable); see src/emulator/faults.ts' })
       .option('emulator-config', { type: 'string', describe: 'JSON emulator config file, every setting of src/emulator/config.ts (the config file and flags override it)' }),
   run: async (argv, io) => {
-    const faults = list(argv['fault']);
+    const faults = flagList(argv['fault']);
     const bad = faults.filter((f) => !isFaultName(f));
     if (bad.length > 0) throw usageError(`--fault: unknown fault ${bad.map((b) => `"${b}"`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`);
 
@@ -79,7 +75,7 @@ export const emulateCommand: CommandModule = {
     const key = (argv['api-key'] as string | undefined) ?? io.env[keyEnv] ?? (base['apiKey'] as string | undefined);
     if (key === undefined) throw usageError(`--api-key is required (or set ${keyEnv}, or apiKey in --emulator-config)`);
     cfg['apiKey'] = key;
-    const endpoints = list(argv['endpoint']);
+    const endpoints = flagList(argv['endpoint']);
     if (endpoints.length > 0) cfg['endpoints'] = endpoints;
     set(cfg, 'timeScale', 'time-scale');
     set(cfg, 'scaleRateWindows', 'scale-rate-windows');
@@ -95,7 +91,7 @@ export const emulateCommand: CommandModule = {
     set(limits, 'enabled', 'limits');
     cfg['workers'] = workers;
     cfg['limits'] = limits;
-    if (faults.length > 0) cfg['faults'] = [...new Set([...list(base['faults']), ...faults])];
+    if (faults.length > 0) cfg['faults'] = [...new Set([...flagList(base['faults']), ...faults])];
 
     const printFor = argv['print-worker-env'] as string | undefined;
     if (printFor !== undefined) {

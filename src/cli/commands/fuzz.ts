@@ -16,6 +16,7 @@ import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
 import { outOption, targetOptions } from '../target-options.js';
+import { flagList, parseFlags } from '../flags.js';
 import { parseDurationMs } from './load.js';
 
 /** Upper bounds that keep any run finite. */
@@ -50,8 +51,6 @@ const Flags = z
     path: ['replayPath'],
   });
 
-const list = (v: unknown): string[] | undefined => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).map(String));
-
 export const fuzzCommand: CommandModule = {
   command: 'fuzz',
   describe: 'Property-based fuzzing of the validation rules and model-based testing of the job state machine',
@@ -74,7 +73,7 @@ export const fuzzCommand: CommandModule = {
     const durationText = argv['max-duration'];
     const maxDurationMs = typeof durationText === 'string' ? parseDurationMs(durationText) : undefined;
     if (maxDurationMs === undefined) throw usageError(`--max-duration "${String(durationText)}": write e.g. 30s, 2m, 1m30s`);
-    const parsed = Flags.safeParse({
+    const f = parseFlags('fuzz', Flags, {
       target: argv['target'],
       apiKeyEnv: apiKeyEnvName(argv['api-key-env'] as string | undefined, io.env),
       endpoint: argv['endpoint'],
@@ -86,17 +85,15 @@ export const fuzzCommand: CommandModule = {
       modelRuns: argv['model-runs'],
       maxCommands: argv['max-commands'],
       maxDurationMs,
-      properties: list(argv['property']),
+      properties: argv['property'] === undefined ? undefined : flagList(argv['property']),
       path: argv['path'],
       replayPath: argv['replay-path'],
       rateFraction: argv['rate-fraction'],
-      faults: list(argv['fault']) ?? [],
+      faults: flagList(argv['fault']),
       timeScale: argv['time-scale'],
       allowBillable: argv['allow-billable'],
       out: argv['out'],
     });
-    if (!parsed.success) throw usageError(`invalid flags:\n${z.prettifyError(parsed.error)}`);
-    const f = parsed.data;
     const seed = f.seed ?? randomInt(2 ** 31 - 1);
     const resolved = await resolveFuzzTarget({
       target: f.target,

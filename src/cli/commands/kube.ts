@@ -8,10 +8,10 @@ import { MAX_SHARDS, resolveStartAt } from '../../load/sharding.js';
 import { VERSION } from '../../version.js';
 import type { CommandModule } from '../command.js';
 import { targetOptions } from '../target-options.js';
+import { flagList, parseFlags } from '../flags.js';
 import { optionalText, parseDurationMs } from './load.js';
 
 const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const list = (v: unknown): string[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
 
 const Flags = z.strictObject({
   scenario: z.string().min(1),
@@ -59,7 +59,7 @@ export const kubeCommand: CommandModule = {
   run: (argv, io) => {
     const scenario = String(argv['scenario']);
     const base = scenario.replace(/^.*\//, '').replace(/\.[a-z]+$/i, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
-    const parsed = Flags.safeParse({
+    const f = parseFlags('kube render', Flags, {
       scenario,
       shards: argv['shards'],
       target: argv['target'],
@@ -73,8 +73,6 @@ export const kubeCommand: CommandModule = {
       storageClass: argv['storage-class'],
       cpu: argv['cpu'],
     });
-    if (!parsed.success) throw usageError(`qbench kube render: invalid flags:\n${z.prettifyError(parsed.error)}`);
-    const f = parsed.data;
     let startAt: string;
     const at = resolveStartAt(optionalText(argv['start-at'], '--start-at'), {});
     if (at !== undefined) startAt = new Date(at).toISOString();
@@ -90,8 +88,8 @@ export const kubeCommand: CommandModule = {
       const v = optionalText(argv[flag], `--${flag}`);
       if (v !== undefined) loadArgs.push(`--${flag}`, v);
     }
-    for (const p of list(argv['param'])) loadArgs.push('--param', p);
-    for (const s of list(argv['set'])) loadArgs.push('--set', s);
+    for (const p of flagList(argv['param'])) loadArgs.push('--param', p);
+    for (const s of flagList(argv['set'])) loadArgs.push('--set', s);
     const manifests = renderKube({
       scenario: f.scenario,
       shards: f.shards,

@@ -17,6 +17,7 @@ import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
 import { outOption, targetOptions } from '../target-options.js';
+import { flagList, parseFlags } from '../flags.js';
 import { resolveShard, resolveStartAt } from '../../load/sharding.js';
 
 /** A flag's text (numbers as written); undefined when absent; an error when given twice. */
@@ -37,8 +38,7 @@ export function parseDurationMs(text: string): number | undefined {
 }
 
 function pairs(flag: string, v: unknown, parseValue: boolean): [string, unknown][] {
-  const list = v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String);
-  return list.map((item) => {
+  return flagList(v).map((item) => {
     const eq = item.indexOf('=');
     if (eq <= 0) throw usageError(`--${flag} "${item}": write key=value`);
     const key = item.slice(0, eq);
@@ -95,7 +95,7 @@ export const loadCommand: CommandModule = {
     }
     // Scenario files from the config file, when the command line names none.
     const fromConfig = argv[CONFIG_SCENARIOS_KEY] as ScenarioEntry[] | undefined;
-    const parsed = Flags.safeParse({
+    const f = parseFlags('load', Flags, {
       scenarios: fromConfig?.map((e) => e.file) ?? argv['scenarios'],
       target: argv['target'],
       endpointId: argv['endpoint'],
@@ -109,11 +109,9 @@ export const loadCommand: CommandModule = {
       scaleRateWindows: argv['scale-rate-windows'],
       out: argv['out'],
     });
-    if (!parsed.success) throw usageError(`invalid flags:\n${z.prettifyError(parsed.error)}`);
-    const f = parsed.data;
     const set = pairs('set', argv['set'], true);
     const params = Object.fromEntries(pairs('param', argv['param'], false)) as Record<string, string>;
-    const only = argv['only'] === undefined ? [] : (Array.isArray(argv['only']) ? argv['only'] : [argv['only']]).map(String);
+    const only = flagList(argv['only']);
 
     let emulatorConfig: Record<string, unknown> = {};
     if (typeof argv['emulator-config'] === 'string') {

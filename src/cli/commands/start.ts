@@ -22,6 +22,7 @@ import {
 } from '../../report/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { outOption } from '../target-options.js';
+import { parseFlags } from '../flags.js';
 import { parseDurationMs } from './load.js';
 
 const PARTS = ['check', 'load', 'fuzz'] as const;
@@ -181,9 +182,7 @@ export const startCommand: CommandModule = {
       .option('parts', { type: 'array', string: true, describe: `Which parts to run: ${PARTS.join(', ')} (default all)` })
       .option('seed', { type: 'number', describe: 'Fuzz seed (default 42)' }),
   run: async (argv, io): Promise<ExitCode> => {
-    const parsed = StartArgs.safeParse(argv);
-    if (!parsed.success) throw usageError(`invalid options for qbench start:\n${z.prettifyError(parsed.error)}`);
-    const a = parsed.data;
+    const a = parseFlags('start', StartArgs, argv);
     const budget = checkSettings(a);
     const parts = new Set(a.parts as Part[]);
     const startedAt = new Date();
