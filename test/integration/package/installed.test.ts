@@ -3,8 +3,9 @@
 // shipped scenario, the user's own TypeScript scenario (in worker threads too), the
 // conformance check, and the reference worker with a TypeScript handler module.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 import { attached, client, KEY, until } from '../workers/helpers.js';
@@ -105,6 +106,30 @@ const RUN_AS_WRITTEN: readonly { readonly match: RegExp; readonly exit: 'ok' | '
   { match: /^eval "\$\(qbench emulate --print-worker-env [^)]*\)"$/, exit: 'ok' },
 ];
 
+/**
+ * Shell functions that stand in for `qbench` and `npx qbench` in a parsed-only line: bash splits
+ * the words, expands the variables and runs the line's own logic (eval, &&), and each qbench
+ * command line lands, NUL-separated after a marker, in $QBENCH_ARGV_FILE.
+ */
+const ARGV_MARK = '<<qbench>>';
+const RECORD_QBENCH = `qbench() { printf '%s\\0' '${ARGV_MARK}' "$@" >> "$QBENCH_ARGV_FILE"; }
+npx() { if [ "$1" = qbench ]; then shift; qbench "$@"; else command npx "$@"; fi; }`;
+
+function recordedArgv(file: string): string[][] {
+  if (!existsSync(file)) return [];
+  const words = readFileSync(file, 'utf8').split('\0').slice(0, -1);
+  rmSync(file);
+  const lines: string[][] = [];
+  for (const w of words) {
+    if (w === ARGV_MARK) lines.push([]);
+    else lines.at(-1)?.push(w);
+  }
+  return lines;
+}
+
+/** The installed package's own main(), loaded from the consumer's node_modules (no process per line). */
+type InstalledMain = (argv: readonly string[], io: { stdout: (t: string) => void; stderr: (t: string) => void; isTty: boolean; env: NodeJS.ProcessEnv; signal: AbortSignal }) => Promise<number>;
+
 const resultOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { load?: { scenarios: { name: string; verdict?: unknown }[] } };
 
 describe('qbench installed from its tarball', () => {
@@ -187,23 +212,39 @@ describe('qbench installed from its tarball', () => {
     expect(commands.length).toBeGreaterThan(20);
     const used = new Set<number>();
     const summary = join(dir, 'readme-step-summary.md');
+    const argvFile = join(dir, 'readme-argv');
+    const installedMain = ((await import(pathToFileURL(join(dir, 'node_modules/qbench/dist/src/cli/main.js')).href)) as { main: InstalledMain }).main;
     const problems: string[] = [];
+    let parsed = 0;
     for (const c of commands) {
       const line = asWritten(c.line);
       expect(line, c.line).not.toMatch(/<[^>]*>/);
       const i = RUN_AS_WRITTEN.findIndex((r) => r.match.test(c.line));
       const run = RUN_AS_WRITTEN[i];
       if (run) used.add(i);
-      const script = [...c.prelude, line].join('\n');
+      const script = [...(run ? [] : [RECORD_QBENCH]), ...c.prelude, line].join('\n');
       const r = await consumer!.run('bash', ['-eo', 'pipefail', '-c', script], {
-        env: { PATH: `${join(dir, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}`, GITHUB_STEP_SUMMARY: summary, ...(run ? {} : { QBENCH_PARSE_ONLY: '1' }) },
+        env: { PATH: `${join(dir, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}`, GITHUB_STEP_SUMMARY: summary, QBENCH_ARGV_FILE: argvFile },
         timeoutMs: 60_000,
       });
       const allowed = run?.exit === 'ranOrLate' ? [0, 4] : [0];
-      if (!allowed.includes(r.code)) problems.push(`${run ? 'ran' : 'parsed'}: ${c.line}\n  exit ${r.code}: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join('\n  ')}`);
+      const failed = (code: number, text: string) => problems.push(`${run ? 'ran' : 'parsed'}: ${c.line}\n  exit ${code}: ${text.trim().split('\n').slice(-3).join('\n  ')}`);
+      if (!allowed.includes(r.code)) failed(r.code, r.stderr || r.stdout);
       else run?.after?.(dir);
+      if (run) continue;
+      // Parsed only: each qbench command line of it through the installed CLI with QBENCH_PARSE_ONLY=1.
+      const argvs = recordedArgv(argvFile);
+      if (argvs.length === 0) failed(r.code, 'no qbench command line was found in it');
+      for (const argv of argvs) {
+        let text = '';
+        const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t), isTty: false, env: { QBENCH_PARSE_ONLY: '1' }, signal: new AbortController().signal };
+        const code = await installedMain(argv, io);
+        parsed++;
+        if (code !== 0 || !text.includes('the command line is valid')) failed(code, text);
+      }
     }
     expect(problems).toEqual([]);
+    expect(parsed).toBeGreaterThan(15);
     // Every line meant to run as written is still in the README.
     expect([...used].sort(), RUN_AS_WRITTEN.map((r) => r.match.source).join('\n')).toEqual(RUN_AS_WRITTEN.map((_, i) => i));
     expect(readFileSync(summary, 'utf8')).toMatch(/queue\.run\.answer|PASS/);
