@@ -54,6 +54,11 @@ export interface CheckContext {
    * run holds it and its last rate window has passed (the runner's ledger). Release it when done.
    */
   rateWindow(endpoint: string, operation: string): Promise<RateLease>;
+  /**
+   * Send `operation` of `endpoint` outside a count (a clean-up purge): waits while a check holds
+   * it, and the next `rateWindow` claim waits one clean window after it.
+   */
+  rateWindowUse<T>(endpoint: string, operation: string, send: () => Promise<T>): Promise<T>;
 }
 
 export interface CheckDefinition {

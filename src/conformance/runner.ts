@@ -152,6 +152,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
         return ep;
       },
       rateWindow: (endpoint, operation) => ledger.claim(endpoint, operation, AbortSignal.any([signal, budget])),
+      rateWindowUse: (endpoint, operation, send) => ledger.use(endpoint, operation, send, AbortSignal.any([signal, budget])),
     };
     try {
       const pass = await check.run(ctx);

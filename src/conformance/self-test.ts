@@ -1,10 +1,12 @@
-// `qbench check --self-test` (issue 5): proof that the suite catches broken implementations.
+// `qbench check --self-test`: proof that the suite catches broken implementations.
 // The clean emulator must pass every selected check; then, for each fault switch of
 // src/emulator/faults.ts, an emulator with that one fault runs the checks that cite the
 // fault's clause, and at least one of them must fail. The detection table lists them.
+// The emulators are in-process by default; `startTarget` puts them anywhere reachable by URL
+// (another process, behind a proxy), to prove the suite at the border as well.
 import type { CheckResult } from '../report/model.js';
 import { FAULTS, FAULT_NAMES, type FaultName } from '../emulator/faults.js';
-import { startEmulatorTarget } from './connect.js';
+import { startEmulatorTarget, type Connected } from './connect.js';
 import { runPool } from './pool.js';
 import { runChecks, type Profile } from './runner.js';
 import { clauseById, type Suite } from './suite.js';
@@ -42,6 +44,11 @@ export interface SelfTestOptions {
   readonly skipClean?: boolean;
   readonly onClean?: (results: readonly CheckResult[]) => void;
   readonly onRow?: (row: SelfTestRow) => void;
+  /**
+   * Start an emulator with these faults switched on and connect to it (default: in-process,
+   * `timeScale`); `close` stops both.
+   */
+  readonly startTarget?: (faults: readonly FaultName[]) => Promise<Connected>;
 }
 
 /** Ids of the checks citing at least one clause of `section`. */
@@ -55,7 +62,7 @@ function failed(r: CheckResult): boolean {
 }
 
 async function runAgainst(suite: Suite, faults: readonly FaultName[], only: readonly string[] | undefined, o: SelfTestOptions): Promise<CheckResult[]> {
-  const t = await startEmulatorTarget({ faults, ...(o.timeScale !== undefined ? { timeScale: o.timeScale } : {}) });
+  const t = o.startTarget ? await o.startTarget(faults) : await startEmulatorTarget({ faults, ...(o.timeScale !== undefined ? { timeScale: o.timeScale } : {}) });
   try {
     return await runChecks(suite, t.target, t.probe, {
       profile: o.profile ?? 'quick',

@@ -1,8 +1,10 @@
 // HTTP plumbing of the emulator: JSON answers (always `content-type: application/json`,
 // WIRE-COMPAT), error bodies `{error: "..."}`, and body reading with a byte cap enforced
 // while the body streams in (§4.1/§8 payload caps): an oversized body is answered 413 at
-// once, the rest is discarded as it arrives, and past a bound the connection is cut.
+// once, then a lingering close: the rest is discarded as it arrives, and past a bound the
+// connection is cut.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { depthError, depthViolation } from './json-limits.js';
 
 const JSON_TYPE = 'application/json';
@@ -34,12 +36,57 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * Headers for an answer sent before the request's body was read (a wrong key, a declared
- * length past the cap): `connection: close`, so node closes the connection after the answer
- * instead of reading the unwanted body to keep it alive.
+ * Bounds of a lingering close (real time: network behaviour, not the emulated clock). nginx
+ * lingers up to 30 s, 5 s between reads; a test service can be quicker.
  */
-export function closeIfBodyPending(req: IncomingMessage): Record<string, string> | undefined {
-  return hasBody(req) && !req.complete ? { connection: 'close' } : undefined;
+export const LINGER = Object.freeze({
+  /** At most this long after the answer, whatever the client still sends. */
+  maxMs: 5_000,
+  /** The client sent nothing for this long. */
+  idleMs: 1_000,
+  /** Default byte allowance: more than the largest body cap (/runsync, 20 MB). */
+  allowanceBytes: 32 * 1024 * 1024,
+});
+
+/**
+ * Headers for an answer sent before the request's body was read (a wrong key, a body past
+ * its cap): `connection: close`, so the unwanted body is never parsed, with a lingering close.
+ *
+ * node ends a `connection: close` answer with `socket.destroySoon()`: the socket is destroyed as
+ * soon as the answer is flushed. With the client's body still arriving, the kernel answers the
+ * unread bytes with a reset, and a client (or a proxy) still sending loses the answer: a proxy
+ * turns it into 502. Instead, as nginx and Apache do: the answer, then this side's FIN, then what
+ * the client still sends is read and dropped until it closes, `allowanceBytes` have arrived,
+ * LINGER.maxMs have passed or it was silent LINGER.idleMs; then the socket is destroyed.
+ * Nothing is buffered. Returns undefined when no body is pending (nothing to refuse).
+ */
+export function closeIfBodyPending(req: IncomingMessage, allowanceBytes: number = LINGER.allowanceBytes): Record<string, string> | undefined {
+  if (!hasBody(req) || req.complete) return undefined;
+  return closeLingering(req, allowanceBytes);
+}
+
+/** `connection: close` headers for an answer that refuses the rest of the body, with a lingering close (see closeIfBodyPending). */
+export function closeLingering(req: IncomingMessage, allowanceBytes: number = LINGER.allowanceBytes): Record<string, string> {
+  const socket = req.socket;
+  const cut = (): void => {
+    socket.destroy();
+  };
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > allowanceBytes) cut();
+  });
+  req.on('error', () => {});
+  req.resume();
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    if (this.destroyed) return;
+    if (this.writable) this.end();
+    const total = setTimeout(cut, LINGER.maxMs);
+    total.unref();
+    this.setTimeout(LINGER.idleMs, cut);
+    this.once('close', () => clearTimeout(total));
+  };
+  return { connection: 'close' };
 }
 
 /**
@@ -84,20 +131,6 @@ export function readBody(req: IncomingMessage, capBytes: number): Promise<BodyRe
     req.on('error', onAbort);
     req.on('close', onAbort);
   });
-}
-
-/**
- * After a too-large answer: keep discarding what the client still sends (so it can read
- * the 413 cleanly) up to `allowanceBytes`, then cut the connection. Nothing is buffered.
- */
-export function discardRest(req: IncomingMessage, allowanceBytes: number): void {
-  let discarded = 0;
-  req.on('data', (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > allowanceBytes) req.socket.destroy();
-  });
-  req.on('error', () => {});
-  req.resume();
 }
 
 /** Content types a job body may carry: JSON, or what curl and the worker protocol send for JSON text. */

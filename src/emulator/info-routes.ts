@@ -16,7 +16,7 @@ import { FAULTS } from './faults.js';
 import { MAX_JSON_DEPTH } from './json-limits.js';
 import { EMULATOR_INFO_NAME } from './info-schema.js';
 import { HOLD_MAX_REAL_MS } from './rate-limiter.js';
-import { closeIfBodyPending, parseJson, readBody, sendError, sendJson } from './http-io.js';
+import { closeIfBodyPending, closeLingering, parseJson, readBody, sendError, sendJson } from './http-io.js';
 import { headerAuthorizes } from './auth.js';
 
 const CONTROL_BODY_CAP_BYTES = 64 * 1024;
@@ -147,7 +147,7 @@ async function readControlBody(req: IncomingMessage, res: ServerResponse): Promi
   const b = await readBody(req, CONTROL_BODY_CAP_BYTES);
   if (b.kind === 'aborted') return undefined;
   if (b.kind === 'too-large') {
-    sendError(res, 413, `control bodies are at most ${CONTROL_BODY_CAP_BYTES} bytes`, undefined, { connection: 'close' });
+    sendError(res, 413, `control bodies are at most ${CONTROL_BODY_CAP_BYTES} bytes`, undefined, closeLingering(req, CONTROL_BODY_CAP_BYTES));
     return undefined;
   }
   if (b.body.length === 0) return {};

@@ -10,7 +10,7 @@ import type { RateLimitedOperation } from '../spec/index.js';
 import { headerAuthorizes } from './auth.js';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
-import { closeIfBodyPending, discardRest, readBody, sendError, type BodyResult } from './http-io.js';
+import { closeIfBodyPending, closeLingering, readBody, sendError, type BodyResult } from './http-io.js';
 import { handleInfoRoute } from './info-routes.js';
 import { UNLIMITED } from './rate-limiter.js';
 import { QueueOperations, decodeSeg, type QueueOperation } from './queue-operations.js';
@@ -232,8 +232,9 @@ export class EmulatorHttp {
   }
 
   private tooLarge(req: IncomingMessage, res: ServerResponse, op: Route, cap: number, declared: number | undefined): void {
+    // A client a little past the cap (a probe of the cap, a proxy still uploading) finishes sending
+    // and reads this answer: up to two caps more are read and dropped before the connection is cut.
     const mb = cap / BYTES_PER_MB[EMULATOR_MB_READING];
-    sendError(res, STATUS_CODES.payloadTooLarge, `payload too large: /${op} accepts at most ${cap} bytes (${mb} MB)${declared !== undefined ? `, content-length says ${declared}` : ''}`, { limitBytes: cap }, { connection: 'close' });
-    discardRest(req, cap);
+    sendError(res, STATUS_CODES.payloadTooLarge, `payload too large: /${op} accepts at most ${cap} bytes (${mb} MB)${declared !== undefined ? `, content-length says ${declared}` : ''}`, { limitBytes: cap }, closeLingering(req, 2 * cap));
   }
 }

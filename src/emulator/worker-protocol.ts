@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorCore } from './core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
-import { parseJson, readBody, sendError, sendJson } from './http-io.js';
+import { closeLingering, parseJson, readBody, sendError, sendJson } from './http-io.js';
 import { decodeSeg } from './queue-operations.js';
 import type { WorkerRoutes } from './server.js';
 import type { Worker } from './worker-pool.js';
@@ -127,7 +127,7 @@ export class WorkerProtocolRoutes implements WorkerRoutes {
         const jobId = decodeSeg(rest[1] ?? '');
         const b = await readBody(req, RESULT_BODY_CAP_BYTES);
         if (b.kind === 'aborted') return;
-        if (b.kind === 'too-large') return sendError(res, 413, `worker results are at most ${RESULT_BODY_CAP_BYTES} bytes`, undefined, { connection: 'close' });
+        if (b.kind === 'too-large') return sendError(res, 413, `worker results are at most ${RESULT_BODY_CAP_BYTES} bytes`, undefined, closeLingering(req, RESULT_BODY_CAP_BYTES));
         const job = this.jobOf(ep, w, jobId);
         // The result of a job the worker was told to stop: the worker no longer runs it.
         if (!job && op === 'job-done') ep.confirmStopped(w, jobId);

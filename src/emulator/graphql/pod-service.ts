@@ -6,8 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildSchema, execute as executeDocument, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { GraphqlRequest, HTTP_STATUS } from '../../spec/index.js';
 import { keyMatches, bearerToken } from '../auth.js';
-import { readJsonBody, sendJson, tooLargeHeaders } from '../rest/json-io.js';
-import { closeIfBodyPending } from '../http-io.js';
+import { readJsonBody, sendJson } from '../rest/json-io.js';
+import { closeIfBodyPending, closeLingering } from '../http-io.js';
 import { MAX_JSON_DEPTH, documentNestingExceeds } from '../json-limits.js';
 import { templateStoreFor } from '../rest/template-store.js';
 import type { EmulatorServices, SubService } from '../sub-services.js';
@@ -103,7 +103,7 @@ export function createPodService(services: EmulatorServices, options: PodService
   async function execute(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
     if (body.kind === 'aborted') return;
-    if (body.kind === 'too-large') return requestError(res, PAYLOAD_TOO_LARGE, `body: larger than ${body.limitBytes} bytes`, 'PAYLOAD_TOO_LARGE', tooLargeHeaders);
+    if (body.kind === 'too-large') return requestError(res, PAYLOAD_TOO_LARGE, `body: larger than ${body.limitBytes} bytes`, 'PAYLOAD_TOO_LARGE', closeLingering(req, body.limitBytes));
     if (body.kind === 'too-deep') return requestError(res, HTTP_STATUS.badRequest, body.reason, 'BAD_REQUEST');
     if (body.kind === 'empty') return requestError(res, HTTP_STATUS.badRequest, 'body: must be a JSON object with a "query" string', 'BAD_REQUEST');
     if (body.kind === 'invalid-json') return requestError(res, HTTP_STATUS.badRequest, `body: is not valid JSON (${body.reason})`, 'BAD_REQUEST');

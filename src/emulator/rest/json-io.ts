@@ -22,8 +22,8 @@ export type BodyRead =
 /**
  * Read the whole body; parse it as JSON whatever the content-type says (clients differ).
  * A declared content-length past `limitBytes` is refused before reading; a body that grows
- * past it while streaming is refused at once. Either way answer with `tooLargeHeaders`, which
- * closes the connection instead of reading the rest.
+ * past it while streaming is refused at once. Either way answer with `closeLingering` (http-io.ts):
+ * the connection closes after the answer, without parsing the rest.
  */
 export function readJsonBody(req: IncomingMessage, limitBytes = MAX_DOCUMENT_BODY_BYTES): Promise<BodyRead> {
   const declared = req.headers['content-length'];
@@ -66,9 +66,6 @@ export function readJsonBody(req: IncomingMessage, limitBytes = MAX_DOCUMENT_BOD
     });
   });
 }
-
-/** The headers of a 413 answer: the connection closes rather than read the refused body. */
-export const tooLargeHeaders: Readonly<Record<string, string>> = { connection: 'close' };
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent || res.destroyed) return;

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { API_VERSIONS, HTTP_STATUS } from '../../spec/index.js';
 import type { EmulatorServices, SubService } from '../sub-services.js';
 import { bearerToken, keyMatches } from '../auth.js';
-import { isPlainObject, readJsonBody, sendJson, sendNoContent, tooLargeHeaders } from './json-io.js';
-import { closeIfBodyPending } from '../http-io.js';
+import { isPlainObject, readJsonBody, sendJson, sendNoContent } from './json-io.js';
+import { closeIfBodyPending, closeLingering } from '../http-io.js';
 import { templateStoreFor, type StoredTemplate, type TemplateStore } from './template-store.js';
 import { parseTemplateCreate, parseTemplateUpdate, problemBody, type FieldProblem } from './template-validation.js';
 
@@ -105,7 +105,7 @@ export function createTemplateService(services: EmulatorServices): SubService {
         sendJson(res, HTTP_STATUS.badRequest, { error: body.reason, code: 'BODY_TOO_DEEP' });
         return undefined;
       case 'too-large':
-        sendJson(res, PAYLOAD_TOO_LARGE, { error: `body: larger than ${body.limitBytes} bytes`, code: 'BODY_TOO_LARGE' }, tooLargeHeaders);
+        sendJson(res, PAYLOAD_TOO_LARGE, { error: `body: larger than ${body.limitBytes} bytes`, code: 'BODY_TOO_LARGE' }, closeLingering(req, body.limitBytes));
         return undefined;
       case 'aborted':
         return undefined;

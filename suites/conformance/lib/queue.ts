@@ -67,8 +67,9 @@ export function postOp(ctx: CheckContext, ep: string, op: 'cancel' | 'retry', id
   return send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, op, id) });
 }
 
+/** POST /purge-queue, kept out of a window the purge-queue rate check counts in (the runner's ledger). */
 export function purge(ctx: CheckContext, ep: string): Promise<ProbeResponse> {
-  return send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'purge-queue') });
+  return ctx.rateWindowUse(ep, 'purge-queue', () => send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'purge-queue') }));
 }
 
 export async function health(ctx: CheckContext, ep: string): Promise<{ res: ProbeResponse; record: HealthRecord }> {
@@ -157,6 +158,12 @@ export const BLOCKER_DELAY_S = (15 * MINUTE_MS) / SECOND_MS;
 export const PICKUP_WAIT_MS = 30 * SECOND_MS;
 /** Emulated time without a new blocker starting after which every worker counts as busy (covers a cold start). */
 const SETTLE_MS = 5 * SECOND_MS;
+/**
+ * ...and never less than this in real time: on a time-scaled target, SETTLE_MS is tens of ms,
+ * shorter than a network round trip plus the poll interval of an external worker process, which
+ * would count a worker about to take its blocker as busy.
+ */
+const SETTLE_FLOOR_REAL_MS = 1_000;
 
 export interface QueueHold {
   readonly blockers: readonly string[];
@@ -208,8 +215,8 @@ export async function holdQueue(ctx: CheckContext, ep: string): Promise<QueueHol
 }
 
 /**
- * Wait until every blocker runs, or the number running has not grown for SETTLE_MS (every
- * worker busy: the rest stay queued), or PICKUP_WAIT_MS has passed.
+ * Wait until every blocker runs, or the number running has not grown for SETTLE_MS (at least
+ * SETTLE_FLOOR_REAL_MS: every worker busy, the rest stay queued), or PICKUP_WAIT_MS has passed.
  */
 async function settle(ctx: CheckContext, ep: string, blockers: readonly string[]): Promise<{ running: number; queued: number }> {
   const deadline = performance.now() + Math.max(PRECONDITION_FLOOR_REAL_MS, ctx.time.toRealMs(PICKUP_WAIT_MS));
@@ -224,7 +231,7 @@ async function settle(ctx: CheckContext, ep: string, blockers: readonly string[]
     if (now !== running) {
       running = now;
       since = performance.now();
-    } else if (now > 0 && performance.now() - since > Math.max(200, ctx.time.toRealMs(SETTLE_MS))) {
+    } else if (now > 0 && performance.now() - since > Math.max(SETTLE_FLOOR_REAL_MS, ctx.time.toRealMs(SETTLE_MS))) {
       break;
     }
     await ctx.time.sleepReal(pollIntervalRealMs(ctx), ctx.signal);

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD } from '../../../src/spec/index.js';
 import type { RateLimitedOperation } from '../../../src/spec/index.js';
+import { startProxy } from '../conformance/border-proxy.js';
 import { holdRequest, KEY, startManual, until, type TestEmulator } from './helpers.js';
 
 let t: TestEmulator;
@@ -203,7 +204,87 @@ describe('§4.1 payload caps (1 MB = 1,000,000 bytes)', () => {
     }
     await until(() => closed, 'the server to cut the connection');
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
-    // Cut within the cap plus the discard allowance (one cap) and socket buffers.
+    // Cut within the cap plus the lingering-close allowance (two caps: a client a little past the
+    // cap finishes sending and reads its 413) and socket buffers.
     expect(sentBytes).toBeLessThan(4 * RUN_PAYLOAD.decimalBytes);
+  });
+});
+
+/**
+ * Send `head` and then `bodyBytes` bytes as fast as the socket takes them, on a socket that
+ * stays open for reading after its own end (as a proxy's upstream socket does): how many body
+ * bytes went out before the server stopped taking them, the first socket error, and the answer.
+ */
+async function uploadWhole(port: number, head: string, bodyBytes: number): Promise<{ sent: number; error: string | undefined; answer: string }> {
+  const s = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+  sockets.push(s);
+  let answer = '';
+  let error: string | undefined;
+  let closed = false;
+  s.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+  s.on('error', (e: NodeJS.ErrnoException) => (error ??= e.code ?? e.message));
+  s.on('close', () => (closed = true));
+  await new Promise<void>((r) => s.once('connect', () => r()));
+  s.write(head);
+  const piece = Buffer.alloc(256 * 1024, 0x20);
+  let sent = 0;
+  while (sent < bodyBytes && !closed && error === undefined) {
+    const n = Math.min(piece.length, bodyBytes - sent);
+    const more = s.write(piece.subarray(0, n));
+    sent += n;
+    if (!more) await new Promise<void>((r) => (closed ? r() : s.once('drain', () => r()) && s.once('close', () => r())));
+  }
+  if (!closed) s.end();
+  await until(() => closed, 'the connection to close after the answer');
+  return { sent, error, answer };
+}
+
+describe('an answer before the body (413, wrong key) is a lingering close, not a reset', () => {
+  it('a client sending a body a little past the cap sends it whole and reads its 413', async () => {
+    t = await startManual();
+    const size = RUN_PAYLOAD.decimalBytes + 2_000_000;
+    const head = `POST /v2/demo/run HTTP/1.1\r\nhost: x\r\nauthorization: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`;
+    const r = await uploadWhole(Number(new URL(t.em.url).port), head, size);
+    expect(r.answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(r.answer.toLowerCase()).toContain('connection: close');
+    expect(r.error).toBeUndefined();
+    expect(r.sent).toBe(size);
+  });
+
+  it('a wrong key with a large body: the client sends it whole and reads its 401', async () => {
+    t = await startManual();
+    const size = 5_000_000;
+    const head = `POST /v2/demo/run HTTP/1.1\r\nhost: x\r\nauthorization: wrong-key\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`;
+    const r = await uploadWhole(Number(new URL(t.em.url).port), head, size);
+    expect(r.answer).toMatch(/^HTTP\/1\.1 401/);
+    expect(r.error).toBeUndefined();
+    expect(r.sent).toBe(size);
+  });
+
+  it('through a plain proxy that uploads the whole body first, the client gets the 413 and the 401, not 502', async () => {
+    t = await startManual();
+    const proxy = await startProxy({ upstream: t.em.url, delayMs: 5, jitterMs: 5 });
+    try {
+      const over = sizedBody(RUN_PAYLOAD.decimalBytes + 2_000_000);
+      const post = (key: string) => fetch(`${proxy.url}/v2/demo/run`, { method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: over });
+      const tooLarge = await post(KEY);
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.json()).toMatchObject({ limitBytes: RUN_PAYLOAD.decimalBytes });
+      const wrongKey = await post('wrong-key');
+      expect(wrongKey.status).toBe(401);
+      await wrongKey.arrayBuffer();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('past the allowance (two caps after the answer) the connection is still cut', async () => {
+    t = await startManual();
+    const size = RUN_PAYLOAD.decimalBytes * 4;
+    const head = `POST /v2/demo/run HTTP/1.1\r\nhost: x\r\nauthorization: ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`;
+    const r = await uploadWhole(Number(new URL(t.em.url).port), head, size);
+    expect(r.answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(r.error).toBeDefined();
+    expect(r.sent).toBeLessThan(size);
   });
 });

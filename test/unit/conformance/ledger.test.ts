@@ -37,4 +37,36 @@ describe('RateLedger', () => {
     expect(next.waitedMs).toBeGreaterThan(0);
     next.release();
   });
+
+  it('a use waits for the holder, does not wait for other uses, and dirties the window for the next claim', async () => {
+    const ledger = new RateLedger(WINDOW_MS);
+    const holder = await ledger.claim('ep', 'purge-queue');
+    let usedAt = 0;
+    const use = ledger.use('ep', 'purge-queue', () => { usedAt = performance.now(); return Promise.resolve('sent'); });
+    // Other uses of an operation nobody holds go at once.
+    expect(await ledger.use('ep', 'run', () => Promise.resolve('free'))).toBe('free');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(usedAt).toBe(0);
+    const releasedAt = performance.now();
+    holder.release(releasedAt);
+    expect(await use).toBe('sent');
+    expect(usedAt).toBeGreaterThanOrEqual(releasedAt);
+    // Two uses in a row do not wait a window for each other.
+    const t0 = performance.now();
+    await ledger.use('ep', 'purge-queue', () => Promise.resolve());
+    expect(performance.now() - t0).toBeLessThan(WINDOW_MS);
+    const lastUse = performance.now();
+    const next = await ledger.claim('ep', 'purge-queue');
+    expect(performance.now() - lastUse).toBeGreaterThanOrEqual(WINDOW_MS * CLEAN_WINDOW_FACTOR + CLEAN_WINDOW_FLOOR_REAL_MS - 5);
+    next.release();
+  });
+
+  it('a use waiting for a holder is given up when its signal aborts', async () => {
+    const ledger = new RateLedger(WINDOW_MS);
+    const holder = await ledger.claim('ep', 'purge-queue');
+    let sent = false;
+    await expect(ledger.use('ep', 'purge-queue', () => { sent = true; return Promise.resolve(); }, AbortSignal.timeout(10))).rejects.toThrow();
+    expect(sent).toBe(false);
+    holder.release();
+  });
 });
