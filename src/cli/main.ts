@@ -5,11 +5,26 @@ import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CliIo } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { applyConfig } from '../config/apply-config.js';
-import { loadConfig } from '../config/load-config.js';
+import { configOption } from './target-options.js';
+import { EMULATOR_TARGET, parseTarget } from '../target/index.js';
 
-/** Commands that read the config file. */
-const CONFIG_COMMANDS = new Set(['check', 'load', 'fuzz', 'worker']);
+/**
+ * Set to 1, the CLI parses the command line and the config file, checks the --target grammar,
+ * and exits 0 without running anything (no network, no files written): the README test uses it
+ * for the command lines that need a deployment. Not a user option.
+ */
+export const PARSE_ONLY_ENV = 'QBENCH_PARSE_ONLY';
+
+/** What parse-only mode checks beyond yargs and the config file: the target grammar. */
+function checkParsed(name: string, args: Record<string, unknown>, io: CliIo): ExitCode {
+  const target = args['target'];
+  const endpoint = args['endpoint'];
+  if (typeof target === 'string' && target !== EMULATOR_TARGET) parseTarget(target, typeof endpoint === 'string' ? endpoint : undefined);
+  io.stderr(`qbench ${name}: the command line is valid (${PARSE_ONLY_ENV}=1: nothing run)\n`);
+  return EXIT.OK;
+}
+import { applyConfig, CONFIG_COMMANDS } from '../config/apply-config.js';
+import { loadConfig } from '../config/load-config.js';
 
 export type { CliIo } from './command.js';
 
@@ -35,16 +50,26 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100));
   for (const cmd of COMMANDS) {
-    parser = parser.command(cmd.command, cmd.describe, cmd.builder, async (args) => {
-      exitCode = await cmd.run(args, io);
+    const name = cmd.command.split(' ')[0] ?? '';
+    const readsConfig = CONFIG_COMMANDS.has(name);
+    parser = parser.command(cmd.command, cmd.describe, (y) => (readsConfig ? configOption(cmd.builder(y)) : cmd.builder(y)), async (args) => {
+      exitCode = io.env[PARSE_ONLY_ENV] === '1' ? checkParsed(name, args, io) : await cmd.run(args, io);
     });
   }
   parser = parser
-    .option('config', { type: 'string', global: true, describe: 'Config file (default: qbench.config.ts, .mts, .js, .mjs or .json in the working directory); flags override it' })
     .middleware(async (args) => {
       const command = String(args._[0] ?? '');
       if (!CONFIG_COMMANDS.has(command)) return;
-      const loaded = await loadConfig(args['config']);
+      const file = args['config'];
+      if (file !== undefined && typeof file !== 'string') throw new QbenchError('QB_ERR_USAGE', '--config: give one file, once');
+      let loaded: Awaited<ReturnType<typeof loadConfig>>;
+      try {
+        loaded = await loadConfig(file);
+      } catch (e) {
+        // Before the config file, `emulate --config` took the emulator's own JSON settings.
+        if (command === 'emulate' && file !== undefined && e instanceof QbenchError) throw new QbenchError(e.code, `${e.message}\n(the emulator's own JSON settings go to --emulator-config; --config takes a qbench.config file with an emulator section)`);
+        throw e;
+      }
       if (loaded) applyConfig(command, args, argv, loaded);
     })
     .fail((msg, err) => {

@@ -1,14 +1,29 @@
 // Flags win over the config file: the file fills in only what the command line left out.
 // `--target <name>` picks a named target (its URL, endpoint, interface URLs, key variable
-// name and spare endpoints); each command then takes its own section and the report directory.
+// name and spare endpoints); each command then takes the sections that apply to it.
 import { isAbsolute, resolve } from 'node:path';
 import type { LoadedConfig } from './load-config.js';
 
-/** Where the load command finds the config's scenario entries (files with params and thresholds). */
+/** Where the load and start commands find the config's scenario entries (files with params and thresholds). */
 export const CONFIG_SCENARIOS_KEY = 'qbench-config-scenarios';
 
-/** Commands that name a target; the others take nothing from the targets table. */
-const TARGET_COMMANDS = new Set(['check', 'load', 'fuzz', 'worker']);
+type Section = 'target' | 'interfaces' | 'spares' | 'conformance' | 'load' | 'fuzz' | 'emulator' | 'reportDir';
+
+/**
+ * What each command takes from the file. `start` runs on its own in-process emulators, so it
+ * takes no target; `emulate` takes only its `emulator` section.
+ */
+const SECTIONS: Readonly<Record<string, readonly Section[]>> = {
+  check: ['target', 'interfaces', 'spares', 'conformance', 'reportDir'],
+  load: ['target', 'load', 'reportDir'],
+  fuzz: ['target', 'interfaces', 'fuzz', 'reportDir'],
+  worker: ['target'],
+  start: ['conformance', 'load', 'fuzz', 'reportDir'],
+  emulate: ['emulator'],
+};
+
+/** The commands that read the config file. */
+export const CONFIG_COMMANDS: ReadonlySet<string> = new Set(Object.keys(SECTIONS));
 
 /** Raw command-line tokens say whether a flag (or one of its spellings) was given. */
 export function flagGiven(tokens: readonly string[], ...names: string[]): boolean {
@@ -18,39 +33,60 @@ export function flagGiven(tokens: readonly string[], ...names: string[]): boolea
 /** Fill `argv` (the parsed flags of `command`) from the config where the flags were not given. */
 export function applyConfig(command: string, argv: Record<string, unknown>, tokens: readonly string[], loaded: LoadedConfig): void {
   const c = loaded.config;
+  const takes = new Set(SECTIONS[command] ?? []);
   const fill = (key: string, value: unknown, ...spellings: string[]) => {
     if (value !== undefined && !flagGiven(tokens, key, ...spellings)) argv[key] = value;
   };
   const path = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(loaded.dir, p));
 
   const name = argv['target'];
-  const t = typeof name === 'string' && TARGET_COMMANDS.has(command) ? c.targets[name] : undefined;
+  const t = typeof name === 'string' && takes.has('target') ? c.targets[name] : undefined;
   if (t) {
     argv['target'] = t.url;
     fill('endpoint', t.endpoint, 'endpoint-id');
     fill('api-key-env', t.apiKeyEnv);
-    if (command === 'check' || command === 'fuzz') {
+    if (takes.has('interfaces')) {
       fill('rest-url', t.restUrl);
       fill('graphql-url', t.graphqlUrl);
     }
-    if (command === 'check') fill('spare-endpoint', t.spareEndpoints);
+    if (takes.has('spares')) fill('spare-endpoint', t.spareEndpoints);
   }
-  if (command === 'check') {
+  if (takes.has('conformance')) {
     fill('profile', c.conformance.profile);
     fill('only', c.conformance.only);
     fill('skip', c.conformance.skip);
     fill('expect', path(c.conformance.expectations));
   }
-  if (command === 'fuzz') {
+  if (takes.has('fuzz')) {
     fill('runs', c.fuzz.runs);
     fill('model-runs', c.fuzz.modelRuns);
     fill('max-commands', c.fuzz.maxCommands);
     fill('max-duration', c.fuzz.maxDuration);
   }
-  if (command === 'load') {
+  if (takes.has('load')) {
     const named = argv['scenarios'];
     const none = named === undefined || (Array.isArray(named) && named.length === 0);
     if (none && c.load.scenarios) argv[CONFIG_SCENARIOS_KEY] = c.load.scenarios.map((e) => ({ ...e, file: path(e.file) }));
   }
-  if (command === 'check' || command === 'load' || command === 'fuzz') fill('out', path(c.reportDir));
+  if (takes.has('emulator')) {
+    const e = c.emulator;
+    fill('port', e.port);
+    fill('host', e.host);
+    fill('api-key-env', e.apiKeyEnv);
+    fill('endpoint', e.endpoints);
+    fill('time-scale', e.timeScale);
+    fill('scale-rate-windows', e.scaleRateWindows);
+    fill('workers-min', e.workers?.min);
+    fill('workers-max', e.workers?.max);
+    fill('jobs-per-worker', e.workers?.jobsPerWorker);
+    fill('cold-start-ms', e.workers?.coldStartMs);
+    fill('idle-timeout-ms', e.workers?.idleTimeoutMs);
+    fill('limits', e.limits?.enabled);
+    fill('requests-per-worker', e.limits?.requestsPerWorker);
+    fill('external-workers', e.externalWorkers);
+    fill('simulated-workers', e.simulatedWorkers);
+    fill('worker-ping-interval-ms', e.workerPingIntervalMs);
+    fill('fault', e.faults);
+  }
+  if (takes.has('reportDir')) fill('out', path(c.reportDir));
 }

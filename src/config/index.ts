@@ -3,4 +3,4 @@ export { QbenchConfig, ConfigTarget, defineConfig } from './schema.js';
 export type { QbenchConfigInput } from './schema.js';
 export { loadConfig, findConfigFile, CONFIG_FILE_NAMES } from './load-config.js';
 export type { LoadedConfig } from './load-config.js';
-export { applyConfig, flagGiven } from './apply-config.js';
+export { applyConfig, flagGiven, CONFIG_COMMANDS } from './apply-config.js';

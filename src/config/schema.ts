@@ -2,6 +2,7 @@
 // code so CI jobs stop repeating flag lists. Named targets, conformance selection, load
 // scenarios, fuzz budgets and the report directory; flags given on the command line win.
 import { z } from 'zod';
+import { FAULT_NAMES } from '../emulator/faults.js';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'an environment variable name (letters, digits, _)' });
 const endpointId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, { error: 'an endpoint id (letters, digits, - and _)' });
@@ -52,6 +53,35 @@ export const QbenchConfig = z.strictObject({
       maxCommands: z.number().int().positive().optional(),
       /** e.g. "45s", "5m". */
       maxDuration: z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, { error: 'a duration such as 45s, 5m, 1m30s' }).optional(),
+    })
+    .default({}),
+  /**
+   * `qbench emulate`: what a team pins for the emulator its CI starts. The emulator's own
+   * schema (src/emulator/config.ts) judges the values together (e.g. workers.min <= max) at start.
+   */
+  emulator: z
+    .strictObject({
+      port: z.number().int().min(0).max(65535, { error: 'a TCP port, 0..65535' }).optional(),
+      host: z.string().min(1).optional(),
+      /** The NAME of the variable holding the accepted key, never the key. */
+      apiKeyEnv: envName.optional(),
+      endpoints: z.array(endpointId).min(1).optional(),
+      timeScale: z.number().positive().max(100_000).optional(),
+      scaleRateWindows: z.boolean().optional(),
+      workers: z
+        .strictObject({
+          min: z.number().int().nonnegative().optional(),
+          max: z.number().int().positive().optional(),
+          jobsPerWorker: z.number().int().positive().optional(),
+          coldStartMs: z.number().int().nonnegative().optional(),
+          idleTimeoutMs: z.number().int().nonnegative().optional(),
+        })
+        .optional(),
+      limits: z.strictObject({ enabled: z.boolean().optional(), requestsPerWorker: z.number().int().nonnegative().optional() }).optional(),
+      externalWorkers: z.boolean().optional(),
+      simulatedWorkers: z.boolean().optional(),
+      workerPingIntervalMs: z.number().int().positive().optional(),
+      faults: z.array(z.enum(FAULT_NAMES as unknown as [string, ...string[]], { error: `a fault: ${FAULT_NAMES.join(', ')}` })).optional(),
     })
     .default({}),
   /** Where reports go (default reports/<timestamp>). */

@@ -4,7 +4,7 @@
 // and operation over 10 s). On a shared endpoint this keeps one check's burst out of the
 // window another check is counting in. A check that only sends the operation (a purge to clean
 // up) goes through `use`: it waits for the holder and dirties the window for the next claim.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { realSleep } from '../client/sleep.js';
 
 /** Margin past one window before an operation counts as clean again (covers network delay and clock granularity). */
 export const CLEAN_WINDOW_FACTOR = 1.1;
@@ -52,7 +52,7 @@ export class RateLedger {
     await previous;
     const wait = slot.cleanAtMs - performance.now();
     try {
-      if (wait > 0) await sleep(wait, undefined, signal ? { signal } : {});
+      if (wait > 0) await realSleep(wait, signal);
     } catch (e) {
       done();
       throw e;

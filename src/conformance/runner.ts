@@ -12,7 +12,7 @@ import type { Probe } from './probe.js';
 import { clauseById, type Suite } from './suite.js';
 import type { Target } from './target.js';
 import { timeModel } from './time-model.js';
-import { setTimeout as sleepReal } from 'node:timers/promises';
+import { sleepUntilAborted } from '../client/sleep.js';
 
 export type Profile = 'quick' | 'full';
 
@@ -52,7 +52,7 @@ async function awaitLeftovers(target: Target, probe: Probe, signal: AbortSignal,
   if (!busy(c) || c === null) return;
   notice(`endpoint ${target.endpointId} holds jobs from earlier runs (${c.inQueue} queued, ${c.inProgress} in progress): waiting up to ${LEFTOVER_WAIT_REAL_MS / 1000} s for them to end`);
   while (busy(c) && performance.now() - started < LEFTOVER_WAIT_REAL_MS && !signal.aborted) {
-    await sleepReal(LEFTOVER_POLL_REAL_MS, undefined, { signal }).catch(() => undefined);
+    await sleepUntilAborted(LEFTOVER_POLL_REAL_MS, signal);
     c = await jobCounts(probe, target.endpointId, signal);
   }
   const waited = Math.round((performance.now() - started) / 1000);

@@ -1,7 +1,7 @@
 // Emulated time as the suite sees it: every timing expectation (ttl, execution timeout,
 // retention, webhook spacing) is written in the spec's emulated milliseconds and converted
 // with the target's advertised time scale (1 on a real target).
-import { setTimeout as sleepReal } from 'node:timers/promises';
+import { realSleep } from '../client/sleep.js';
 
 export interface TimeModel {
   /** Emulated ms per real ms. */
@@ -20,7 +20,7 @@ export function timeModel(scale: number): TimeModel {
     scale,
     toRealMs: (e) => e / scale,
     toEmulatedMs: (r) => r * scale,
-    sleep: (e, signal) => sleepReal(Math.max(0, e / scale), undefined, signal ? { signal } : {}),
-    sleepReal: (r, signal) => sleepReal(Math.max(0, r), undefined, signal ? { signal } : {}),
+    sleep: (e, signal) => realSleep(Math.max(0, e / scale), signal),
+    sleepReal: (r, signal) => realSleep(Math.max(0, r), signal),
   };
 }

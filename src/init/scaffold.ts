@@ -7,9 +7,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { configError } from '../errors.js';
 
-export const CONFIG_TEMPLATE = `// qbench configuration: read by qbench check, load, fuzz and worker. Flags on the command
-// line win over what is written here. Validate by running any command: every problem of this
-// file is reported at once.
+export const CONFIG_TEMPLATE = `// qbench configuration: read by qbench check, load, fuzz, worker, start and emulate. Flags on
+// the command line win over what is written here. Validate by running one of them: every
+// problem of this file is reported at once.
 import { defineConfig } from 'qbench';
 
 export default defineConfig({
@@ -26,6 +26,9 @@ export default defineConfig({
   conformance: { profile: 'quick' },
   // Budgets of \`qbench fuzz\`.
   fuzz: { maxDuration: '45s' },
+  // \`qbench emulate\` (a long-running emulator for your own workers): port, the NAME of the
+  // variable holding the key it accepts, endpoints, time scale, workers, limits, faults.
+  // emulator: { port: 8000, apiKeyEnv: 'QBENCH_API_KEY', endpoints: ['demo'], timeScale: 1 },
 });
 `;
 

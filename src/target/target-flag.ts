@@ -9,7 +9,9 @@ export const EMULATOR_TARGET = 'emulator';
 export const DEFAULT_API_KEY_ENV = 'QBENCH_API_KEY';
 export const FALLBACK_API_KEY_ENV = 'RUNPOD_API_KEY';
 
-export const TARGET_GRAMMAR = `"${EMULATOR_TARGET}" (in-process), a base URL (https://host), or a URL naming the endpoint (https://host/${API_VERSIONS.queue}/<endpoint_id>)`;
+/** The URL forms of --target (commands that cannot start an in-process emulator take only these). */
+export const URL_TARGET_GRAMMAR = `a base URL (https://host), or a URL naming the endpoint (https://host/${API_VERSIONS.queue}/<endpoint_id>)`;
+export const TARGET_GRAMMAR = `"${EMULATOR_TARGET}" (in-process), ${URL_TARGET_GRAMMAR}`;
 export const API_KEY_ENV_HELP = `Environment variable holding the API key (default ${DEFAULT_API_KEY_ENV}, or ${FALLBACK_API_KEY_ENV} when ${DEFAULT_API_KEY_ENV} is unset); reports and curl lines name the variable, never the key`;
 
 export type TargetSpec =

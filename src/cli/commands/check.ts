@@ -19,7 +19,8 @@ import { writeAllReports } from '../../report/write-all.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CliIo, CommandModule } from '../command.js';
-import { targetOptions } from '../target-options.js';
+import { outOption, targetOptions } from '../target-options.js';
+import { parseFlags } from '../flags.js';
 
 const MAX_CONCURRENCY = 32;
 const MAX_TIME_SCALE = 1000;
@@ -56,9 +57,7 @@ const CheckArgs = z.object({
 type CheckArgs = z.output<typeof CheckArgs>;
 
 function parseArgs(argv: Record<string, unknown>): CheckArgs {
-  const r = CheckArgs.safeParse(argv);
-  if (!r.success) throw usageError(`invalid options for qbench check:\n${z.prettifyError(r.error)}`);
-  const a = r.data;
+  const a = parseFlags('check', CheckArgs, argv);
   const problems: string[] = [];
   const badFaults = a.fault.filter((f) => !isFaultName(f));
   if (badFaults.length > 0) problems.push(`--fault: unknown fault ${badFaults.join(', ')}; valid: ${FAULT_NAMES.join(', ')}`);
@@ -132,7 +131,7 @@ export const checkCommand: CommandModule = {
   command: 'check',
   describe: 'Run the conformance suite against a target (URL or the in-process emulator)',
   builder: (y) =>
-    targetOptions(y, { optional: true, interfaces: true })
+    outOption(targetOptions(y, { optional: true, interfaces: true }))
       .option('only', { type: 'array', string: true, describe: 'Run only these checks: ids, id prefixes ending in *, or tags' })
       .option('skip', { type: 'array', string: true, describe: 'Skip these checks: ids, id prefixes ending in *, or tags' })
       .option('profile', { type: 'string', default: 'quick', describe: 'quick or full. quick: checks that finish within 60 s of waiting at the target\'s time scale; full: all' })
@@ -141,7 +140,6 @@ export const checkCommand: CommandModule = {
       .option('allow-billable', { type: 'boolean', default: false, describe: 'Run checks that cost money on a real target (pods)' })
       .option('callback-host', { type: 'string', describe: 'Host/IP the target can reach this machine at (webhook checks)' })
       .option('spare-endpoint', { type: 'array', string: true, describe: 'Extra idle endpoint ids on the target that checks may take for exact counts' })
-      .option('out', { type: 'string', describe: 'Report directory: every format (result.json, report.html, junit.xml, summary.md, summary.txt); default reports/<timestamp>, also linked as reports/latest' })
       .option('json', { type: 'string', describe: 'Also write the result (QbenchResult JSON) to this file' })
       .option('junit', { type: 'string', describe: 'Also write JUnit XML to this file' })
       .option('time-scale', { type: 'number', describe: `Emulated ms per real ms of --target emulator (default 60, max ${MAX_TIME_SCALE})` })

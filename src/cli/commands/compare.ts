@@ -4,7 +4,6 @@
 // writes every format.
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
-import { usageError } from '../../errors.js';
 import { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION, compareResults, parseMaxRegression } from '../../report/compare.js';
 import { readResult } from '../../report/read-result.js';
 import { renderComparisonConsole } from '../../report/render/console.js';
@@ -12,6 +11,7 @@ import { renderJson } from '../../report/render/json.js';
 import { renderComparisonMarkdown } from '../../report/render/markdown.js';
 import { writeComparisonReports } from '../../report/write-all.js';
 import type { CommandModule } from '../command.js';
+import { parseFlags } from '../flags.js';
 
 const Args = z.object({
   baseline: z.string().min(1),
@@ -58,9 +58,7 @@ export const compareCommand: CommandModule = {
       .option('format', { type: 'string', choices: ['console', 'md', 'json'], describe: 'What to print on stdout (default console)' })
       .example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%'),
   run: async (argv, io): Promise<ExitCode> => {
-    const parsed = Args.safeParse(argv);
-    if (!parsed.success) throw usageError(`qbench compare: ${z.prettifyError(parsed.error)}`);
-    const a = parsed.data;
+    const a = parseFlags('compare', Args, argv);
     const margins = a['max-regression'] && a['max-regression'].length > 0 ? parseMaxRegression(a['max-regression']) : { ...DEFAULT_MAX_REGRESSION };
     const [baseline, candidate] = await Promise.all([readResult(a.baseline), readResult(a.candidate)]);
     const comparison = compareResults(baseline, candidate, {

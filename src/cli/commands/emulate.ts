@@ -1,6 +1,7 @@
 // `qbench emulate`: serve the queue-endpoint emulator (and the mounted REST/GraphQL parts)
-// until SIGINT/SIGTERM. Flags override a JSON config file; both are validated by the one
-// zod schema of src/emulator/config.ts.
+// until SIGINT/SIGTERM. Flags override the `emulator` section of qbench.config (--config),
+// which overrides a JSON emulator config file (--emulator-config); the result is validated by
+// the one zod schema of src/emulator/config.ts.
 import { readFile } from 'node:fs/promises';
 import { EXIT } from '../../exit-codes.js';
 import { usageError, configError } from '../../errors.js';
@@ -8,24 +9,22 @@ import { WORKER_PROTOCOL } from '../../spec/index.js';
 import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
 import { FAULT_NAMES, isFaultName } from '../../emulator/faults.js';
 import { workerEnv, formatShellEnv, MIN_WORKER_PING_INTERVAL_MS } from '../../worker/worker-env.js';
+import { apiKeyEnvName } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
+import { apiKeyEnvOption, SHARED_HELP } from '../target-options.js';
+import { flagList } from '../flags.js';
 
 const DEFAULT_PORT = 8000;
-
-function list(v: unknown): string[] {
-  if (v === undefined) return [];
-  return (Array.isArray(v) ? v : [v]).map(String);
-}
 
 export const emulateCommand: CommandModule = {
   command: 'emulate',
   describe: 'Serve the queue-endpoint emulator on 127.0.0.1 (http://host:port/v2/<endpoint_id>/...)',
   builder: (y) =>
-    y
+    apiKeyEnvOption(y, 'the key the emulator accepts')
       .option('port', { type: 'number', describe: `TCP port, 0 picks a free one (default ${DEFAULT_PORT})` })
       .option('host', { type: 'string', describe: 'Address to listen on (default 127.0.0.1)' })
-      .option('api-key', { type: 'string', describe: 'Accepted API key (or env QBENCH_API_KEY)' })
-      .option('endpoint', { type: 'string', array: true, describe: 'Endpoint id to serve (repeatable; default demo)' })
+      .option('api-key', { type: 'string', describe: 'Accepted API key (prefer --api-key-env: a key on the command line shows in the process list)' })
+      .option('endpoint', { type: 'string', array: true, describe: SHARED_HELP.servedEndpoints })
       .option('time-scale', { type: 'number', describe: 'Emulated ms per real ms for every lifecycle duration (60: 30 min pass in 30 s)' })
       .option('scale-rate-windows', { type: 'boolean', describe: 'Run the 10 s rate windows on the scaled clock too' })
       .option('workers-min', { type: 'number', describe: 'Workers kept up when idle' })
@@ -41,27 +40,27 @@ export const emulateCommand: CommandModule = {
       .option('print-worker-env', { type: 'string', describe: 'Print the environment a worker process needs for this endpoint (shell export lines, API key included) and exit' })
       .option('worker-id', { type: 'string', describe: 'With --print-worker-env: the worker id (default <endpoint>-worker-1); one per worker process' })
       .option('fault', { type: 'string', array: true, describe: 'Switch on a fault (repeatable); see src/emulator/faults.ts' })
-      .option('config', { type: 'string', describe: 'JSON config file (flags override it)' }),
+      .option('emulator-config', { type: 'string', describe: 'JSON emulator config file, every setting of src/emulator/config.ts (the config file and flags override it)' }),
   run: async (argv, io) => {
-    const faults = list(argv['fault']);
+    const faults = flagList(argv['fault']);
     const bad = faults.filter((f) => !isFaultName(f));
     if (bad.length > 0) throw usageError(`--fault: unknown fault ${bad.map((b) => `"${b}"`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`);
 
     let base: Record<string, unknown> = {};
-    const configPath = argv['config'];
+    const configPath = argv['emulator-config'];
     if (typeof configPath === 'string') {
       let text: string;
       try {
         text = await readFile(configPath, 'utf8');
       } catch (e) {
-        throw configError(`--config: cannot read ${configPath}: ${e instanceof Error ? e.message : String(e)}`);
+        throw configError(`--emulator-config: cannot read ${configPath}: ${e instanceof Error ? e.message : String(e)}`);
       }
       try {
         const parsed: unknown = JSON.parse(text);
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the file must hold a JSON object');
         base = parsed as Record<string, unknown>;
       } catch (e) {
-        throw configError(`--config: ${configPath} is not a JSON object: ${e instanceof Error ? e.message : String(e)}`);
+        throw configError(`--emulator-config: ${configPath} is not a JSON object: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     const cfg: Record<string, unknown> = { ...base };
@@ -72,10 +71,11 @@ export const emulateCommand: CommandModule = {
     };
     cfg['port'] = argv['port'] ?? base['port'] ?? DEFAULT_PORT;
     set(cfg, 'host', 'host');
-    const key = (argv['api-key'] as string | undefined) ?? io.env['QBENCH_API_KEY'] ?? (base['apiKey'] as string | undefined);
-    if (key === undefined) throw usageError('--api-key is required (or set QBENCH_API_KEY, or apiKey in --config)');
+    const keyEnv = apiKeyEnvName(argv['api-key-env'] as string | undefined, io.env);
+    const key = (argv['api-key'] as string | undefined) ?? io.env[keyEnv] ?? (base['apiKey'] as string | undefined);
+    if (key === undefined) throw usageError(`--api-key is required (or set ${keyEnv}, or apiKey in --emulator-config)`);
     cfg['apiKey'] = key;
-    const endpoints = list(argv['endpoint']);
+    const endpoints = flagList(argv['endpoint']);
     if (endpoints.length > 0) cfg['endpoints'] = endpoints;
     set(cfg, 'timeScale', 'time-scale');
     set(cfg, 'scaleRateWindows', 'scale-rate-windows');
@@ -91,7 +91,7 @@ export const emulateCommand: CommandModule = {
     set(limits, 'enabled', 'limits');
     cfg['workers'] = workers;
     cfg['limits'] = limits;
-    if (faults.length > 0) cfg['faults'] = [...new Set([...list(base['faults']), ...faults])];
+    if (faults.length > 0) cfg['faults'] = [...new Set([...flagList(base['faults']), ...faults])];
 
     const printFor = argv['print-worker-env'] as string | undefined;
     if (printFor !== undefined) {

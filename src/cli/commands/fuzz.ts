@@ -15,7 +15,8 @@ import { writeAllReports } from '../../report/write-all.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
-import { targetOptions } from '../target-options.js';
+import { outOption, targetOptions } from '../target-options.js';
+import { flagList, parseFlags } from '../flags.js';
 import { parseDurationMs } from './load.js';
 
 /** Upper bounds that keep any run finite. */
@@ -50,13 +51,11 @@ const Flags = z
     path: ['replayPath'],
   });
 
-const list = (v: unknown): string[] | undefined => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).map(String));
-
 export const fuzzCommand: CommandModule = {
   command: 'fuzz',
   describe: 'Property-based fuzzing of the validation rules and model-based testing of the job state machine',
   builder: (y) =>
-    targetOptions(y, { defaultTarget: 'emulator', interfaces: true })
+    outOption(targetOptions(y, { defaultTarget: 'emulator', interfaces: true }))
       .option('model-endpoint', { type: 'string', describe: 'URL target: endpoint with no other traffic for the state-machine run (default: --endpoint)' })
       .option('seed', { type: 'number', describe: 'fast-check seed (default: random, printed for replay)' })
       .option('runs', { type: 'number', default: FUZZ_DEFAULTS.runs, describe: 'Generated cases per validation property' })
@@ -69,13 +68,12 @@ export const fuzzCommand: CommandModule = {
       .option('rate-fraction', { type: 'number', default: FUZZ_DEFAULTS.rateFraction, describe: 'Share of each documented §8 rate the fuzzer may use' })
       .option('fault', { type: 'string', array: true, describe: 'Emulator target: switch a fault on (self-test; repeatable)' })
       .option('time-scale', { type: 'number', describe: 'Emulator target: emulated ms per real ms (default 60)' })
-      .option('allow-billable', { type: 'boolean', default: false, describe: 'URL target: allow pod deploys (they cost money)' })
-      .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>, also linked as reports/latest)' }),
+      .option('allow-billable', { type: 'boolean', default: false, describe: 'URL target: allow pod deploys (they cost money)' }),
   run: async (argv, io): Promise<ExitCode> => {
     const durationText = argv['max-duration'];
     const maxDurationMs = typeof durationText === 'string' ? parseDurationMs(durationText) : undefined;
     if (maxDurationMs === undefined) throw usageError(`--max-duration "${String(durationText)}": write e.g. 30s, 2m, 1m30s`);
-    const parsed = Flags.safeParse({
+    const f = parseFlags('fuzz', Flags, {
       target: argv['target'],
       apiKeyEnv: apiKeyEnvName(argv['api-key-env'] as string | undefined, io.env),
       endpoint: argv['endpoint'],
@@ -87,17 +85,15 @@ export const fuzzCommand: CommandModule = {
       modelRuns: argv['model-runs'],
       maxCommands: argv['max-commands'],
       maxDurationMs,
-      properties: list(argv['property']),
+      properties: argv['property'] === undefined ? undefined : flagList(argv['property']),
       path: argv['path'],
       replayPath: argv['replay-path'],
       rateFraction: argv['rate-fraction'],
-      faults: list(argv['fault']) ?? [],
+      faults: flagList(argv['fault']),
       timeScale: argv['time-scale'],
       allowBillable: argv['allow-billable'],
       out: argv['out'],
     });
-    if (!parsed.success) throw usageError(`invalid flags:\n${z.prettifyError(parsed.error)}`);
-    const f = parsed.data;
     const seed = f.seed ?? randomInt(2 ** 31 - 1);
     const resolved = await resolveFuzzTarget({
       target: f.target,

@@ -7,10 +7,11 @@ import { manifestList, renderKube } from '../../deploy/kube.js';
 import { MAX_SHARDS, resolveStartAt } from '../../load/sharding.js';
 import { VERSION } from '../../version.js';
 import type { CommandModule } from '../command.js';
+import { targetOptions } from '../target-options.js';
+import { flagList, parseFlags } from '../flags.js';
 import { optionalText, parseDurationMs } from './load.js';
 
 const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const list = (v: unknown): string[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
 
 const Flags = z.strictObject({
   scenario: z.string().min(1),
@@ -31,12 +32,13 @@ export const kubeCommand: CommandModule = {
   command: 'kube <action> <scenario>',
   describe: 'Print the Kubernetes manifests (Indexed Job of shards, merge Job, results volume) of a load run split into shards',
   builder: (y) =>
-    y
-      .positional('action', { type: 'string', choices: ['render'], describe: 'render: print the manifests (kubectl apply -f -)' })
-      .positional('scenario', { type: 'string', describe: 'Scenario file as the image sees it, e.g. suites/load/mixed-soak.ts' })
-      .option('shards', { type: 'number', describe: 'Number of shard pods (each runs every n-th start of the one schedule)' })
-      .option('target', { type: 'string', describe: 'http(s)://host:port[/v2/<endpoint_id>] the pods load' })
-      .option('endpoint', { type: 'string', alias: 'endpoint-id', describe: 'Endpoint id, when --target names none' })
+    targetOptions(
+      y
+        .positional('action', { type: 'string', choices: ['render'], describe: 'render: print the manifests (kubectl apply -f -)' })
+        .positional('scenario', { type: 'string', describe: 'Scenario file as the image sees it, e.g. suites/load/mixed-soak.ts' })
+        .option('shards', { type: 'number', describe: 'Number of shard pods (each runs every n-th start of the one schedule)' }),
+      { optional: true, urlOnly: true, apiKeyEnv: false, notes: { target: 'the pods load it (an in-process emulator cannot be shared by shards); the key comes from --secret' } },
+    )
       .option('name', { type: 'string', describe: 'Run name, prefix of every object (default qbench-<scenario>)' })
       .option('namespace', { type: 'string', describe: 'Namespace of every object' })
       .option('image', { type: 'string', default: `qbench:${VERSION}`, describe: 'The qbench image (deploy/kubernetes/Dockerfile)' })
@@ -57,7 +59,7 @@ export const kubeCommand: CommandModule = {
   run: (argv, io) => {
     const scenario = String(argv['scenario']);
     const base = scenario.replace(/^.*\//, '').replace(/\.[a-z]+$/i, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
-    const parsed = Flags.safeParse({
+    const f = parseFlags('kube render', Flags, {
       scenario,
       shards: argv['shards'],
       target: argv['target'],
@@ -71,8 +73,6 @@ export const kubeCommand: CommandModule = {
       storageClass: argv['storage-class'],
       cpu: argv['cpu'],
     });
-    if (!parsed.success) throw usageError(`qbench kube render: invalid flags:\n${z.prettifyError(parsed.error)}`);
-    const f = parsed.data;
     let startAt: string;
     const at = resolveStartAt(optionalText(argv['start-at'], '--start-at'), {});
     if (at !== undefined) startAt = new Date(at).toISOString();
@@ -88,8 +88,8 @@ export const kubeCommand: CommandModule = {
       const v = optionalText(argv[flag], `--${flag}`);
       if (v !== undefined) loadArgs.push(`--${flag}`, v);
     }
-    for (const p of list(argv['param'])) loadArgs.push('--param', p);
-    for (const s of list(argv['set'])) loadArgs.push('--set', s);
+    for (const p of flagList(argv['param'])) loadArgs.push('--param', p);
+    for (const s of flagList(argv['set'])) loadArgs.push('--set', s);
     const manifests = renderKube({
       scenario: f.scenario,
       shards: f.shards,

@@ -16,7 +16,8 @@ import { writeAllReports } from '../../report/write-all.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
-import { targetOptions } from '../target-options.js';
+import { outOption, targetOptions } from '../target-options.js';
+import { flagList, parseFlags } from '../flags.js';
 import { resolveShard, resolveStartAt } from '../../load/sharding.js';
 
 /** A flag's text (numbers as written); undefined when absent; an error when given twice. */
@@ -37,8 +38,7 @@ export function parseDurationMs(text: string): number | undefined {
 }
 
 function pairs(flag: string, v: unknown, parseValue: boolean): [string, unknown][] {
-  const list = v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String);
-  return list.map((item) => {
+  return flagList(v).map((item) => {
     const eq = item.indexOf('=');
     if (eq <= 0) throw usageError(`--${flag} "${item}": write key=value`);
     const key = item.slice(0, eq);
@@ -72,7 +72,7 @@ export const loadCommand: CommandModule = {
   command: 'load [scenarios..]',
   describe: 'Run load scenarios (suites/load/*.ts or your own) against a target and write the reports',
   builder: (y) =>
-    targetOptions(y.positional('scenarios', { type: 'string', array: true, describe: 'Scenario files (.ts/.js modules; default export a scenario, a list, or a factory)' }))
+    outOption(targetOptions(y.positional('scenarios', { type: 'string', array: true, describe: 'Scenario files (.ts/.js modules; default export a scenario, a list, or a factory)' })))
       .option('duration', { type: 'string', describe: 'Override every scenario duration, e.g. 30s, 2m (ramps keep their shape)' })
       .option('rate', { type: 'number', describe: 'Override the arrival rate (req/s; ramps are scaled to this peak)' })
       .option('vus', { type: 'number', describe: 'Override VUs (closed-loop) or connections (max-throughput)' })
@@ -85,7 +85,6 @@ export const loadCommand: CommandModule = {
       .option('scale-rate-windows', { type: 'boolean', describe: 'Emulator target: rate windows on the scaled clock too' })
       .option('emulator-config', { type: 'string', describe: 'Emulator target: JSON config file (limits, workers...)' })
       .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive scenario (could not set up what it judges) fails the run: for gating on a private endpoint' })
-      .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>, also linked as reports/latest)' })
       .option('shard', { type: 'string', describe: 'Run shard i of n (every n-th start of the one global schedule), e.g. --shard 0/4; qbench merge joins the shards' })
       .option('shards', { type: 'string', describe: 'Shard count, the index taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)' })
       .option('start-at', { type: 'string', describe: 'ISO-8601 instant at which every shard starts its schedule (or QBENCH_START_AT)' }),
@@ -98,7 +97,7 @@ export const loadCommand: CommandModule = {
     }
     // Scenario files from the config file, when the command line names none.
     const fromConfig = argv[CONFIG_SCENARIOS_KEY] as ScenarioEntry[] | undefined;
-    const parsed = Flags.safeParse({
+    const f = parseFlags('load', Flags, {
       scenarios: fromConfig?.map((e) => e.file) ?? argv['scenarios'],
       target: argv['target'],
       endpointId: argv['endpoint'],
@@ -113,11 +112,9 @@ export const loadCommand: CommandModule = {
       out: argv['out'],
       strict: argv['strict'] === true,
     });
-    if (!parsed.success) throw usageError(`invalid flags:\n${z.prettifyError(parsed.error)}`);
-    const f = parsed.data;
     const set = pairs('set', argv['set'], true);
     const params = Object.fromEntries(pairs('param', argv['param'], false)) as Record<string, string>;
-    const only = argv['only'] === undefined ? [] : (Array.isArray(argv['only']) ? argv['only'] : [argv['only']]).map(String);
+    const only = flagList(argv['only']);
 
     let emulatorConfig: Record<string, unknown> = {};
     if (typeof argv['emulator-config'] === 'string') {

@@ -4,13 +4,14 @@
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { type ExitCode } from '../../exit-codes.js';
-import { QbenchError, usageError } from '../../errors.js';
+import { QbenchError } from '../../errors.js';
 import { mergeResults } from '../../report/merge.js';
 import { readResult } from '../../report/read-result.js';
 import { renderConsole } from '../../report/render/console.js';
 import { renderJson } from '../../report/render/json.js';
 import { writeAllReports } from '../../report/write-all.js';
 import type { CommandModule } from '../command.js';
+import { parseFlags } from '../flags.js';
 
 const Args = z.object({
   results: z.array(z.string().min(1)).min(1, { error: 'name the result files to merge' }),
@@ -29,9 +30,7 @@ export const mergeCommand: CommandModule = {
       .example('$0 merge gen-a/result.json gen-b/result.json -o all.json', 'merge two shards')
       .example('$0 merge shard-*/result.json -o merged.json --reports merged', 'merge the shards of one --shard run and write every report'),
   run: async (argv, io) => {
-    const parsed = Args.safeParse({ results: argv['results'], out: argv['out'], reports: argv['reports'] });
-    if (!parsed.success) throw usageError(`qbench merge: ${z.prettifyError(parsed.error)}`);
-    const { results, out, reports } = parsed.data;
+    const { results, out, reports } = parseFlags('merge', Args, { results: argv['results'], out: argv['out'], reports: argv['reports'] });
     const inputs = await Promise.all(results.map(async (source) => ({ result: await readResult(source), source })));
     const merged = mergeResults(inputs, { command: ['qbench', 'merge', ...results, '-o', out] });
     try {

@@ -12,6 +12,7 @@ import { renderJunit } from '../../report/render/junit.js';
 import { renderMarkdown } from '../../report/render/markdown.js';
 import { writeAllReports } from '../../report/write-all.js';
 import type { CommandModule } from '../command.js';
+import { parseFlags } from '../flags.js';
 
 const FORMATS = ['html', 'junit', 'md', 'json', 'console'] as const;
 type Format = (typeof FORMATS)[number];
@@ -44,9 +45,7 @@ export const reportCommand: CommandModule = {
       .example('$0 report result.json --md >> "$GITHUB_STEP_SUMMARY"', 'markdown summary to stdout')
       .example('$0 report result.json out/', 'every format into out/'),
   run: async (argv, io) => {
-    const parsed = Args.safeParse(argv);
-    if (!parsed.success) throw usageError(`qbench report: ${z.prettifyError(parsed.error)}`);
-    const a = parsed.data;
+    const a = parseFlags('report', Args, argv);
     const chosen = FORMATS.filter((f) => a[f] === true);
     if (chosen.length > 1) throw usageError(`qbench report: name one format, got ${chosen.map((f) => `--${f}`).join(' ')}; with no format and an [out] directory every format is written`);
     const result = await readResult(a.result);

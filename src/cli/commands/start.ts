@@ -2,21 +2,28 @@
 // quick conformance profile, a short mix of the shipped load scenarios and a short fuzz, each
 // against its own in-process emulator (so no part's traffic skews another's counts), merges
 // the three into one QbenchResult, writes every report format and prints the HTML path.
+// From qbench.config it takes the conformance selection, the load scenarios (which replace the
+// shipped mix), the fuzz budgets and the report directory; no target (it is always the emulator).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { usageError } from '../../errors.js';
-import { NO_EXPECTATIONS, buildConformanceSection, runChecks, startEmulatorTarget } from '../../conformance/index.js';
+import { NO_EXPECTATIONS, buildConformanceSection, loadExpectations, runChecks, startEmulatorTarget, unknownPatterns } from '../../conformance/index.js';
+import type { LoadedExpectations } from '../../conformance/expectations.js';
+import { CONFIG_SCENARIOS_KEY } from '../../config/apply-config.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { resolveFuzzTarget, runFuzz } from '../../fuzz/index.js';
 import { resolveTarget } from '../../load/target.js';
-import { runLoad } from '../../load/run-load.js';
+import { runLoad, type ScenarioEntry } from '../../load/run-load.js';
 import {
   SCHEMA_VERSION, buildMeta, computeOverall, renderConsole, writeAllReports,
   type ConformanceSection, type FuzzSection, type LoadScenarioResult, type QbenchResult, type TargetInfo,
 } from '../../report/index.js';
 import type { CliIo, CommandModule } from '../command.js';
+import { outOption } from '../target-options.js';
+import { parseFlags } from '../flags.js';
+import { parseDurationMs } from './load.js';
 
 const PARTS = ['check', 'load', 'fuzz'] as const;
 type Part = (typeof PARTS)[number];
@@ -33,8 +40,18 @@ const LOAD_MIX: readonly { file: string; params: Record<string, string>; timeSca
   { file: 'mixed-soak.ts', params: { rate: '40', duration: '5000' }, timeScale: 10, scaleRateWindows: true },
 ];
 
-/** A short fuzz: enough cases to touch every bound, bounded in time. */
-const FUZZ_BUDGET = { numRuns: 30, modelRuns: 4, maxCommands: 8, maxDurationMs: 20_000, rateFraction: 0.5 } as const;
+interface FuzzBudget {
+  readonly numRuns: number;
+  readonly modelRuns: number;
+  readonly maxCommands: number;
+  readonly maxDurationMs: number;
+  readonly rateFraction: number;
+}
+
+/** A short fuzz: enough cases to touch every bound, bounded in time (the config file's fuzz section replaces it). */
+const FUZZ_BUDGET: FuzzBudget = { numRuns: 30, modelRuns: 4, maxCommands: 8, maxDurationMs: 20_000, rateFraction: 0.5 };
+
+const names = z.array(z.string()).default([]);
 
 const StartArgs = z.object({
   out: z.string().optional(),
@@ -44,7 +61,25 @@ const StartArgs = z.object({
     .transform((a) => a.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s.length > 0)),
   strict: z.boolean().default(false),
   seed: z.number({ error: '--seed must be a number' }).int({ error: '--seed must be a whole number' }).min(0, { error: '--seed must be 0..2147483647' }).max(2 ** 31 - 1, { error: '--seed must be 0..2147483647' }).default(42),
+  // From the config file only (src/config/apply-config.ts fills them; its schema checked them).
+  profile: z.enum(['quick', 'full']).default('quick'),
+  only: names,
+  skip: names,
+  expect: z.string().optional(),
+  runs: z.number().int().positive().default(FUZZ_BUDGET.numRuns),
+  'model-runs': z.number().int().positive().default(FUZZ_BUDGET.modelRuns),
+  'max-commands': z.number().int().positive().default(FUZZ_BUDGET.maxCommands),
+  'max-duration': z.string().optional(),
+  [CONFIG_SCENARIOS_KEY]: z.array(z.custom<ScenarioEntry>()).optional(),
 });
+type StartArgs = z.output<typeof StartArgs>;
+
+interface ConformanceSettings {
+  readonly profile: 'quick' | 'full';
+  readonly only: readonly string[];
+  readonly skip: readonly string[];
+  readonly expectations: LoadedExpectations;
+}
 
 function suitesLoadDir(): string {
   // src/cli/commands -> repo root (also from dist/src/cli/commands, where suites/ sits beside src/).
@@ -53,22 +88,22 @@ function suitesLoadDir(): string {
   return path.resolve(here, up, 'suites', 'load');
 }
 
-async function runConformancePart(io: CliIo): Promise<{ section: ConformanceSection; target: TargetInfo }> {
+async function runConformancePart(io: CliIo, settings: ConformanceSettings): Promise<{ section: ConformanceSection; target: TargetInfo }> {
   const t = await startEmulatorTarget({});
   try {
-    io.stdout(`[check] quick conformance profile against the emulator (time scale ${t.target.timeScale})\n`);
+    io.stdout(`[check] ${settings.profile} conformance profile against the emulator (time scale ${t.target.timeScale})\n`);
     const results = await runChecks(conformanceSuite, t.target, t.probe, {
-      profile: 'quick',
-      only: [],
-      skip: [],
+      profile: settings.profile,
+      only: settings.only,
+      skip: settings.skip,
       concurrency: 4,
-      expectations: NO_EXPECTATIONS,
+      expectations: settings.expectations,
       signal: io.signal,
       onResult: (r) => {
         if (r.verdict.status !== 'pass') io.stdout(`[check] ${r.verdict.status.toUpperCase()} ${r.id}\n`);
       },
     });
-    const section = buildConformanceSection(conformanceSuite, results, 'quick');
+    const section = buildConformanceSection(conformanceSuite, results, settings.profile);
     const s = section.summary;
     io.stdout(`[check] ${s.pass} pass, ${s.fail} fail, ${s.skip} skip, ${s.error} error\n`);
     return {
@@ -80,14 +115,20 @@ async function runConformancePart(io: CliIo): Promise<{ section: ConformanceSect
   }
 }
 
-async function runLoadPart(io: CliIo): Promise<LoadScenarioResult[]> {
+/** The config file's scenarios run together on one emulator, as `qbench load --target emulator` runs them. */
+function loadRuns(fromConfig: readonly ScenarioEntry[] | undefined): { files: readonly (string | ScenarioEntry)[]; params: Record<string, string>; emulator: Record<string, unknown> }[] {
+  if (fromConfig) return [{ files: fromConfig, params: {}, emulator: {} }];
+  return LOAD_MIX.map(({ file, params, timeScale, scaleRateWindows }) => ({ files: [path.join(suitesLoadDir(), file)], params, emulator: { timeScale, scaleRateWindows } }));
+}
+
+async function runLoadPart(io: CliIo, fromConfig: readonly ScenarioEntry[] | undefined): Promise<LoadScenarioResult[]> {
   const scenarios: LoadScenarioResult[] = [];
-  for (const { file, params, timeScale, scaleRateWindows } of LOAD_MIX) {
+  for (const { files, params, emulator } of loadRuns(fromConfig)) {
     if (io.signal.aborted) break;
-    const resolved = await resolveTarget({ target: 'emulator', emulator: { timeScale, scaleRateWindows } });
+    const resolved = await resolveTarget({ target: 'emulator', emulator });
     try {
       const r = await runLoad({
-        files: [path.join(suitesLoadDir(), file)],
+        files,
         target: resolved.target,
         params,
         signal: io.signal,
@@ -102,14 +143,14 @@ async function runLoadPart(io: CliIo): Promise<LoadScenarioResult[]> {
   return scenarios;
 }
 
-async function runFuzzPart(io: CliIo, seed: number): Promise<FuzzSection> {
+async function runFuzzPart(io: CliIo, seed: number, budget: FuzzBudget): Promise<FuzzSection> {
   const resolved = await resolveFuzzTarget({ target: 'emulator' });
   try {
-    io.stdout(`[fuzz] seed ${seed}, ${FUZZ_BUDGET.numRuns} cases per property, ${FUZZ_BUDGET.modelRuns} command sequences\n`);
+    io.stdout(`[fuzz] seed ${seed}, ${budget.numRuns} cases per property, ${budget.modelRuns} command sequences\n`);
     const run = await runFuzz({
       target: resolved.target,
       seed,
-      ...FUZZ_BUDGET,
+      ...budget,
       signal: io.signal,
       onEvent: (e) => {
         if (e.kind === 'end') io.stdout(`[fuzz] ${e.property.status.toUpperCase()} ${e.property.name} (${e.property.runs} runs)\n`);
@@ -121,21 +162,30 @@ async function runFuzzPart(io: CliIo, seed: number): Promise<FuzzSection> {
   }
 }
 
+/** Check the parts, the conformance selection and the fuzz budget, naming every problem (of flags and config file) at once; the fuzz budget. */
+function checkSettings(a: StartArgs): FuzzBudget {
+  const problems: string[] = [];
+  const unknown = a.parts.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) problems.push(`--parts: unknown part ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
+  const patterns = unknownPatterns(conformanceSuite, [...a.only, ...a.skip]);
+  if (patterns.length > 0) problems.push(`conformance.only/skip: ${patterns.join(', ')} match no check id and no tag`);
+  const maxDurationMs = a['max-duration'] === undefined ? FUZZ_BUDGET.maxDurationMs : parseDurationMs(a['max-duration']);
+  if (maxDurationMs === undefined) problems.push(`fuzz.maxDuration "${a['max-duration']}": write e.g. 30s, 2m, 1m30s`);
+  if (problems.length > 0) throw usageError(`invalid options for qbench start:\n${problems.map((p) => `  ✖ ${p}`).join('\n')}`);
+  return { ...FUZZ_BUDGET, numRuns: a.runs, modelRuns: a['model-runs'], maxCommands: a['max-commands'], maxDurationMs: maxDurationMs ?? FUZZ_BUDGET.maxDurationMs };
+}
+
 export const startCommand: CommandModule = {
   command: 'start',
   describe: 'Run the main job on the embedded emulator (quick conformance, a short load mix, a short fuzz) and write every report',
   builder: (y) =>
-    y
-      .option('out', { type: 'string', describe: 'Report directory (default reports/<timestamp>/ and reports/latest)' })
+    outOption(y)
       .option('parts', { type: 'array', string: true, describe: `Which parts to run: ${PARTS.join(', ')} (default all)` })
       .option('seed', { type: 'number', describe: 'Fuzz seed (default 42)' })
       .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive check or scenario (could not set up what it judges) fails the run: for gating on a private endpoint' }),
   run: async (argv, io): Promise<ExitCode> => {
-    const parsed = StartArgs.safeParse(argv);
-    if (!parsed.success) throw usageError(`invalid options for qbench start:\n${z.prettifyError(parsed.error)}`);
-    const a = parsed.data;
-    const unknown = a.parts.filter((p) => !(PARTS as readonly string[]).includes(p));
-    if (unknown.length > 0) throw usageError(`--parts: unknown part ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
+    const a = parseFlags('start', StartArgs, argv);
+    const budget = checkSettings(a);
     const parts = new Set(a.parts as Part[]);
     const startedAt = new Date();
     const internalErrors: string[] = [];
@@ -149,9 +199,10 @@ export const startCommand: CommandModule = {
         return undefined;
       }
     };
-    const conformance = await attempt('check', () => runConformancePart(io));
-    const load = await attempt('load', () => runLoadPart(io));
-    const fuzz = await attempt('fuzz', () => runFuzzPart(io, a.seed));
+    const expectations = a.expect !== undefined ? await loadExpectations(a.expect) : NO_EXPECTATIONS;
+    const conformance = await attempt('check', () => runConformancePart(io, { profile: a.profile, only: a.only, skip: a.skip, expectations }));
+    const load = await attempt('load', () => runLoadPart(io, a[CONFIG_SCENARIOS_KEY]));
+    const fuzz = await attempt('fuzz', () => runFuzzPart(io, a.seed, budget));
     const endedAt = new Date();
     const target: TargetInfo = conformance?.target ?? { kind: 'emulator', queueUrl: 'in-process', endpointId: 'qbench', timeScale: 1 };
     const partial = {

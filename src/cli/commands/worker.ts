@@ -9,8 +9,9 @@ import { EXIT } from '../../exit-codes.js';
 import { usageError, configError, registerSecret } from '../../errors.js';
 import { runWorker, urlsFromEnv, emulatorUrls, type WorkerHandler, type WorkerUrls } from '../../worker/index.js';
 import { importUserModule } from '../../user-module.js';
-import { API_KEY_ENV_HELP, apiKeyEnvName, parseTarget } from '../../target/index.js';
+import { apiKeyEnvName, parseTarget } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
+import { targetOptions } from '../target-options.js';
 
 const MAX_CONCURRENCY = 256;
 const MAX_DROP_STOPS_MS = 10_000;
@@ -19,11 +20,16 @@ export const workerCommand: CommandModule = {
   command: 'worker',
   describe: 'Run a queue worker (worker protocol) with a handler module against the emulator or a service',
   builder: (y) =>
-    y
-      .option('handler', { type: 'string', describe: 'Module whose default (or `handler`) export handles a job', demandOption: true })
-      .option('target', { type: 'string', alias: 'url', describe: 'The emulator to attach to: a base URL (http://127.0.0.1:8000) or one naming the endpoint (.../v2/<endpoint_id>); else RUNPOD_WEBHOOK_* from the environment' })
-      .option('endpoint', { type: 'string', alias: 'endpoint-id', describe: 'Endpoint id, when --target names none (default demo)' })
-      .option('api-key-env', { type: 'string', describe: `${API_KEY_ENV_HELP}; without it RUNPOD_AI_API_KEY (a worker's own variable) comes first` })
+    targetOptions(y.option('handler', { type: 'string', describe: 'Module whose default (or `handler`) export handles a job', demandOption: true }), {
+      optional: true,
+      urlOnly: true,
+      targetAlias: 'url',
+      notes: {
+        target: 'the running emulator to attach to (qbench emulate --external-workers); without it, RUNPOD_WEBHOOK_* from the environment',
+        endpoint: 'default demo',
+        apiKeyEnv: "without it RUNPOD_AI_API_KEY (a worker's own variable) comes first",
+      },
+    })
       .option('api-key', { type: 'string', describe: 'The API key itself (prefer --api-key-env: a key on the command line shows in the process list)' })
       .option('worker-id', { type: 'string', describe: 'Worker id (default RUNPOD_POD_ID or a random one)' })
       .option('concurrency', { type: 'number', describe: `Jobs run at once, 1..${MAX_CONCURRENCY} (default 1)` })

@@ -14,11 +14,34 @@ afterEach(() => {
   dir = undefined;
 });
 
-async function run(args: string[]): Promise<{ code: number; out: string }> {
+async function run(args: string[], env: NodeJS.ProcessEnv = {}, signal = new AbortController().signal): Promise<{ code: number; out: string }> {
   let out = '';
-  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (out += t), isTty: false, env: {}, signal: new AbortController().signal };
+  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (out += t), isTty: false, env, signal };
   const code = await main(args, io);
   return { code, out };
+}
+
+/** Run `args` until its output holds `ready on <url>`; resolve to the URL, the output so far and a stop function. */
+async function runUntilReady(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; out: () => string; stop: () => Promise<number> }> {
+  let out = '';
+  const ac = new AbortController();
+  let ready!: (url: string) => void;
+  const url = new Promise<string>((r) => (ready = r));
+  const io: CliIo = {
+    stdout: (t) => {
+      out += t;
+      const m = /ready on (\S+)/.exec(out);
+      if (m?.[1] !== undefined) ready(m[1]);
+    },
+    stderr: (t) => (out += t),
+    isTty: false,
+    env,
+    signal: ac.signal,
+  };
+  const done = main(args, io);
+  const first = await Promise.race([url, done.then((code) => `exited ${code}: ${out}`)]);
+  if (!first.startsWith('http')) throw new Error(first);
+  return { url: first, out: () => out, stop: () => (ac.abort(), done) };
 }
 
 describe('qbench.config', () => {
@@ -101,5 +124,94 @@ export default config;
     applyConfig('load', given, ['--target', 'staging', '--api-key-env', 'MINE'], loaded);
     expect(given).toMatchObject({ target: 'https://api.example.com/v2/ep1', 'api-key-env': 'MINE' });
     expect(given['rest-url']).toBeUndefined();
+  });
+
+  it('emulate takes the emulator section (key variable, endpoints, time scale, faults); flags win', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const file = join(dir, 'qbench.config.json');
+    writeFileSync(file, JSON.stringify({ emulator: { port: 0, apiKeyEnv: 'EMU_KEY', endpoints: ['a', 'b'], timeScale: 30, faults: ['health-miscount'], workers: { max: 2 } } }));
+    const key = 'config-key-1234';
+    const em = await runUntilReady(['emulate', '--config', file, '--time-scale', '60'], { EMU_KEY: key });
+    try {
+      const res = await fetch(`${em.url}/_qbench/info`, { headers: { authorization: key } });
+      expect(res.status).toBe(200);
+      const info = (await res.json()) as { timeScale: number; endpoints: string[]; faults: { name: string }[]; workers: { max: number } };
+      expect(info).toMatchObject({ timeScale: 60, endpoints: ['a', 'b'], workers: { max: 2 } });
+      expect(info.faults.map((f) => f.name)).toEqual(['health-miscount']);
+    } finally {
+      expect(await em.stop()).toBe(0);
+    }
+  });
+
+  it('emulate: every problem of the emulator section at once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const file = join(dir, 'qbench.config.json');
+    writeFileSync(file, JSON.stringify({ emulator: { port: 70000, apiKeyEnv: 'not a name', faults: ['nope'], workers: { cold: 1 } } }));
+    const r = await run(['emulate', '--config', file, '--api-key', 'k-1234']);
+    expect(r.code).toBe(2);
+    for (const where of ['emulator.port', 'emulator.apiKeyEnv', 'emulator.faults[0]', 'emulator.workers']) expect(r.out).toContain(where);
+  });
+
+  it('emulate: the emulator JSON settings go to --emulator-config; given to --config they are refused with that hint', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const file = join(dir, 'emu.json');
+    writeFileSync(file, JSON.stringify({ port: 0, apiKey: 'json-key-1234', workers: { max: 3 } }));
+    const wrong = await run(['emulate', '--config', file]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.out).toContain('is not a valid qbench config');
+    expect(wrong.out).toContain('--emulator-config');
+    const em = await runUntilReady(['emulate', '--emulator-config', file], {});
+    try {
+      const info = (await (await fetch(`${em.url}/_qbench/info`, { headers: { authorization: 'json-key-1234' } })).json()) as { workers: { max: number } };
+      expect(info.workers.max).toBe(3);
+    } finally {
+      expect(await em.stop()).toBe(0);
+    }
+  });
+
+  it('start takes the conformance selection, the load scenarios, the fuzz budget and the report directory; no target', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    writeFileSync(
+      join(dir, 'health.ts'),
+      `export default { name: 'start-health', executor: 'constant-arrival-rate', ratePerSec: 5, durationMs: 1000, steps: [{ kind: 'health' }],
+  validity: { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 } };
+`,
+    );
+    const file = join(dir, 'qbench.config.json');
+    writeFileSync(file, JSON.stringify({
+      targets: { local: { url: 'https://unused.example.com/v2/x' } },
+      conformance: { only: ['queue.run.answer'] },
+      load: { scenarios: [{ file: 'health.ts' }] },
+      fuzz: { runs: 2, modelRuns: 1, maxCommands: 2, maxDuration: '10s' },
+      reportDir: 'out/start',
+    }));
+    const r = await run(['start', '--config', file]);
+    expect(r.out).toContain('[fuzz] seed 42, 2 cases per property, 1 command sequences');
+    const result = JSON.parse(readFileSync(join(dir, 'out/start/result.json'), 'utf8')) as {
+      conformance: { checks: { id: string }[] };
+      load: { scenarios: { name: string }[] };
+      fuzz: unknown;
+      meta: { target: { kind: string } };
+    };
+    expect(result.meta.target.kind).toBe('emulator');
+    expect(result.conformance.checks.map((c) => c.id)).toEqual(['queue.run.answer']);
+    expect(result.load.scenarios.map((x) => x.name)).toEqual(['start-health']);
+    expect(result.fuzz).toBeDefined();
+    expect([0, 4], r.out).toContain(r.code);
+  });
+
+  it('start names every problem of its config sections at once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const file = join(dir, 'qbench.config.json');
+    writeFileSync(file, JSON.stringify({ conformance: { only: ['no.such.check'] }, fuzz: { maxDuration: '1x' } }));
+    const r = await run(['start', '--config', file, '--parts', 'check,bogus']);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('fuzz.maxDuration');
+    const fixed = join(dir, 'fixed.json');
+    writeFileSync(fixed, JSON.stringify({ conformance: { only: ['no.such.check'] }, fuzz: { maxDuration: '1m' } }));
+    const r2 = await run(['start', '--config', fixed, '--parts', 'check,bogus']);
+    expect(r2.code).toBe(2);
+    expect(r2.out).toMatch(/--parts: unknown part bogus/);
+    expect(r2.out).toMatch(/conformance\.only\/skip: no\.such\.check/);
   });
 });

@@ -3,8 +3,9 @@
 // shipped scenario, the user's own TypeScript scenario (in worker threads too), the
 // conformance check, and the reference worker with a TypeScript handler module.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 import { attached, client, KEY, until } from '../workers/helpers.js';
@@ -51,6 +52,83 @@ function expectRanOrLate(r: RunResult): void {
   expect([0, 4], r.stdout + r.stderr).toContain(r.code);
   if (r.code === 4) expect(r.stdout).toMatch(/measurement invalid: send lateness/);
 }
+
+/** A command line of README.md's sh/bash blocks, with the variable assignments the README makes before it. */
+interface ReadmeCommand {
+  readonly line: string;
+  readonly prelude: readonly string[];
+}
+
+/** Every `qbench` / `npx qbench` command line of the README's shell blocks (continuation lines joined). */
+function readmeCommands(readme: string): ReadmeCommand[] {
+  const commands: ReadmeCommand[] = [];
+  const prelude: string[] = [];
+  for (const block of readme.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```/gm)) {
+    for (const raw of (block[1] ?? '').replace(/\\\n\s*/g, ' ').split('\n')) {
+      const line = raw.trim();
+      const runsQbench = /(^|[\s;&|(])(npx\s+)?qbench\s/.test(line) && !/npm run qbench/.test(line);
+      if (runsQbench) commands.push({ line, prelude: [...prelude] });
+      else if (/^(export\s+)?[A-Z_][A-Z0-9_]*=/.test(line)) prelude.push(line);
+    }
+  }
+  return commands;
+}
+
+/** What stands in for the README's placeholders; optional groups are given, repeated ones (`...`) left out. */
+function asWritten(line: string): string {
+  return line
+    .replace(/\[[^\]]*\.\.\.[^\]]*\]/g, '')
+    .replace(/\[([^\]]*)\]/g, '$1')
+    .replaceAll('<endpoint_id>', 'ep-1')
+    .replaceAll('<idle endpoint>', 'ep-idle')
+    .replaceAll('<public-ip>', '127.0.0.1')
+    // The manifests are printed; there is no cluster to apply them to here.
+    .replace(/\s*\|\s*kubectl [^#]*/, ' ')
+    // A server started in the background runs in the foreground (its exit status counts).
+    .replace(/(?<!&)&\s*(#.*)?$/, '')
+    // The same, with the exit status of the printing command kept (`eval "$(...)"` drops it).
+    .replace(/^eval "\$\((.*?)\)"/, 'printed="$($1)"; eval "$printed"');
+}
+
+/**
+ * The README lines that run here as written (emulator targets, files the README or this test
+ * made, quick to finish), with their documented exit; every other line needs a deployment, a
+ * long-running server or minutes, and is parsed only (QBENCH_PARSE_ONLY=1: flags, config and
+ * target grammar, then exit 0 with nothing run).
+ */
+const RUN_AS_WRITTEN: readonly { readonly match: RegExp; readonly exit: 'ok' | 'ranOrLate'; readonly after?: (dir: string) => void }[] = [
+  // Its result stands for the README's result.json (the report lines below read it).
+  { match: /^npx qbench check --target emulator --only queue\.run\.answer$/, exit: 'ok', after: (dir) => copyFileSync(join(dir, 'reports/latest/result.json'), join(dir, 'result.json')) },
+  { match: /^npx qbench load my-scenario\.ts --target emulator\s+#/, exit: 'ranOrLate' },
+  { match: /^qbench report (reports\/latest\/)?result\.json/, exit: 'ok' },
+  { match: /^npx qbench check --list\b/, exit: 'ok' },
+  { match: /^qbench kube render /, exit: 'ok' },
+  { match: /^eval "\$\(qbench emulate --print-worker-env [^)]*\)"$/, exit: 'ok' },
+];
+
+/**
+ * Shell functions that stand in for `qbench` and `npx qbench` in a parsed-only line: bash splits
+ * the words, expands the variables and runs the line's own logic (eval, &&), and each qbench
+ * command line lands, NUL-separated after a marker, in $QBENCH_ARGV_FILE.
+ */
+const ARGV_MARK = '<<qbench>>';
+const RECORD_QBENCH = `qbench() { printf '%s\\0' '${ARGV_MARK}' "$@" >> "$QBENCH_ARGV_FILE"; }
+npx() { if [ "$1" = qbench ]; then shift; qbench "$@"; else command npx "$@"; fi; }`;
+
+function recordedArgv(file: string): string[][] {
+  if (!existsSync(file)) return [];
+  const words = readFileSync(file, 'utf8').split('\0').slice(0, -1);
+  rmSync(file);
+  const lines: string[][] = [];
+  for (const w of words) {
+    if (w === ARGV_MARK) lines.push([]);
+    else lines.at(-1)?.push(w);
+  }
+  return lines;
+}
+
+/** The installed package's own main(), loaded from the consumer's node_modules (no process per line). */
+type InstalledMain = (argv: readonly string[], io: { stdout: (t: string) => void; stderr: (t: string) => void; isTty: boolean; env: NodeJS.ProcessEnv; signal: AbortSignal }) => Promise<number>;
 
 const resultOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { load?: { scenarios: { name: string; verdict?: unknown }[] } };
 
@@ -127,6 +205,50 @@ describe('qbench installed from its tarball', () => {
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/suites/load/rate-limit.ts'))).toBe(true);
     expect(existsSync(join(consumer!.dir, 'node_modules/qbench/dist/suites/load/rate-limit.js'))).toBe(true);
   });
+
+  it('every qbench command line of the README runs as written (the rest parse, as written)', async () => {
+    const dir = consumer!.dir;
+    const commands = readmeCommands(readFileSync('README.md', 'utf8'));
+    expect(commands.length).toBeGreaterThan(20);
+    const used = new Set<number>();
+    const summary = join(dir, 'readme-step-summary.md');
+    const argvFile = join(dir, 'readme-argv');
+    const installedMain = ((await import(pathToFileURL(join(dir, 'node_modules/qbench/dist/src/cli/main.js')).href)) as { main: InstalledMain }).main;
+    const problems: string[] = [];
+    let parsed = 0;
+    for (const c of commands) {
+      const line = asWritten(c.line);
+      expect(line, c.line).not.toMatch(/<[^>]*>/);
+      const i = RUN_AS_WRITTEN.findIndex((r) => r.match.test(c.line));
+      const run = RUN_AS_WRITTEN[i];
+      if (run) used.add(i);
+      const script = [...(run ? [] : [RECORD_QBENCH]), ...c.prelude, line].join('\n');
+      const r = await consumer!.run('bash', ['-eo', 'pipefail', '-c', script], {
+        env: { PATH: `${join(dir, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}`, GITHUB_STEP_SUMMARY: summary, QBENCH_ARGV_FILE: argvFile },
+        timeoutMs: 60_000,
+      });
+      const allowed = run?.exit === 'ranOrLate' ? [0, 4] : [0];
+      const failed = (code: number, text: string) => problems.push(`${run ? 'ran' : 'parsed'}: ${c.line}\n  exit ${code}: ${text.trim().split('\n').slice(-3).join('\n  ')}`);
+      if (!allowed.includes(r.code)) failed(r.code, r.stderr || r.stdout);
+      else run?.after?.(dir);
+      if (run) continue;
+      // Parsed only: each qbench command line of it through the installed CLI with QBENCH_PARSE_ONLY=1.
+      const argvs = recordedArgv(argvFile);
+      if (argvs.length === 0) failed(r.code, 'no qbench command line was found in it');
+      for (const argv of argvs) {
+        let text = '';
+        const io = { stdout: (t: string) => void (text += t), stderr: (t: string) => void (text += t), isTty: false, env: { QBENCH_PARSE_ONLY: '1' }, signal: new AbortController().signal };
+        const code = await installedMain(argv, io);
+        parsed++;
+        if (code !== 0 || !text.includes('the command line is valid')) failed(code, text);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(parsed).toBeGreaterThan(15);
+    // Every line meant to run as written is still in the README.
+    expect([...used].sort(), RUN_AS_WRITTEN.map((r) => r.match.source).join('\n')).toEqual(RUN_AS_WRITTEN.map((_, i) => i));
+    expect(readFileSync(summary, 'utf8')).toMatch(/queue\.run\.answer|PASS/);
+  }, 240_000);
 
   // Last: it leaves a qbench.config.ts in the project, which every later command would read.
   it('qbench init scaffolds a project whose workflow command lines run as written', async () => {

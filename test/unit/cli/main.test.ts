@@ -56,4 +56,22 @@ describe('qbench CLI', () => {
     expect(await main(['start', '--bogus-flag'], c.io)).toBe(EXIT.USAGE);
     expect(c.err()).toMatch(/bogus-flag/);
   });
+
+  it('QBENCH_PARSE_ONLY=1 checks the command line (flags, target grammar) and runs nothing', async () => {
+    const parseOnly = (): ReturnType<typeof captureIo> => {
+      const c = captureIo();
+      c.io.env = { QBENCH_PARSE_ONLY: '1' };
+      return c;
+    };
+    const ok = parseOnly();
+    // The scenario file does not exist and the host does not resolve: nothing is read or sent.
+    expect(await main(['load', 'no-such-scenario.ts', '--target', 'https://host.invalid/v2/ep-1', '--rate', '5'], ok.io)).toBe(EXIT.OK);
+    expect(ok.err()).toContain('qbench load: the command line is valid');
+    const badTarget = parseOnly();
+    expect(await main(['fuzz', '--target', 'ftp://host/v2/ep'], badTarget.io)).toBe(EXIT.USAGE);
+    expect(badTarget.err()).toMatch(/--target "ftp:\/\/host\/v2\/ep": only http and https/);
+    const unknown = parseOnly();
+    expect(await main(['check', '--target', 'emulator', '--bogus'], unknown.io)).toBe(EXIT.USAGE);
+    expect(unknown.err()).toMatch(/Unknown argument: bogus/);
+  });
 });
