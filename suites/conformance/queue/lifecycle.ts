@@ -10,6 +10,12 @@ import { SHORT_JOB_MS } from './answers.js';
 
 /** A running job's handler delay: long enough to act on it while it runs, short enough to observe it finishing. */
 const RUNNING_DELAY_S = 120;
+/**
+ * The job that must survive a purge runs at least this long in real time: at time scale 60 its
+ * 5 emulated seconds are 83 ms, shorter than a status poll over a network, which then sees it
+ * COMPLETED without ever seeing it IN_PROGRESS.
+ */
+const SURVIVOR_FLOOR_REAL_MS = 1_500;
 const RUNNING_DELAY_MS = RUNNING_DELAY_S * SECOND_MS;
 /** Emulated time the health check waits for jobs left on its endpoint by an earlier run. */
 const LEFTOVER_WAIT_MS = 60 * SECOND_MS;
@@ -240,7 +246,9 @@ export const lifecycleChecks: CheckDefinition[] = [
     emulatedWaitMs: 40 * SECOND_MS,
     async run(ctx) {
       const ep = endpointFor(ctx, 'purge-running');
-      const id = await runningJob(ctx, ep, { mock_delay: 5, mock_return: 'survived' });
+      // 5 emulated seconds, and at least SURVIVOR_FLOOR_REAL_MS: a poll must see the job running before the purge.
+      const delayS = Math.max(5, Math.ceil(ctx.time.toEmulatedMs(SURVIVOR_FLOOR_REAL_MS) / SECOND_MS));
+      const id = await runningJob(ctx, ep, { mock_delay: delayS, mock_return: 'survived' });
       const res = await purge(ctx, ep);
       expectStatus(res, HTTP_STATUS.ok, 'POST /purge-queue');
       const end = await awaitState(ctx, ep, id, ['COMPLETED', 'CANCELLED', 'FAILED', 'deleted'], SHORT_JOB_MS, 'the running job ends');

