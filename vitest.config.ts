@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -10,5 +11,6 @@ export default defineConfig({
     // Two cores: more forks than that only adds scheduling noise to timing tests.
     maxWorkers: 2,
     reporters: ['default'],
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });
