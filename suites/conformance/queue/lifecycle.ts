@@ -126,8 +126,11 @@ export const lifecycleChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx, 'timeout');
       const timeoutMs = EXECUTION_TIMEOUT_MS.min;
       const delayS = (timeoutMs * 4) / SECOND_MS;
-      const { id } = await submitRun(ctx, ep, { mock_delay: delayS, mock_return: 'too-late' }, { policy: { executionTimeout: timeoutMs } });
-      const t0 = performance.now();
+      const { id, res: submitted } = await submitRun(ctx, ep, { mock_delay: delayS, mock_return: 'too-late' }, { policy: { executionTimeout: timeoutMs } });
+      // From when the submission was sent: the job cannot have started earlier, so the time to the
+      // answer that showed TIMED_OUT bounds its execution from above (a slow answer to the
+      // submission cannot make a job that ran its full timeout look early).
+      const t0 = submitted.sentAtMs;
       const end = await awaitState(ctx, ep, id, ['TIMED_OUT', 'COMPLETED', 'FAILED', 'CANCELLED'], delayS * SECOND_MS * 2, 'a job longer than its executionTimeout ends');
       const st = stateOf(end.res);
       if (st !== 'TIMED_OUT') fail(`TIMED_OUT after ${timeoutMs} ms of execution`, describe(end.res), end.res);
