@@ -86,7 +86,9 @@ export const compatChecks: CheckDefinition[] = [
     emulatedWaitMs: RUNSYNC_WAIT_MS.min * 30,
     async run(ctx) {
       const ep = endpointFor(ctx, 'wait-early');
-      const delayS = (RUNSYNC_WAIT_MS.min * 30) / 1000;
+      // 30 waits long, and at least 3 s of real time: at scale 60 thirty waits are 0.5 s, within
+      // what a stalled host or a network adds to one answer.
+      const delayS = Math.max(RUNSYNC_WAIT_MS.min * 30, Math.ceil(ctx.time.toEmulatedMs(3_000))) / 1000;
       const res = await submitRunsync(ctx, ep, { mock_delay: delayS, mock_return: 'late' }, { waitMs: RUNSYNC_WAIT_MS.min });
       expectStatus(res, HTTP_STATUS.ok, `/runsync?wait=${RUNSYNC_WAIT_MS.min} of a ${delayS} s job`);
       const s = field(res.json, 'status');

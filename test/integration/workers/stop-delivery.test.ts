@@ -16,8 +16,12 @@ const HANDLER_RUN_MS = 3_000;
 const DROP_WITHIN_MS = 100;
 const CANCELS = 50;
 const PING_MS = 1_000;
-/** Stop latency bound, real ms, p99 over CANCELS cancels. */
-const STOP_LATENCY_P99_MS = 100;
+/**
+ * Stop latency bound, real ms, p99 over CANCELS cancels. A worker that learned of stops only on
+ * its heartbeat would show a p99 near PING_MS; the long-poll answers at once (p99 ~26 ms on a
+ * quiet host). Half a heartbeat tells the two apart with room for a loaded host's stalls.
+ */
+const STOP_LATENCY_P99_MS = PING_MS / 2;
 
 let em: EmulatorHandle | undefined;
 let stop: AbortController | undefined;
