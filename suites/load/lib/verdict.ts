@@ -2,6 +2,7 @@
 // inconclusive) from what they saw broken (a violation: fail), and finding traffic of one
 // operation that the scenario did not send, through the emulator's GET /_qbench/counters
 // when the target advertises it (an emulator answering /_qbench/info).
+import { sleepUntilAborted } from '../../../src/client/sleep.js';
 import type { Analysis, RunContext } from '../../../src/load/context.js';
 import type { Finding } from '../../../src/report/model.js';
 import type { RateLimitedOperation } from '../../../src/spec/index.js';
@@ -57,8 +58,6 @@ export async function operationCount(rc: RunContext, op: RateLimitedOperation): 
   return { seen: n('admitted') + n('rejectedRate') + n('rejectedConcurrency'), inWindow: n('inWindow'), inFlight: n('inFlight') };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Real ms added to a wait for a window to pass: a request sent now reaches a target later. */
 export const WINDOW_FLOOR_REAL_MS = 250;
 
@@ -78,7 +77,7 @@ export async function awaitQuietOperation(rc: RunContext, op: RateLimitedOperati
     if (waitedMs >= limit || rc.signal.aborted) {
       return { start: c, waitedMs, busy: `${c.inWindow} admissions of /${op} by others still in the window and ${c.inFlight} in flight after waiting ${Math.round(waitedMs)} ms` };
     }
-    await sleep(Math.max(5, Math.min(windowRealMs / 20, 250)));
+    await sleepUntilAborted(Math.max(5, Math.min(windowRealMs / 20, 250)), rc.signal);
   }
 }
 
@@ -110,7 +109,7 @@ export async function probeWindow(rc: RunContext, send: () => ReturnType<RunCont
   const first = await once();
   if (first.status !== 429) return { exchange: first };
   const waitMs = windowRealMs * 1.1 + WINDOW_FLOOR_REAL_MS;
-  await sleep(waitMs);
+  await sleepUntilAborted(waitMs, rc.signal);
   const again = await once();
   if (again.status !== 429) return { exchange: again };
   return { exchange: again, inUse: `429 to this scenario's first request, and again after a quiet ${Math.round(waitMs)} ms: requests it did not send hold the window` };
