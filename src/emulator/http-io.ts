@@ -58,11 +58,12 @@ export const LINGER = Object.freeze({
  * turns it into 502. Instead, as nginx and Apache do: the answer, then this side's FIN, then what
  * the client still sends is read and dropped until it closes, `allowanceBytes` have arrived,
  * LINGER.maxMs have passed or it was silent LINGER.idleMs; then the socket is destroyed.
- * Nothing is buffered. Returns undefined when no body is pending (nothing to refuse).
+ * Nothing is buffered. Returns undefined when no body is pending (nothing to refuse); the
+ * allowance is LINGER.allowanceBytes (closeLingering takes another).
  */
-export function closeIfBodyPending(req: IncomingMessage, allowanceBytes: number = LINGER.allowanceBytes): Record<string, string> | undefined {
+export function closeIfBodyPending(req: IncomingMessage): Record<string, string> | undefined {
   if (!hasBody(req) || req.complete) return undefined;
-  return closeLingering(req, allowanceBytes);
+  return closeLingering(req);
 }
 
 /** `connection: close` headers for an answer that refuses the rest of the body, with a lingering close (see closeIfBodyPending). */
