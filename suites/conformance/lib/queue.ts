@@ -149,6 +149,15 @@ export async function awaitState(ctx: CheckContext, ep: string, id: string, stat
 }
 
 /**
+ * A mock job's `mock_delay` in seconds: `emulatedS`, and never less than `realFloorMs` of real
+ * time, so that a check which must observe the job running (or answer before it ends) still can
+ * at a high time scale, where a few emulated seconds are shorter than one poll over a network.
+ */
+export function mockDelayS(ctx: CheckContext, emulatedS: number, realFloorMs: number): number {
+  return Math.max(emulatedS, Math.ceil(ctx.time.toEmulatedMs(realFloorMs) / SECOND_MS));
+}
+
+/**
  * A blocker's handler delay: 15 emulated minutes, longer than any check that holds the queue
  * (they are cancelled afterwards), and short enough that a real target which ignored the
  * cancel would not bill for hours.

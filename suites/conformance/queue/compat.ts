@@ -2,9 +2,9 @@
 // (200 exactly, JSON content type, empty/`{}` bodies for cancel and purge, POST reads,
 // /status-sync, {error} bodies, health extras, `error` on FAILED jobs). Never spec failures.
 import { fail, type CheckDefinition } from '../../../src/conformance/index.js';
-import { HTTP_STATUS, RUNSYNC_WAIT_MS } from '../../../src/spec/index.js';
+import { HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS } from '../../../src/spec/index.js';
 import { describe, expectStatus, field, send } from '../lib/http.js';
-import { awaitState, endpointFor, health, qpath, submitRun, submitRunsync } from '../lib/queue.js';
+import { awaitState, endpointFor, health, mockDelayS, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 import { SHORT_JOB_MS } from './answers.js';
 
 export const compatChecks: CheckDefinition[] = [
@@ -88,7 +88,7 @@ export const compatChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx, 'wait-early');
       // 30 waits long, and at least 3 s of real time: at scale 60 thirty waits are 0.5 s, within
       // what a stalled host or a network adds to one answer.
-      const delayS = Math.max(RUNSYNC_WAIT_MS.min * 30, Math.ceil(ctx.time.toEmulatedMs(3_000))) / 1000;
+      const delayS = mockDelayS(ctx, (RUNSYNC_WAIT_MS.min * 30) / SECOND_MS, 3_000);
       const res = await submitRunsync(ctx, ep, { mock_delay: delayS, mock_return: 'late' }, { waitMs: RUNSYNC_WAIT_MS.min });
       expectStatus(res, HTTP_STATUS.ok, `/runsync?wait=${RUNSYNC_WAIT_MS.min} of a ${delayS} s job`);
       const s = field(res.json, 'status');

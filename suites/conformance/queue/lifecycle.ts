@@ -5,7 +5,7 @@
 import { fail, inconclusive, type CheckContext, type CheckDefinition } from '../../../src/conformance/index.js';
 import { CancelAnswer, EXECUTION_TIMEOUT_MS, HTTP_STATUS, PurgeAnswer, RetryAnswer, SECOND_MS } from '../../../src/spec/index.js';
 import { describe, expectRefusal, expectShape, expectStatus, field } from '../lib/http.js';
-import { PRECONDITION_FLOOR_REAL_MS, awaitState, endpointFor, getStatus, health, holdQueue, isDedicated, pollIntervalRealMs, postOp, purge, stateOf, submitQueued, submitRun } from '../lib/queue.js';
+import { PRECONDITION_FLOOR_REAL_MS, awaitState, endpointFor, getStatus, mockDelayS, health, holdQueue, isDedicated, pollIntervalRealMs, postOp, purge, stateOf, submitQueued, submitRun } from '../lib/queue.js';
 import { SHORT_JOB_MS } from './answers.js';
 
 /** A running job's handler delay: long enough to act on it while it runs, short enough to observe it finishing. */
@@ -250,7 +250,7 @@ export const lifecycleChecks: CheckDefinition[] = [
     async run(ctx) {
       const ep = endpointFor(ctx, 'purge-running');
       // 5 emulated seconds, and at least SURVIVOR_FLOOR_REAL_MS: a poll must see the job running before the purge.
-      const delayS = Math.max(5, Math.ceil(ctx.time.toEmulatedMs(SURVIVOR_FLOOR_REAL_MS) / SECOND_MS));
+      const delayS = mockDelayS(ctx, 5, SURVIVOR_FLOOR_REAL_MS);
       const id = await runningJob(ctx, ep, { mock_delay: delayS, mock_return: 'survived' });
       const res = await purge(ctx, ep);
       expectStatus(res, HTTP_STATUS.ok, 'POST /purge-queue');
