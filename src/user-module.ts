@@ -1,13 +1,21 @@
-// Importing the user's own modules (load scenarios, worker handlers, config files) from the
-// installed CLI. Node 20 cannot import TypeScript, so the first .ts import of the built CLI
-// registers tsx's ESM loader (tsx is a runtime dependency). The scenarios shipped with the
-// package are also compiled into dist/suites: a shipped suites/**/*.ts path loads its compiled
-// twin, so the scenario shares this process's copy of qbench instead of a second one from source.
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+// Importing the user's own modules (config files, load scenarios, worker handlers) from the
+// installed CLI, in a CommonJS project (npm's default) as in an ES module one. Node 20 cannot
+// run TypeScript: an ES module file (.mts, or .ts in a "type": "module" project) loads through
+// tsx's ESM loader; a CommonJS one (.cts, or .ts elsewhere) through Node's own require() with
+// a compile step of ours, so that its `require('qbench')` is Node's require of an ES module and
+// returns the very instance the CLI runs (tsx's CommonJS hooks would compile a second copy of
+// the whole package). JavaScript loads as Node loads it, CommonJS by require(). The scenarios
+// shipped with the package are also compiled into dist/suites: a shipped suites/**/*.ts path
+// loads its compiled twin, so the scenario shares this process's copy of qbench.
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const TYPESCRIPT = /\.(?:[cm]?ts|tsx)$/;
+
+/** The TypeScript extensions a CommonJS file can have; require() compiles them. */
+const COMMONJS_TYPESCRIPT = ['.ts', '.cts', '.tsx'] as const;
 
 /** Sources (tsx, vitest) compile TypeScript already; the built CLI runs from dist/src. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -15,11 +23,77 @@ const FROM_SOURCES = import.meta.url.endsWith('.ts');
 /** The package root: this file is src/user-module.ts or dist/src/user-module.js. */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), FROM_SOURCES ? '..' : '../..');
 
-let tsxRegistered: Promise<void> | undefined;
+const requireUser = createRequire(import.meta.url);
 
-async function registerTsx(): Promise<void> {
+let typeScriptReady: Promise<void> | undefined;
+
+/** A CommonJS module as require() hands it to a compile function. */
+interface CompilingModule {
+  _compile(code: string, file: string): unknown;
+}
+
+/** tsx's ESM loader for ES module TypeScript; our compile step for CommonJS TypeScript. */
+async function enableTypeScript(): Promise<void> {
   const { register } = await import('tsx/esm/api');
   register();
+  const { transformSync } = await import('esbuild');
+  const compile = (module: NodeJS.Module, file: string) => {
+    const { code } = transformSync(readFileSync(file, 'utf8'), {
+      loader: file.endsWith('.tsx') ? 'tsx' : 'ts',
+      format: 'cjs',
+      target: `node${process.versions.node}`,
+      sourcefile: file,
+      sourcemap: 'inline',
+    });
+    (module as unknown as CompilingModule)._compile(code, file);
+  };
+  for (const ext of COMMONJS_TYPESCRIPT) requireUser.extensions[ext] = compile;
+}
+
+/** The "type" of the package.json nearest to `file`, undefined where it has none or there is none. */
+function packageTypeOf(file: string): string | undefined {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      const type = (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: unknown }).type;
+      return typeof type === 'string' ? type : undefined;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * Whether `file` is CommonJS as Node and TypeScript define it: .cjs and .cts always; .ts and
+ * .tsx unless their package says "type": "module"; .js where its package says "type": "commonjs"
+ * (a .js of a package with no type is left to import(), where Node tells by its syntax).
+ */
+export function isCommonJs(file: string): boolean {
+  const ext = extname(file);
+  if (ext === '.cjs' || ext === '.cts') return true;
+  if (ext !== '.js' && ext !== '.ts' && ext !== '.tsx') return false;
+  const type = packageTypeOf(file);
+  return ext === '.js' ? type === 'commonjs' : type !== 'module';
+}
+
+/** A marker compilers set on `module.exports` of an ES module compiled to CommonJS. */
+function compiledFromEsm(exported: unknown): exported is Record<string, unknown> {
+  return typeof exported === 'object' && exported !== null && (exported as Record<string, unknown>)['__esModule'] === true;
+}
+
+/**
+ * What import() gives for an ES module, from a CommonJS `module.exports` (as Node names them: its
+ * properties, and the whole as default), or, where a compiler marked it `__esModule`, from its own
+ * `default` and named exports.
+ */
+function namespaceOfExports(exported: unknown): Record<string, unknown> {
+  if (compiledFromEsm(exported)) return exported;
+  const named = (typeof exported === 'object' || typeof exported === 'function') && exported !== null ? { ...exported } : {};
+  return { ...named, default: exported };
+}
+
+/** import()'s namespace of a module, with the default of a compiled ES module in CommonJS unwrapped. */
+function namespaceOf(mod: Record<string, unknown>): Record<string, unknown> {
+  return compiledFromEsm(mod['default']) ? mod['default'] : mod;
 }
 
 /** `abs` inside the package's own suites/ folder, as its compiled twin under dist/suites. */
@@ -43,9 +117,15 @@ export function resolveUserFile(file: string, cwd: string = process.cwd()): stri
   return relative(PACKAGE_ROOT, shipped).startsWith('..') || !existsSync(shipped) ? here : shipped;
 }
 
-/** Import a module by absolute path; TypeScript works from the built CLI too. */
+/**
+ * Import a module by absolute path, as a namespace with `default`; TypeScript works from the
+ * built CLI too, in either module system, and a CommonJS module's properties are its named exports.
+ */
 export async function importUserModule(abs: string): Promise<Record<string, unknown>> {
   const path = compiledTwin(abs) ?? abs;
-  if (!FROM_SOURCES && TYPESCRIPT.test(path)) await (tsxRegistered ??= registerTsx());
-  return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const typeScript = TYPESCRIPT.test(path);
+  if (typeScript && !FROM_SOURCES) await (typeScriptReady ??= enableTypeScript());
+  // From the sources, the test runner or tsx compiles TypeScript on import().
+  if (isCommonJs(path) && !(typeScript && FROM_SOURCES)) return namespaceOfExports(requireUser(path));
+  return namespaceOf((await import(pathToFileURL(path).href)) as Record<string, unknown>);
 }

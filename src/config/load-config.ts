@@ -1,6 +1,6 @@
 // Finding and reading the config file: `--config <file>`, else the first of qbench.config.ts,
-// .mts, .js, .mjs, .json in the working directory. TypeScript loads as scenario files do;
-// every problem of the file is reported at once.
+// .mts, .cts, .js, .mjs, .cjs, .json in the working directory. Modules load as scenario files do,
+// in a CommonJS project as in an ES module one; every problem of the file is reported at once.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -9,7 +9,9 @@ import { configError } from '../errors.js';
 import { importUserModule } from '../user-module.js';
 import { QbenchConfig } from './schema.js';
 
-export const CONFIG_FILE_NAMES = ['qbench.config.ts', 'qbench.config.mts', 'qbench.config.js', 'qbench.config.mjs', 'qbench.config.json'] as const;
+export const CONFIG_FILE_NAMES = [
+  'qbench.config.ts', 'qbench.config.mts', 'qbench.config.cts', 'qbench.config.js', 'qbench.config.mjs', 'qbench.config.cjs', 'qbench.config.json',
+] as const;
 
 export interface LoadedConfig {
   readonly file: string;

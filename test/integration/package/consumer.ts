@@ -1,10 +1,12 @@
-// A project that uses qbench as a user would: the package is packed (`npm pack` of the dist/
-// that test/global-setup.ts built; prepack is skipped so no second build races it) and installed from the tarball into an empty folder
-// with no network. npm's cache holds the dependency tarballs (by integrity) but not their
-// registry documents, so the consumer gets a lockfile: qbench from the tarball, and every
-// runtime dependency pinned exactly as this repository's own lockfile pins it.
+// Projects that use qbench as a user would: the package is packed once (`npm pack` of the dist/
+// that test/global-setup.ts built; prepack is skipped so no second build races it) and installed
+// from the tarball, with no network, into projects made by `npm init -y`: one left as npm writes it
+// ("type": "commonjs"), one given "type": "module". npm's cache holds the dependency tarballs (by
+// integrity) but not their registry documents, so each project gets a lockfile: qbench from the
+// tarball as `npm i -D` records it, and every runtime dependency pinned as this repository's
+// own lockfile pins it.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,19 +32,19 @@ interface LockEntry {
   [k: string]: unknown;
 }
 
-/** The consumer's lockfile: qbench from `tarball`, its runtime tree copied from `repoLock`. */
-export function consumerLock(repoLock: { packages: Record<string, LockEntry> }, pkg: Record<string, unknown>, tarball: string): unknown {
+/** The consumer's lockfile: qbench from `tarball` as a devDependency, its runtime tree copied from `repoLock`. */
+export function consumerLock(repoLock: { packages: Record<string, LockEntry> }, pkg: Record<string, unknown>, tarball: string, name = 'consumer'): unknown {
   const spec = `file:${tarball}`;
   const packages: Record<string, unknown> = {
-    '': { name: 'consumer', dependencies: { qbench: spec } },
-    'node_modules/qbench': { version: pkg['version'], resolved: spec, dependencies: pkg['dependencies'], bin: pkg['bin'], engines: pkg['engines'] },
+    '': { name, devDependencies: { qbench: spec } },
+    'node_modules/qbench': { version: pkg['version'], resolved: spec, dev: true, dependencies: pkg['dependencies'], bin: pkg['bin'], engines: pkg['engines'] },
   };
   for (const [path, entry] of Object.entries(repoLock.packages)) {
     if (path === '' || entry.dev === true) continue;
     const { devOptional: _devOptional, ...rest } = entry;
-    packages[path] = rest;
+    packages[path] = { ...rest, dev: true };
   }
-  return { name: 'consumer', lockfileVersion: 3, requires: true, packages };
+  return { name, lockfileVersion: 3, requires: true, packages };
 }
 
 async function runIn(dir: string, cmd: string, args: readonly string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<RunResult> {
@@ -55,23 +57,41 @@ async function runIn(dir: string, cmd: string, args: readonly string[], env: Rec
   }
 }
 
-/** Pack this repository and install the tarball into a fresh temporary project, offline. */
-export async function installedConsumer(repoRoot: string = process.cwd()): Promise<Consumer> {
-  const dir = mkdtempSync(join(tmpdir(), 'qbench-consumer-'));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+/** The project kinds: as `npm init -y` leaves it, and the same with "type": "module". */
+export type ProjectKind = 'commonjs' | 'module';
+
+export interface Consumers {
+  readonly projects: Readonly<Record<ProjectKind, Consumer>>;
+  remove(): void;
+}
+
+/** Pack this repository once and install the tarball, offline, into a project of each kind. */
+export async function installedConsumers(repoRoot: string = process.cwd()): Promise<Consumers> {
+  const root = mkdtempSync(join(tmpdir(), 'qbench-consumer-'));
+  const remove = () => rmSync(root, { recursive: true, force: true });
   try {
-    const packed = await runIn(repoRoot, 'npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--silent'], {}, 120_000);
-    const tarball = packed.stdout.trim().split('\n').pop() ?? '';
+    const packed = await runIn(repoRoot, 'npm', ['pack', '--ignore-scripts', '--pack-destination', root, '--silent'], {}, 120_000);
+    const tarball = join(root, packed.stdout.trim().split('\n').pop() ?? '');
     if (packed.code !== 0 || !tarball.endsWith('.tgz')) throw new Error(`npm pack failed (${packed.code}): ${packed.stderr}`);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
     const repoLock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { qbench: `file:${tarball}` } }, null, 2));
-    writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(consumerLock(repoLock, pkg, tarball), null, 2));
-    const installed = await runIn(dir, 'npm', ['install', '--offline', '--no-audit', '--no-fund'], {}, 120_000);
-    if (installed.code !== 0) throw new Error(`npm install --offline failed (${installed.code}): ${installed.stderr}`);
+    const install = async (kind: ProjectKind): Promise<Consumer> => {
+      const dir = join(root, kind);
+      mkdirSync(dir);
+      const init = await runIn(dir, 'npm', ['init', '-y'], { npm_config_offline: 'true' });
+      if (init.code !== 0) throw new Error(`npm init -y failed (${init.code}): ${init.stderr}`);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+      if (kind === 'module') manifest['type'] = 'module';
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, devDependencies: { qbench: `file:${tarball}` } }, null, 2));
+      writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(consumerLock(repoLock, pkg, tarball, String(manifest['name'])), null, 2));
+      const installed = await runIn(dir, 'npm', ['install', '--offline', '--no-audit', '--no-fund'], {}, 120_000);
+      if (installed.code !== 0) throw new Error(`npm install --offline failed (${installed.code}): ${installed.stderr}`);
+      return { dir, run: (cmd, args, o = {}) => runIn(dir, cmd, args, o.env, o.timeoutMs), remove: () => rmSync(dir, { recursive: true, force: true }) };
+    };
+    const [commonjs, module] = await Promise.all([install('commonjs'), install('module')]);
+    return { projects: { commonjs, module }, remove };
   } catch (e) {
     remove();
     throw e;
   }
-  return { dir, run: (cmd, args, o = {}) => runIn(dir, cmd, args, o.env, o.timeoutMs), remove };
 }
