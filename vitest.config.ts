@@ -3,14 +3,33 @@ import { SlowFirstSequencer } from './test/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One build of dist/ for the tests that run the CLI as installed.
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores: more forks than that only adds scheduling noise to timing tests.
     maxWorkers: 2,
     reporters: ['default'],
     sequence: { sequencer: SlowFirstSequencer },
+    projects: [
+      {
+        extends: true,
+        test: {
+          // In-process code only: no build, no sockets, no child processes (test/unit/no-io.ts refuses them).
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          setupFiles: ['test/unit/no-io.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Servers on loopback, processes, the browser, and the CLI as installed.
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/browser/**/*.test.ts'],
+          // One build of dist/ for the tests that run the built CLI; vitest runs it only when
+          // this project has files to run.
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,5 +1,6 @@
-// Builds dist/ once before any test file runs, unless it is newer than every source file: the
-// tests that drive the CLI as installed (the packed package, the built `qbench emulate` and
+// Global setup of the `integration` test project (the unit project never builds): builds dist/
+// once before its files run, unless it is newer than every source file. The tests that drive the
+// CLI as installed (the packed package, the built `qbench emulate` and
 // `qbench check` by URL) all use that one build, so no two test files compile into dist/ at the
 // same time while another runs from it.
 import { execFile } from 'node:child_process';

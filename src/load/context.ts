@@ -1,6 +1,7 @@
 // What scenario code sees: the target, the per-iteration context of custom steps and input
 // factories, and the run-level hooks (setup, timeline actions, analyze) that shipped
-// scenarios use to drive the emulator's control routes and compute a verdict (issue 6).
+// scenarios use to drive the emulator's control routes and compute a verdict. `S` is the type
+// of what the scenario's setup hook returns (its `state`).
 import type { Chart, Finding, LoadScenarioResult } from '../report/model.js';
 import type { Histogram } from './histogram.js';
 
@@ -41,7 +42,7 @@ export interface RequestSpec {
 }
 
 /** The per-iteration context handed to custom steps and input factories. */
-export interface IterationContext {
+export interface IterationContext<S = unknown> {
   /** Global iteration index (unique across threads). */
   readonly iteration: number;
   readonly shard: number;
@@ -51,7 +52,7 @@ export interface IterationContext {
   /** The job id of the iteration's last run/runsync step (or set by a custom step). */
   jobId: string | undefined;
   /** What the scenario's setup hook returned (per thread). */
-  readonly state: unknown;
+  readonly state: S;
   readonly signal: AbortSignal;
   /**
    * Send one request and record it under `metric` (counts, latency, 429 policy). The first
@@ -65,15 +66,15 @@ export interface IterationContext {
 }
 
 /** The run-level context of hooks. */
-export interface RunContext {
+export interface RunContext<S = unknown> {
   readonly target: LoadTarget;
   readonly signal: AbortSignal;
   /** An unrecorded request (control routes, setup), not counted in the scenario's metrics. */
   request(spec: RequestSpec): Promise<HttpAnswer>;
   /** A line for the progress output. */
   log(line: string): void;
-  /** What setup returned. */
-  readonly state: unknown;
+  /** What setup returned (undefined while setup runs). */
+  readonly state: S;
   /** When the schedule started (hrNow base, ms); before the start, the planned start. */
   readonly scheduleStartMs: number;
 }
@@ -91,21 +92,21 @@ export interface Analysis {
 
 export type ResultWithoutVerdict = Omit<LoadScenarioResult, 'verdict'>;
 
-export interface TimelineAction {
+export interface TimelineAction<S = unknown> {
   /** Real ms after the scenario's start. */
   readonly atMs: number;
   /** Logged when the action runs; '' keeps it quiet. */
   readonly label: string;
-  readonly action: (ctx: RunContext) => Promise<void>;
+  readonly action: (ctx: RunContext<S>) => Promise<void>;
 }
 
-export interface ScenarioHooks {
+export interface ScenarioHooks<S = unknown> {
   /** Before the load starts; the result becomes `state` for steps and later hooks. */
-  readonly setup?: (ctx: RunContext) => Promise<unknown>;
+  readonly setup?: (ctx: RunContext<undefined>) => Promise<S>;
   /** Actions at fixed offsets into the run (e.g. change the running worker count). */
-  readonly timeline?: readonly TimelineAction[];
-  /** After the load (always runs, even after an abort). */
-  readonly teardown?: (ctx: RunContext) => Promise<void>;
+  readonly timeline?: readonly TimelineAction<S>[];
+  /** After the load (always runs, even after an abort, or a setup that threw: then no state). */
+  readonly teardown?: (ctx: RunContext<S | undefined>) => Promise<void>;
   /** Compute the scenario's verdict against the documented limits. */
-  readonly analyze?: (result: ResultWithoutVerdict, ctx: RunContext & { trends: ReadonlyMap<string, Histogram> }) => Promise<Analysis> | Analysis;
+  readonly analyze?: (result: ResultWithoutVerdict, ctx: RunContext<S> & { trends: ReadonlyMap<string, Histogram> }) => Promise<Analysis> | Analysis;
 }

@@ -84,7 +84,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   const timers: NodeJS.Timeout[] = [];
   const timelineDone: Promise<void>[] = [];
   try {
-    if (s.hooks?.setup) state = await s.hooks.setup(runCtx());
+    if (s.hooks?.setup) state = await s.hooks.setup({ ...runCtx(), state: undefined });
     const threads = s.executor === 'max-throughput' ? 1 : s.threads;
     const planned = plannedDurationMs(s);
     /** Fix the schedule's start and arm the timeline actions relative to it. */

@@ -1,11 +1,13 @@
 // Scenario files (suites/load/*.ts and users' own): a module whose default export is a
-// scenario, a list of them, or a factory of either given the target (so that a scenario can
-// aim past the limits the emulator advertises). Overrides from the command line are applied
-// to the raw object before validation, so every field is overridable and checked alike.
-import { scenarioError } from '../errors.js';
+// scenario, a list of them, a factory of either given the target (so that a scenario can aim
+// past the limits the emulator advertises), or a `defineScenario` with its parameters'
+// schema. Overrides from the command line are applied to the raw object before validation,
+// so every field is overridable and checked alike.
+import { isQbenchError, scenarioError } from '../errors.js';
 import { importUserModule, resolveUserFile } from '../user-module.js';
 import type { LoadTarget } from './context.js';
 import { parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { isScenarioDefinition, type ScenarioDefinition } from './scenario-definition.js';
 
 export interface ScenarioFactoryContext {
   readonly target: LoadTarget;
@@ -13,6 +15,7 @@ export interface ScenarioFactoryContext {
   readonly params: Readonly<Record<string, string>>;
 }
 export type ScenarioModuleExport =
+  | ScenarioDefinition
   | ScenarioInput
   | readonly ScenarioInput[]
   | ((ctx: ScenarioFactoryContext) => ScenarioInput | readonly ScenarioInput[] | Promise<ScenarioInput | readonly ScenarioInput[]>);
@@ -41,6 +44,8 @@ export interface LoadedScenario {
   readonly source: ScenarioSource;
   /** Overrides that did not apply to this scenario's executor (for a note to the user). */
   readonly notes: readonly string[];
+  /** The `--param`s its file takes; undefined: any (a plain factory reads what it likes). */
+  readonly declaredParams: readonly string[] | undefined;
 }
 
 function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
@@ -102,9 +107,32 @@ function structuredCloneKeepFns(v: unknown): unknown {
   return v;
 }
 
+/** The `--param`s a module's default export takes: undefined when any (a plain factory). */
+export function declaredParamsOf(exported: unknown): readonly string[] | undefined {
+  if (isScenarioDefinition(exported)) return exported.params;
+  return typeof exported === 'function' ? undefined : [];
+}
+
+/**
+ * A factory's own error (a `paramError`, or any it throws) is a problem of the scenario file:
+ * exit 2 with the file named, not an internal error with a stack.
+ */
+async function build(file: string, make: () => unknown): Promise<unknown> {
+  try {
+    return await make();
+  } catch (e) {
+    if (isQbenchError(e) && (e.code !== 'QB_ERR_SCENARIO' || e.details['file'] !== undefined)) throw e;
+    throw scenarioError(`${file}: ${e instanceof Error ? e.message : String(e)}`, { file });
+  }
+}
+
 /** Resolve a module's default export into raw scenario objects. */
 export async function scenarioInputsOf(exported: unknown, ctx: ScenarioFactoryContext, file: string): Promise<ScenarioInput[]> {
-  const value: unknown = typeof exported === 'function' ? await (exported as (c: ScenarioFactoryContext) => unknown)(ctx) : exported;
+  const value: unknown = isScenarioDefinition(exported)
+    ? await build(file, () => exported.create(ctx.target, ctx.params, file))
+    : typeof exported === 'function'
+      ? await build(file, () => (exported as (c: ScenarioFactoryContext) => unknown)(ctx))
+      : exported;
   const list = Array.isArray(value) ? (value as unknown[]) : [value];
   if (list.length === 0 || list.some((x) => typeof x !== 'object' || x === null)) {
     throw scenarioError(`${file}: the default export must be a scenario object, a list of them, or a function returning either`);
@@ -122,9 +150,10 @@ export async function loadScenarioFile(file: string, ctx: ScenarioFactoryContext
   }
   if (mod.default === undefined) throw scenarioError(`${file}: no default export (export default a scenario, a list, or a factory)`);
   const inputs = await scenarioInputsOf(mod.default, ctx, file);
+  const declaredParams = declaredParamsOf(mod.default);
   return inputs.map((raw, index) => {
     const { input, notes } = applyOverrides(raw, overrides);
     const scenario = parseScenario(input, `${file}${inputs.length > 1 ? ` [${index}]` : ''}`);
-    return { scenario, source: { file: abs, params: ctx.params, index, overrides }, notes };
+    return { scenario, source: { file: abs, params: ctx.params, index, overrides }, notes, declaredParams };
   });
 }

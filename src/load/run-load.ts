@@ -57,14 +57,36 @@ export interface ScenarioEntry {
   readonly thresholds?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
+/**
+ * A parameter no scenario takes is a mistake (a typo would otherwise be ignored): an entry's
+ * own params must be taken by its file; the run's `--param`s by at least one file (they go to
+ * every file). A plain factory takes any.
+ */
+function checkParamsTaken(entry: ScenarioEntry, loaded: readonly LoadedScenario[]): void {
+  const declared = loaded[0]?.declaredParams;
+  if (declared === undefined) return;
+  const unknown = Object.keys(entry.params ?? {}).filter((k) => !declared.includes(k));
+  if (unknown.length > 0) throw scenarioError(`${entry.file}: no parameter ${unknown.join(', ')}; it takes ${declared.length > 0 ? declared.join(', ') : 'none'}`);
+}
+
+function checkRunParamsTaken(params: Readonly<Record<string, string>>, loaded: readonly LoadedScenario[]): void {
+  if (loaded.some((l) => l.declaredParams === undefined)) return;
+  const taken = new Set(loaded.flatMap((l) => l.declaredParams ?? []));
+  const unknown = Object.keys(params).filter((k) => !taken.has(k));
+  if (unknown.length > 0) throw scenarioError(`--param ${unknown.join(', ')}: no scenario loaded takes it; they take ${taken.size > 0 ? [...taken].join(', ') : 'none'}`);
+}
+
 /** Load and validate every scenario first: a bad file fails before any traffic is sent. */
 export async function loadAll(files: readonly (string | ScenarioEntry)[], target: LoadTarget, overrides: ScenarioOverrides, params: Readonly<Record<string, string>>, only: readonly string[] = []): Promise<LoadedScenario[]> {
   const all: LoadedScenario[] = [];
   for (const f of files) {
     const e: ScenarioEntry = typeof f === 'string' ? { file: f } : f;
     const set = e.thresholds === undefined ? overrides.set : [['thresholds', e.thresholds] as const, ...(overrides.set ?? [])];
-    all.push(...(await loadScenarioFile(e.file, { target, params: { ...params, ...e.params } }, { ...overrides, ...(set ? { set } : {}) })));
+    const loaded = await loadScenarioFile(e.file, { target, params: { ...params, ...e.params } }, { ...overrides, ...(set ? { set } : {}) });
+    checkParamsTaken(e, loaded);
+    all.push(...loaded);
   }
+  checkRunParamsTaken(params, all);
   return only.length === 0 ? all : all.filter((l) => only.includes(l.scenario.name));
 }
 

@@ -1,6 +1,6 @@
-// Load scenario definitions (issue 6): one zod schema discriminated on `executor`, with the
-// step flow of an iteration, k6-style thresholds, the 429 policy and the validity limits.
-// Defaults live here, once; `parseScenario` reports every problem at once (z.prettifyError).
+// Load scenarios: one zod schema discriminated on `executor`, with the step flow of an
+// iteration, k6-style thresholds, the 429 policy and the validity limits. Defaults live here,
+// once; `parseScenario` reports every problem at once (z.prettifyError).
 import { z } from 'zod';
 import { RUNSYNC_WAIT_MS, HOUR_MS, SECOND_MS, MINUTE_MS } from '../spec/index.js';
 import { scenarioError } from '../errors.js';
@@ -20,7 +20,7 @@ export const HARD_LIMITS = {
 
 const isFunction = (v: unknown): v is (...args: never[]) => unknown => typeof v === 'function';
 
-export type InputFactory = (ctx: IterationContext) => Record<string, unknown>;
+export type InputFactory<S = unknown> = (ctx: IterationContext<S>) => Record<string, unknown>;
 const JsonInput = z.record(z.string(), z.unknown());
 const InputSource = z.union([JsonInput, z.custom<InputFactory>(isFunction, { error: 'input must be a JSON object or a function returning one' })]);
 
@@ -57,7 +57,7 @@ export const StreamStep = z.strictObject({ kind: z.literal('stream'), name: step
 export const CancelStep = z.strictObject({ kind: z.literal('cancel'), name: stepName.optional(), jobId: z.string().min(1).optional() });
 export const HealthStep = z.strictObject({ kind: z.literal('health'), name: stepName.optional() });
 export const PurgeStep = z.strictObject({ kind: z.literal('purge-queue'), name: stepName.optional() });
-export type CustomStepFn = (ctx: IterationContext) => Promise<void>;
+export type CustomStepFn<S = unknown> = (ctx: IterationContext<S>) => Promise<void>;
 export const CustomStep = z.strictObject({
   kind: z.literal('custom'),
   name: stepName,
@@ -186,7 +186,20 @@ export const MaxThroughput = z.strictObject({
 
 export const Scenario = z.discriminatedUnion('executor', [ConstantArrivalRate, RampingArrivalRate, ConstantConcurrency, Iterations, MaxThroughput]);
 export type Scenario = z.infer<typeof Scenario>;
-export type ScenarioInput = z.input<typeof Scenario>;
+
+type StepInputOf<T, S> = T extends { fn: unknown }
+  ? Omit<T, 'fn'> & { fn: CustomStepFn<S> }
+  : T extends { input: unknown }
+    ? Omit<T, 'input'> & { input: Record<string, unknown> | InputFactory<S> }
+    : T;
+/** A step as a scenario file writes it; its functions see the scenario's state type `S`. */
+export type StepInput<S = unknown> = StepInputOf<z.input<typeof Step>, S>;
+type ScenarioInputOf<T, S> = T extends unknown ? Omit<T, 'steps' | 'hooks'> & { steps: StepInput<S>[]; hooks?: ScenarioHooks<S> | undefined } : never;
+/**
+ * A scenario as its file writes it (before defaults); `S` is what its setup hook returns, the
+ * `state` its steps and later hooks see.
+ */
+export type ScenarioInput<S = unknown> = ScenarioInputOf<z.input<typeof Scenario>, S>;
 export type Executor = Scenario['executor'];
 export const EXECUTORS: readonly Executor[] = ['constant-arrival-rate', 'ramping-arrival-rate', 'constant-concurrency', 'iterations', 'max-throughput'];
 

@@ -7,10 +7,10 @@
 // scenario's jobs: detected and judged as in rate-limit.ts (a precondition not reached makes
 // gave-up jobs, low goodput and many attempts inconclusive); goodput above the limit fails
 // whatever else was seen.
-import type { Analysis, RunContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { Analysis, LoadTarget } from '../../src/load/context.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
-import { expectedRule, operationRequest, rateWindowRealMs } from './lib/limits.js';
+import { defineScenario, param } from '../../src/load/scenario-definition.js';
+import { EXPECT_PARAM, expectedRule, operationRequest, rateWindowRealMs, type Expect } from './lib/limits.js';
 import { awaitQuietOperation, foreignRequests, operationCount, precondition, probeWindow, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 
 interface BackoffState {
@@ -25,11 +25,14 @@ const MAX_MEAN_ATTEMPTS = 4;
 /** Goodput per window must reach this share of the limit while the backlog drains. */
 const MIN_GOODPUT_SHARE = 0.8;
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput => {
-  const op = ctx.params['op'] ?? 'run';
-  if (op !== 'run' && op !== 'runsync') throw new Error(`--param op: ${op}; backoff-429 drives run or runsync`);
-  const rule = expectedRule(ctx, op);
-  const windowMs = rateWindowRealMs(ctx.target);
+export default defineScenario({
+  params: { op: param.oneOf(['run', 'runsync']).default('run'), expect: EXPECT_PARAM },
+  create: ({ target, params }) => backoffScenario(params.op, params.expect, target),
+});
+
+function backoffScenario(op: 'run' | 'runsync', expect: Expect, target: LoadTarget): ScenarioInput<BackoffState> {
+  const rule = expectedRule(target, op, expect);
+  const windowMs = rateWindowRealMs(target);
   const offered = (2 * rule.requestsPerWindow) / (windowMs / 1000);
   return {
     name: `backoff-429-${op}`,
@@ -46,14 +49,14 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     steps: [{ kind: op, input: {} }],
     thresholds: { [`${op}.network_error.rate`]: ['rate==0'] },
     hooks: {
-      setup: async (rc: RunContext): Promise<BackoffState> => {
+      setup: async (rc): Promise<BackoffState> => {
         const quiet = await awaitQuietOperation(rc, op, windowMs);
         if (quiet !== undefined) return { quiet };
         const p = await probeWindow(rc, () => rc.request(operationRequest(op, 'none')), windowMs);
         return p.inUse !== undefined ? { inUse: p.inUse } : {};
       },
       analyze: async (r, rc): Promise<Analysis> => {
-        const state = rc.state as BackoffState;
+        const state = rc.state;
         const st = r.steps.find((s) => s.step === op);
         const jobs = st?.attempts?.histogram.count ?? 0;
         const gaveUp = st?.attempts?.gaveUp ?? 0;
@@ -120,4 +123,4 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       },
     },
   };
-};
+}

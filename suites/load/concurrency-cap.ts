@@ -16,10 +16,10 @@
 // than the cap while the requests stayed open fails whatever else was seen (others only take
 // slots away).
 import { HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS } from '../../src/spec/index.js';
-import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { Analysis, IterationContext, LoadTarget, RunContext } from '../../src/load/context.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
-import { expectedRule, rateWindowRealMs, type Exchange } from './lib/limits.js';
+import { defineScenario, param, paramError } from '../../src/load/scenario-definition.js';
+import { EXPECT_PARAM, expectedRule, rateWindowRealMs, type Exchange, type Expect } from './lib/limits.js';
 import { awaitQuietOperation, foreignRequests, operationCount, precondition, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 
 /** Held by the request itself, on any target. */
@@ -34,8 +34,8 @@ const HOLD_REAL_MS = 2 * SECOND_MS;
 const needsEmulatorHold = (op: HeldOp): boolean => (EMULATOR_HELD_OPS as readonly string[]).includes(op);
 
 /** True when the target is an emulator that advertises the hold for `op`. */
-function holdAdvertised(ctx: ScenarioFactoryContext, op: HeldOp): boolean {
-  const limits = (ctx.target.info as { limits?: { hold?: { operations?: unknown } } } | undefined)?.limits;
+function holdAdvertised(target: LoadTarget, op: HeldOp): boolean {
+  const limits = (target.info as { limits?: { hold?: { operations?: unknown } } } | undefined)?.limits;
   const ops = limits?.hold?.operations;
   return Array.isArray(ops) && ops.includes(op);
 }
@@ -72,11 +72,11 @@ interface CapState {
   quiet?: { start: OperationCount; waitedMs: number; busy?: string };
 }
 
-export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): ScenarioInput {
-  const rule = expectedRule(ctx, op);
+export function concurrencyScenario(op: HeldOp, target: LoadTarget, expect: Expect): ScenarioInput<CapState> {
+  const rule = expectedRule(target, op, expect);
   const cap = rule.concurrency ?? 0;
   const burst = Math.ceil(cap * 1.5) + 1;
-  const scale = ctx.target.timeScale;
+  const scale = target.timeScale;
   const waitMs = Math.min(RUNSYNC_WAIT_MS.max, Math.max(RUNSYNC_WAIT_MS.min, Math.round(HOLD_REAL_MS * scale)));
   // The job outlives the wait by far, so /runsync answers only when `wait` runs out.
   const longJobSec = Math.ceil((waitMs * 10) / SECOND_MS);
@@ -94,8 +94,8 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
       {
         kind: 'custom',
         name: op,
-        fn: async (it: IterationContext) => {
-          const st = it.state as CapState;
+        fn: async (it) => {
+          const st = it.state;
           const sentMs = performance.timeOrigin + performance.now();
           const a = await it.request(op, requestFor(op, st.jobId, waitMs, longJobSec));
           st.log.push({ sentMs, endMs: performance.timeOrigin + performance.now(), status: a.status });
@@ -103,7 +103,7 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
       },
     ],
     hooks: {
-      setup: async (rc: RunContext): Promise<CapState> => {
+      setup: async (rc): Promise<CapState> => {
         let jobId = 'none';
         if (op === 'stream' || op === 'status' || op === 'cancel') {
           // A job that will not finish or stream for a long while: /stream long-polls on it,
@@ -119,12 +119,12 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
         if (quiet !== undefined) st.quiet = quiet;
         return st;
       },
-      teardown: async (rc: RunContext) => {
+      teardown: async (rc) => {
         if (needsEmulatorHold(op)) await setHold(rc, op, 0);
         await rc.request({ method: 'POST', path: '/purge-queue' });
       },
       analyze: async (_r, rc): Promise<Analysis> => {
-        const st = rc.state as CapState;
+        const st = rc.state;
         const end = st.quiet ? await operationCount(rc, op) : undefined;
         const foreign = st.quiet && end ? foreignRequests(st.quiet.start, end, st.log.length) : 0;
         const admitted = st.log.filter((x) => x.status !== null && x.status !== 429);
@@ -178,14 +178,15 @@ export function concurrencyScenario(op: HeldOp, ctx: ScenarioFactoryContext): Sc
   };
 }
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput[] => {
-  const p = ctx.params['op'];
-  const ops = p === undefined ? HELD_OPS.filter((o) => !needsEmulatorHold(o) || holdAdvertised(ctx, o)) : p.split(',').map((x) => x.trim());
-  const bad = ops.filter((o) => !(HELD_OPS as readonly string[]).includes(o));
-  if (bad.length > 0) throw new Error(`--param op: ${bad.join(', ')} has no §8 concurrency cap to probe; use ${HELD_OPS.join(', ')}`);
-  const unheld = (ops as HeldOp[]).filter((o) => needsEmulatorHold(o) && !holdAdvertised(ctx, o));
-  if (unheld.length > 0) {
-    throw new Error(`--param op: ${unheld.join(', ')} are answered at once and can be held open only by an emulator that advertises limits.hold in /_qbench/info; on this target use ${CLIENT_HELD_OPS.join(', ')}`);
-  }
-  return (ops as HeldOp[]).map((op) => concurrencyScenario(op, ctx));
-};
+export default defineScenario({
+  /** `op` defaults to every operation this target can hold open. */
+  params: { op: param.list(param.oneOf(HELD_OPS)).optional(), expect: EXPECT_PARAM },
+  create: ({ target, params }) => {
+    const ops = params.op ?? HELD_OPS.filter((o) => !needsEmulatorHold(o) || holdAdvertised(target, o));
+    const unheld = ops.filter((o) => needsEmulatorHold(o) && !holdAdvertised(target, o));
+    if (unheld.length > 0) {
+      throw paramError('op', `${unheld.join(', ')} are answered at once and can be held open only by an emulator that advertises limits.hold in /_qbench/info; on this target use ${CLIENT_HELD_OPS.join(', ')}`);
+    }
+    return ops.map((op) => concurrencyScenario(op, target, params.expect));
+  },
+});

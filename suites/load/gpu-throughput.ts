@@ -7,10 +7,11 @@
 // and the tokens/s clients received per level (queueing, cold starts and TTFT included).
 // Verdict: every stream delivers all its tokens, the §4.1 1 MB chunk cap holds (a big output
 // is split), and client and worker agree on the per-stream generation rate within 15%.
-// Params: levels=1,2,4,8  phaseMs=<real ms per level>  tokens=64  tps=50 (tokens/s) ttftMs=200
-// agreement=0.15  setupWaitMs=60000 (real ms the 1.5 MB output job may take, cold start included)
-// firstTokenMs=50000 (real ms a job may wait for its first token before it is given up: below
-// the 60 s graceful stop, so a job no worker takes ends as not started, not as an aborted stream).
+// Params (PARAMS below, with their defaults): levels, phaseMs (real ms per level), the mock
+// job's tokens, tps and ttftMs, agreement, setupWaitMs (real ms the 1.5 MB output job may take,
+// cold start included) and firstTokenMs (real ms a job may wait for its first token before it
+// is given up: below the 60 s graceful stop, so a job no worker takes ends as not started, not
+// as an aborted stream).
 // Preconditions, not rules: a worker took every accepted job (its first token came: no worker,
 // or a cold start that never finished, leaves nothing to judge) and the 1.5 MB output job
 // finished in time. Unmet, the scenario is inconclusive, unless what it did measure broke a
@@ -19,8 +20,8 @@
 import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, type JobState } from '../../src/spec/index.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import type { Analysis, HttpAnswer, IterationContext, RunContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
+import { defineScenario, param, type ParamsOf } from '../../src/load/scenario-definition.js';
 
 /** Default agreement between client and worker tokens/s (`--param agreement=0.25` to widen). */
 const DEFAULT_AGREEMENT = 0.15;
@@ -94,21 +95,27 @@ export function startingOverlapMs(samples: readonly (readonly [number, number])[
   return ms;
 }
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput => {
-  const levels = (ctx.params['levels'] ?? '1,2,4,8').split(',').map(Number);
-  if (levels.some((l) => !Number.isInteger(l) || l < 1 || l > 1000)) throw new Error('--param levels: comma-separated integers 1..1000');
-  const phaseMs = Number(ctx.params['phaseMs'] ?? 10 * SECOND_MS);
-  const tokens = Number(ctx.params['tokens'] ?? 64);
-  const tps = Number(ctx.params['tps'] ?? 50);
-  const ttftMs = Number(ctx.params['ttftMs'] ?? 200);
-  const scale = ctx.target.timeScale;
+/** What a `--param` of real milliseconds accepts. */
+const realMs = param.number({ integer: true, min: 1, max: 24 * 3_600_000, unit: 'real ms' });
+
+const PARAMS = {
+  levels: param.list(param.number({ integer: true, min: 1, max: 1000, unit: 'concurrent streams' })).default([1, 2, 4, 8]),
+  phaseMs: realMs.default(10 * SECOND_MS),
+  tokens: param.number({ integer: true, min: 1, max: 1_000_000, unit: 'output tokens per job' }).default(64),
+  tps: param.number({ above: 0, max: 1_000_000, unit: 'tokens per second' }).default(50),
+  ttftMs: param.number({ min: 0, max: 24 * 3_600_000, unit: 'ms to the first token' }).default(200),
+  agreement: param.number({ above: 0, below: 1, unit: 'a share' }).default(DEFAULT_AGREEMENT),
+  setupWaitMs: realMs.default(60 * SECOND_MS),
+  firstTokenMs: realMs.default(50 * SECOND_MS),
+};
+
+export default defineScenario({
+  params: PARAMS,
+  create: (ctx): ScenarioInput<GpuState> => gpuScenario(ctx.params, ctx.target.timeScale),
+});
+
+function gpuScenario({ levels, phaseMs, tokens, tps, ttftMs, agreement: AGREEMENT, setupWaitMs, firstTokenMs }: ParamsOf<typeof PARAMS>, scale: number): ScenarioInput<GpuState> {
   const maxLevel = Math.max(...levels);
-  const AGREEMENT = Number(ctx.params['agreement'] ?? DEFAULT_AGREEMENT);
-  if (!(AGREEMENT > 0 && AGREEMENT < 1)) throw new Error('--param agreement: a share between 0 and 1');
-  const setupWaitMs = Number(ctx.params['setupWaitMs'] ?? 60 * SECOND_MS);
-  if (!(Number.isInteger(setupWaitMs) && setupWaitMs > 0)) throw new Error('--param setupWaitMs: a positive whole number of real ms');
-  const firstTokenMs = Number(ctx.params['firstTokenMs'] ?? 50 * SECOND_MS);
-  if (!(Number.isInteger(firstTokenMs) && firstTokenMs > 0)) throw new Error('--param firstTokenMs: a positive whole number of real ms');
   return {
     name: 'gpu-throughput',
     description: `LLM streaming at concurrency ${levels.join(', ')} (${phaseMs} ms each): TTFT, chunk gaps, tokens/s vs avg_gen_throughput, KV cache`,
@@ -123,8 +130,8 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         kind: 'custom',
         name: 'llm',
         metrics: ['run', 'stream', 'status', 'ttft', 'chunk_gap'],
-        fn: async (it: IterationContext) => {
-          const st = it.state as GpuState;
+        fn: async (it) => {
+          const st = it.state;
           while (st.active >= st.level && !it.signal.aborted) await sleep(2);
           if (it.signal.aborted) return;
           const level = st.level;
@@ -139,14 +146,14 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
     ],
     thresholds: { 'stream.errors.rate': ['rate==0'] },
     hooks: {
-      setup: async (rc: RunContext): Promise<GpuState> => {
+      setup: async (rc): Promise<GpuState> => {
         const st: GpuState = { level: levels[0] ?? 1, active: 0, levels: new Map(), kv: [], lastKvBucket: -1, bigChunks: [], starting: [], sampling: true };
         await bigOutputChunks(rc, st, setupWaitMs);
         st.sampler = sampleStarting(rc, st);
         return st;
       },
-      teardown: async (rc: RunContext) => {
-        const st = rc.state as GpuState | undefined;
+      teardown: async (rc) => {
+        const st = rc.state;
         if (!st) return;
         st.sampling = false;
         await st.sampler;
@@ -154,13 +161,13 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       timeline: levels.map((level, i) => ({
         atMs: i * phaseMs,
         label: `concurrency ${level}`,
-        action: (rc: RunContext) => {
-          (rc.state as GpuState).level = level;
+        action: (rc) => {
+          rc.state.level = level;
           return Promise.resolve();
         },
       })),
       analyze: (_r, rc): Analysis => {
-        const st = rc.state as GpuState;
+        const st = rc.state;
         const rows = levels.map((l) => [l, st.levels.get(l)] as const);
         let incomplete = 0;
         let jobs = 0;
@@ -264,7 +271,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       },
     },
   };
-};
+}
 
 async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Record<string, unknown>, scale: number, firstTokenMs: number): Promise<void> {
   let s = st.levels.get(level);

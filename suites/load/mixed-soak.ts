@@ -2,12 +2,12 @@
 // each iteration one of /runsync (50%), /run then poll /status (30%), /health (20%), with
 // k6-style thresholds as the verdict, and the generator's own heap sampled to show that
 // memory stays flat over a long run.
-// Params: rate=20 (iterations/s)  duration=<ms, default 5 min>  sloRunsyncP99Ms=2000
-// sloRunP99Ms=1000  maxErrorRate=0.01.
+// Params (PARAMS below, with their defaults): rate (iterations/s), duration (ms),
+// sloRunsyncP99Ms, sloRunP99Ms, maxErrorRate.
 import { MINUTE_MS, RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS } from '../../src/spec/index.js';
-import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { Analysis } from '../../src/load/context.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
+import { defineScenario, param, type ParamsOf } from '../../src/load/scenario-definition.js';
 
 const MIX = [
   { weight: 0.5, kind: 'runsync' },
@@ -24,17 +24,26 @@ interface SoakState {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput => {
-  const num = (k: string, d: number) => {
-    const v = ctx.params[k] === undefined ? d : Number(ctx.params[k]);
-    if (!Number.isFinite(v) || v <= 0) throw new Error(`--param ${k}: a positive number`);
-    return v;
-  };
-  const rate = num('rate', 20);
-  const durationMs = num('duration', 5 * MINUTE_MS);
-  // Stay under half of the tightest limit the mix touches (per second of real time).
-  const runPerSec = RATE_LIMITS.run.requestsPerWindow / (RATE_WINDOW_MS / SECOND_MS);
-  if (rate * 0.3 > runPerSec / 2) throw new Error(`--param rate: ${rate}/s would offer /run over half its §8 limit; a soak stays below the limits`);
+/** Share of the iterations that send /run (the tightest §8 limit the mix touches). */
+const RUN_SHARE = MIX.find((m) => m.kind === 'run-poll')?.weight ?? 1;
+/** A soak stays under half of /run's §8 limit (per second of real time). */
+const MAX_RATE_PER_SEC = Math.floor(RATE_LIMITS.run.requestsPerWindow / (RATE_WINDOW_MS / SECOND_MS) / 2 / RUN_SHARE);
+const sloMs = param.number({ above: 0, max: 3_600_000, unit: 'ms' });
+
+const PARAMS = {
+  rate: param.number({ above: 0, max: MAX_RATE_PER_SEC, unit: 'iterations per second; a soak offers /run under half its §8 limit' }).default(20),
+  duration: param.number({ integer: true, min: 1, max: 24 * 3_600_000, unit: 'ms' }).default(5 * MINUTE_MS),
+  sloRunsyncP99Ms: sloMs.default(2000),
+  sloRunP99Ms: sloMs.default(1000),
+  maxErrorRate: param.number({ above: 0, max: 1, unit: 'a share' }).default(0.01),
+};
+
+export default defineScenario({
+  params: PARAMS,
+  create: ({ params }): ScenarioInput<SoakState> => soakScenario(params),
+});
+
+function soakScenario({ rate, duration: durationMs, sloRunsyncP99Ms, sloRunP99Ms, maxErrorRate }: ParamsOf<typeof PARAMS>): ScenarioInput<SoakState> {
   return {
     name: 'mixed-soak',
     description: `mixed steady state at ${rate} iterations/s (Poisson) for ${durationMs / 1000} s: runsync 50%, run+poll 30%, health 20%`,
@@ -47,7 +56,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         kind: 'custom',
         name: 'mix',
         metrics: ['runsync', 'run', 'status', 'health'],
-        fn: async (it: IterationContext) => {
+        fn: async (it) => {
           let r = ((it.iteration * 2654435761) % 1000) / 1000;
           const pick = MIX.find((m) => (r -= m.weight) < 0)?.kind ?? 'health';
           if (pick === 'runsync') {
@@ -69,10 +78,10 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       },
     ],
     thresholds: {
-      'runsync.latency': [`p(99)<${num('sloRunsyncP99Ms', 2000)}`],
-      'run.latency': [`p(99)<${num('sloRunP99Ms', 1000)}`],
-      'runsync.errors.rate': [{ threshold: `rate<${num('maxErrorRate', 0.01)}`, abortOnFail: true, delayAbortEvalMs: Math.min(durationMs / 2, 30 * SECOND_MS) }],
-      'run.errors.rate': [`rate<${num('maxErrorRate', 0.01)}`],
+      'runsync.latency': [`p(99)<${sloRunsyncP99Ms}`],
+      'run.latency': [`p(99)<${sloRunP99Ms}`],
+      'runsync.errors.rate': [{ threshold: `rate<${maxErrorRate}`, abortOnFail: true, delayAbortEvalMs: Math.min(durationMs / 2, 30 * SECOND_MS) }],
+      'run.errors.rate': [`rate<${maxErrorRate}`],
       'run.status_429.rate': ['rate<0.01'],
       dropped_iterations: ['count==0'],
     },
@@ -82,13 +91,13 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         atMs: (i * durationMs) / HEAP_SAMPLES,
         // Unlabelled: the progress output stays quiet.
         label: '',
-        action: (rc: RunContext) => {
-          (rc.state as SoakState).heap.push([((i * durationMs) / HEAP_SAMPLES) / 1000, process.memoryUsage().heapUsed]);
+        action: (rc) => {
+          rc.state.heap.push([((i * durationMs) / HEAP_SAMPLES) / 1000, process.memoryUsage().heapUsed]);
           return Promise.resolve();
         },
       })),
       analyze: (_r, rc): Analysis => {
-        const heap = (rc.state as SoakState).heap;
+        const heap = rc.state.heap;
         // Compare the second half with the first sample after warm-up (10% in).
         const warm = heap[Math.min(2, heap.length - 1)]?.[1] ?? 0;
         const last = heap[heap.length - 1]?.[1] ?? 0;
@@ -110,4 +119,4 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       },
     },
   };
-};
+}

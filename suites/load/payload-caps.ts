@@ -10,9 +10,10 @@
 import { RUN_PAYLOAD, RUNSYNC_PAYLOAD, type ByteSize } from '../../src/spec/index.js';
 import { notTheTargetsAnswer } from '../../src/target/index.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
-import type { Analysis, IterationContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { Analysis, LoadTarget } from '../../src/load/context.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
+import { defineScenario } from '../../src/load/scenario-definition.js';
+import { EXPECT_PARAM, RUN_OPERATIONS_PARAM, type Expect } from './lib/limits.js';
 
 type Op = 'run' | 'runsync';
 const CAPS: Record<Op, ByteSize> = { run: RUN_PAYLOAD, runsync: RUNSYNC_PAYLOAD };
@@ -36,15 +37,15 @@ function body(bytes: number): string {
   return JSON.stringify({ input: { pad: 'x'.repeat(Math.max(0, bytes - EMPTY_BODY_BYTES)) } });
 }
 
-function advertisedCap(ctx: ScenarioFactoryContext, op: Op): number | undefined {
-  const payload = (ctx.target.info?.['limits'] as { payload?: Record<string, unknown> } | undefined)?.payload;
+function advertisedCap(target: LoadTarget, op: Op): number | undefined {
+  const payload = (target.info?.['limits'] as { payload?: Record<string, unknown> } | undefined)?.payload;
   const v = payload?.[op === 'run' ? 'runBytes' : 'runsyncBytes'];
   return typeof v === 'number' ? v : undefined;
 }
 
-export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioInput {
+export function payloadScenario(op: Op, target: LoadTarget, expect: Expect): ScenarioInput<PayloadState> {
   const doc = CAPS[op];
-  const advertised = ctx.params['expect'] === 'advertised' ? advertisedCap(ctx, op) : undefined;
+  const advertised = expect === 'advertised' ? advertisedCap(target, op) : undefined;
   const accepted = advertised !== undefined ? [advertised] : [doc.decimalBytes, doc.binaryBytes];
   const source = advertised !== undefined ? 'emulator /_qbench/info' : `${doc.section} (${doc.megabytes} MB, decimal or binary)`;
   const ceiling = 2 * Math.max(...accepted);
@@ -64,8 +65,8 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
       {
         kind: 'custom',
         name: op,
-        fn: async (it: IterationContext) => {
-          const st = it.state as PayloadState;
+        fn: async (it) => {
+          const st = it.state;
           const send = async (bytes: number) => {
             // A server that refuses a big body early may close the connection under the
             // next request, and a proxy in front of it answer 502: retried, not read as a refusal.
@@ -119,7 +120,7 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
     hooks: {
       setup: () => Promise.resolve<PayloadState>({ largestAccepted: 0, smallestRefused: 0, refusedStatus: null, probes: 0, latency: [] }),
       analyze: (_r, rc): Analysis => {
-        const st = rc.state as PayloadState;
+        const st = rc.state;
         const reading = st.largestAccepted === doc.decimalBytes ? 'decimal (1 MB = 1,000,000 bytes)' : st.largestAccepted === doc.binaryBytes ? 'binary (1 MB = 1,048,576 bytes)' : 'neither reading';
         const findings = [
           precondition('every probe of the bisection got the target\'s own answer', 'an answer from the target (not a gateway 502/503/504, not a broken connection)', st.unseen ?? 'yes', st.unseen === undefined),
@@ -157,10 +158,7 @@ export function payloadScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioIn
   };
 }
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput[] => {
-  const p = ctx.params['op'];
-  const ops = p === undefined ? (['run', 'runsync'] as Op[]) : p.split(',').map((x) => x.trim());
-  const bad = ops.filter((o) => o !== 'run' && o !== 'runsync');
-  if (bad.length > 0) throw new Error(`--param op: ${bad.join(', ')}; payload caps exist for run and runsync`);
-  return (ops as Op[]).map((op) => payloadScenario(op, ctx));
-};
+export default defineScenario({
+  params: { op: RUN_OPERATIONS_PARAM, expect: EXPECT_PARAM },
+  create: ({ target, params }) => params.op.map((op) => payloadScenario(op, target, params.expect)),
+});

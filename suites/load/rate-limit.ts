@@ -18,12 +18,12 @@
 // endpoint. A bracket too wide to place admissions in a window (slow answers) leaves only the
 // count per window unjudged. More admitted than documented, or no 429 at twice the rate,
 // fails whatever else was seen: other traffic only lowers the count.
-import type { Analysis, RunContext, IterationContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { Analysis, LoadTarget } from '../../src/load/context.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
+import { defineScenario } from '../../src/load/scenario-definition.js';
 import {
-  admittedPerWindowBounds, countsPerWindow, expectedRule, finishedJob, operationRequest, parseOperations, rateWindowRealMs,
-  type Exchange, type ProbedOperation,
+  EXPECT_PARAM, PROBED_OPERATIONS_PARAM, admittedPerWindowBounds, countsPerWindow, expectedRule, finishedJob, operationRequest, rateWindowRealMs,
+  type Exchange, type Expect, type ProbedOperation,
 } from './lib/limits.js';
 import { awaitQuietOperation, foreignRequests, operationCount, precondition, probeWindow, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 
@@ -41,9 +41,9 @@ const admitted = (x: Exchange) => x.status !== null && x.status !== 429;
 /** Widest bracket [at least, at most] that still counts as a measurement. */
 export const bracketTolerance = (limit: number) => Math.max(2, Math.ceil(limit * 0.1));
 
-export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryContext): ScenarioInput {
-  const rule = expectedRule(ctx, op);
-  const windowMs = rateWindowRealMs(ctx.target);
+export function rateLimitScenario(op: ProbedOperation, target: LoadTarget, expect: Expect): ScenarioInput<ProbeState> {
+  const rule = expectedRule(target, op, expect);
+  const windowMs = rateWindowRealMs(target);
   const limitPerSec = rule.requestsPerWindow / (windowMs / 1000);
   const peak = 2 * limitPerSec;
   return {
@@ -68,8 +68,8 @@ export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryConte
       {
         kind: 'custom',
         name: op,
-        fn: async (it: IterationContext) => {
-          const st = it.state as ProbeState;
+        fn: async (it) => {
+          const st = it.state;
           const sentMs = performance.timeOrigin + performance.now();
           const a = await it.request(op, operationRequest(op, st.jobId));
           st.log.push({ sentMs, endMs: performance.timeOrigin + performance.now(), status: a.status });
@@ -78,7 +78,7 @@ export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryConte
     ],
     thresholds: { [`${op}.network_error.rate`]: ['rate==0'] },
     hooks: {
-      setup: async (rc: RunContext): Promise<ProbeState> => {
+      setup: async (rc): Promise<ProbeState> => {
         const needsJob = op === 'status' || op === 'stream' || op === 'cancel';
         const st: ProbeState = { jobId: needsJob ? await finishedJob(rc) : 'none', log: [] };
         const quiet = await awaitQuietOperation(rc, op, windowMs);
@@ -92,7 +92,7 @@ export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryConte
         return st;
       },
       analyze: async (_result, rc): Promise<Analysis> => {
-        const st = rc.state as ProbeState;
+        const st = rc.state;
         const end = st.quiet ? await operationCount(rc, op) : undefined;
         const foreign = st.quiet && end ? foreignRequests(st.quiet.start, end, st.log.length) : 0;
         const t0 = rc.scheduleStartMs;
@@ -163,4 +163,7 @@ export function rateLimitScenario(op: ProbedOperation, ctx: ScenarioFactoryConte
   };
 }
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput[] => parseOperations(ctx).map((op) => rateLimitScenario(op, ctx));
+export default defineScenario({
+  params: { op: PROBED_OPERATIONS_PARAM, expect: EXPECT_PARAM },
+  create: ({ target, params }) => params.op.map((op) => rateLimitScenario(op, target, params.expect)),
+});

@@ -10,9 +10,10 @@
 // window, fails.
 import { HTTP_STATUS, RETENTION_MS, SECOND_MS } from '../../src/spec/index.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
-import type { Analysis, IterationContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { Analysis, LoadTarget } from '../../src/load/context.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
+import { defineScenario } from '../../src/load/scenario-definition.js';
+import { RUN_OPERATIONS_PARAM } from './lib/limits.js';
 
 type Op = 'run' | 'runsync';
 /** Status polls per retention window: the bracket is 1% of the window wide. */
@@ -34,9 +35,9 @@ interface RetentionState {
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): ScenarioInput {
+export function retentionScenario(op: Op, target: LoadTarget): ScenarioInput<RetentionState> {
   const windowEmuMs = op === 'run' ? RETENTION_MS.run : RETENTION_MS.runsyncDefault;
-  const scale = ctx.target.timeScale;
+  const scale = target.timeScale;
   const windowRealMs = windowEmuMs / scale;
   const pollMs = Math.max(2, windowRealMs / POLLS_PER_WINDOW);
   return {
@@ -55,8 +56,8 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
         kind: 'custom',
         name: op,
         metrics: [op, 'status'],
-        fn: async (it: IterationContext) => {
-          const st = it.state as RetentionState;
+        fn: async (it) => {
+          const st = it.state;
           const submittedMs = now();
           const a = await it.request(op, { method: 'POST', path: `/${op}`, body: { input: {} } });
           const body = a.json() as { id?: unknown; status?: unknown } | undefined;
@@ -93,7 +94,7 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
     hooks: {
       setup: () => Promise.resolve<RetentionState>({ completedAtMs: 0, lastOkMs: 0, first404Ms: 0, endedReadableMs: 0, polls: 0 }),
       analyze: (r, rc): Analysis => {
-        const st = rc.state as RetentionState;
+        const st = rc.state;
         const toEmuS = (realMs: number) => (realMs * scale) / SECOND_MS;
         // Client-side timing: a poll interval plus the worst event-loop stall (the generator's,
         // and an in-process emulator's timers) widen the bracket.
@@ -130,10 +131,7 @@ export function retentionScenario(op: Op, ctx: ScenarioFactoryContext): Scenario
   };
 }
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput[] => {
-  const p = ctx.params['op'];
-  const ops = p === undefined ? (['run', 'runsync'] as Op[]) : p.split(',').map((x) => x.trim());
-  const bad = ops.filter((o) => o !== 'run' && o !== 'runsync');
-  if (bad.length > 0) throw new Error(`--param op: ${bad.join(', ')}; retention windows exist for run and runsync`);
-  return (ops as Op[]).map((op) => retentionScenario(op, ctx));
-};
+export default defineScenario({
+  params: { op: RUN_OPERATIONS_PARAM },
+  create: ({ target, params }) => params.op.map((op) => retentionScenario(op, target)),
+});

@@ -11,12 +11,12 @@
 // the phases they concern are not judged (inconclusive); a phase judged on its own terms
 // that admitted other than max(base, running x rpw) fails.
 import { DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit } from '../../src/spec/index.js';
-import type { Analysis, IterationContext, RunContext } from '../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../src/load/loader.js';
+import type { Analysis, LoadTarget, RunContext } from '../../src/load/context.js';
 import type { ScenarioInput } from '../../src/load/scenario.js';
+import { defineScenario, param, paramError } from '../../src/load/scenario-definition.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import {
-  PROBED_OPERATIONS, admittedPerWindowBounds, advertisedRequestsPerWorker, expectedRule, finishedJob, operationRequest, rateWindowRealMs, type Exchange, type ProbedOperation,
+  EXPECT_PARAM, admittedPerWindowBounds, advertisedRequestsPerWorker, expectedRule, finishedJob, operationRequest, rateWindowRealMs, type Exchange, type Expect,
 } from './lib/limits.js';
 
 interface ScaleState {
@@ -53,24 +53,37 @@ async function untilRunning(rc: RunContext, ok: (running: number) => boolean, li
   }
 }
 
-export default (ctx: ScenarioFactoryContext): ScenarioInput => {
-  const op = (ctx.params['op'] ?? 'status') as ProbedOperation;
-  if (!(PROBED_OPERATIONS as readonly string[]).includes(op) || op === 'purge-queue' || op === 'cancel') {
-    throw new Error(`--param op: ${op}; use run, runsync, status or stream (cancel and purge-queue are needed to steer workers)`);
-  }
-  const rule = expectedRule(ctx, op);
+const MAX_WORKERS = 1000;
+
+export default defineScenario({
+  params: {
+    /** cancel and purge-queue are needed to steer the workers, so they are not probed. */
+    op: param.oneOf(['run', 'runsync', 'status', 'stream']).default('status'),
+    /** Default: what the emulator advertises, else the documented value. */
+    rpw: param.number({ above: 0, max: 1_000_000, unit: 'requests per window per running worker' }).optional(),
+    /** Default: enough for the busy limit to reach 1.5x the base. */
+    workers: param.number({ integer: true, min: 1, max: MAX_WORKERS, unit: 'busy workers' }).optional(),
+    expect: EXPECT_PARAM,
+  },
+  create: ({ target, params }) => {
+    const base = expectedRule(target, params.op, params.expect).requestsPerWindow;
+    const rpw = params.rpw ?? advertisedRequestsPerWorker(target) ?? DEFAULT_REQUESTS_PER_WORKER;
+    const workers = params.workers ?? Math.ceil((1.5 * base) / rpw);
+    if (workers > MAX_WORKERS) throw paramError('workers', `${workers} busy workers would be needed to raise the limit to 1.5x the base at ${rpw} requests per worker; give --param workers (at most ${MAX_WORKERS}) or a larger rpw`);
+    return workerScaledScenario(params.op, target, params.expect, rpw, workers);
+  },
+});
+
+function workerScaledScenario(op: 'run' | 'runsync' | 'status' | 'stream', target: LoadTarget, expect: Expect, rpw: number, k: number): ScenarioInput<ScaleState> {
+  const rule = expectedRule(target, op, expect);
   const base = rule.requestsPerWindow;
-  const rpw = Number(ctx.params['rpw'] ?? advertisedRequestsPerWorker(ctx.target) ?? DEFAULT_REQUESTS_PER_WORKER);
-  if (!(rpw > 0)) throw new Error('--param rpw: a positive number of requests per window per worker');
-  const k = Number(ctx.params['workers'] ?? Math.ceil((1.5 * base) / rpw));
-  if (!Number.isInteger(k) || k < 1 || k > 1000) throw new Error('--param workers: an integer 1..1000');
-  const windowMs = rateWindowRealMs(ctx.target);
+  const windowMs = rateWindowRealMs(target);
   const high = effectiveRateLimit(base, k, rpw);
   // A phase is three windows: up to one for the change to take effect, one for the sliding
   // window to forget the previous phase, one measured.
   const phaseMs = 3 * windowMs;
-  const scale = ctx.target.timeScale;
-  const controllable = ctx.target.info !== undefined;
+  const scale = target.timeScale;
+  const controllable = target.info !== undefined;
   return {
     name: `worker-scaled-limit-${op}`,
     description: `§8 dynamic rule on /${op}: base ${base} (${rule.source}), ${k} busy workers x ${rpw} per window -> ${high}`,
@@ -84,8 +97,8 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       {
         kind: 'custom',
         name: op,
-        fn: async (it: IterationContext) => {
-          const st = it.state as ScaleState;
+        fn: async (it) => {
+          const st = it.state;
           const sentMs = now();
           const a = await it.request(op, operationRequest(op, st.jobId));
           st.log.push({ sentMs, endMs: now(), status: a.status });
@@ -93,7 +106,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       },
     ],
     hooks: {
-      setup: async (rc: RunContext): Promise<ScaleState> => {
+      setup: async (rc): Promise<ScaleState> => {
         const st: ScaleState = { jobId: op === 'status' || op === 'stream' ? await finishedJob(rc) : 'none', log: [], longJobs: [], running: [], since: new Map() };
         if (controllable) {
           const w = rc.target.info?.['workers'] as { min?: unknown; max?: unknown } | undefined;
@@ -106,7 +119,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
           atMs: phaseMs,
           label: `phase 2: ${k} busy workers`,
           action: async (rc) => {
-            const st = rc.state as ScaleState;
+            const st = rc.state;
             if (controllable) {
               const max = Math.max(k, st.originalWorkers?.max ?? k);
               const r = await rc.request({ method: 'POST', path: '/_qbench/workers', scope: 'origin', body: { endpoint: rc.target.endpointId, min: k, max, running: k } });
@@ -129,7 +142,7 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
           atMs: 2 * phaseMs,
           label: 'phase 3: busy jobs cancelled',
           action: async (rc) => {
-            const st = rc.state as ScaleState;
+            const st = rc.state;
             await Promise.all(st.longJobs.map((id) => rc.request({ method: 'POST', path: `/cancel/${encodeURIComponent(id)}` })));
             if (controllable && st.originalWorkers) {
               await rc.request({ method: 'POST', path: '/_qbench/workers', scope: 'origin', body: { endpoint: rc.target.endpointId, min: st.originalWorkers.min, max: st.originalWorkers.max } });
@@ -141,18 +154,18 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
         ...PHASES.map((_, i) => ({
           atMs: i * phaseMs + 2.5 * windowMs,
           label: `sample /health (phase ${i + 1})`,
-          action: async (rc: RunContext) => {
+          action: async (rc: RunContext<ScaleState>) => {
             const r = await health(rc);
-            if (r !== undefined) (rc.state as ScaleState).running.push([i, r]);
+            if (r !== undefined) rc.state.running.push([i, r]);
           },
         })),
       ],
       teardown: async (rc) => {
-        const st = rc.state as ScaleState | undefined;
+        const st = rc.state;
         for (const id of st?.longJobs ?? []) await rc.request({ method: 'POST', path: `/cancel/${encodeURIComponent(id)}` });
       },
       analyze: (_r, rc): Analysis => {
-        const st = rc.state as ScaleState;
+        const st = rc.state;
         const t0 = rc.scheduleStartMs;
         const rows = PHASES.map((label, i) => {
           const running = st.running.find(([p]) => p === i)?.[1] ?? 0;
@@ -225,4 +238,4 @@ export default (ctx: ScenarioFactoryContext): ScenarioInput => {
       },
     },
   };
-};
+}

@@ -1,12 +1,26 @@
 // Shared by the shipped load scenarios: the documented §8 limits (src/spec), the limits an
-// emulator advertises in GET /_qbench/info, the real-time length of a rate window, the
-// request of each rate-limited operation, and window arithmetic on send times.
+// emulator advertises in GET /_qbench/info, the `op` and `expect` parameters, the real-time
+// length of a rate window, the request of each rate-limited operation, and window arithmetic
+// on send times.
 import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../../../src/spec/index.js';
 import type { LoadTarget, RequestSpec, RunContext } from '../../../src/load/context.js';
-import type { ScenarioFactoryContext } from '../../../src/load/loader.js';
+import { param } from '../../../src/load/scenario-definition.js';
 
 export const PROBED_OPERATIONS = ['run', 'runsync', 'status', 'stream', 'cancel', 'purge-queue'] as const satisfies readonly RateLimitedOperation[];
 export type ProbedOperation = (typeof PROBED_OPERATIONS)[number];
+
+/**
+ * `--param expect`: what the verdict compares with, the documented §8 value (default), or
+ * (`advertised`) what the emulator says it enforces.
+ */
+export const EXPECT_PARAM = param.oneOf(['documented', 'advertised']).default('documented');
+export type Expect = 'documented' | 'advertised';
+
+/** `--param op` of the scenarios that probe any of the rate-limited operations (default all). */
+export const PROBED_OPERATIONS_PARAM = param.list(param.oneOf(PROBED_OPERATIONS)).default([...PROBED_OPERATIONS]);
+
+/** `--param op` of the scenarios about /run and /runsync (default both). */
+export const RUN_OPERATIONS_PARAM = param.list(param.oneOf(['run', 'runsync'])).default(['run', 'runsync']);
 
 export interface ExpectedRule {
   readonly requestsPerWindow: number;
@@ -34,12 +48,9 @@ export function documentedRule(op: RateLimitedOperation): ExpectedRule {
   return { requestsPerWindow: r.requestsPerWindow, concurrency: r.concurrency, source: `${r.section} table` };
 }
 
-/**
- * What the verdict compares with: the documented §8 value (default), or with
- * `--param expect=advertised` what the emulator says it enforces.
- */
-export function expectedRule(ctx: ScenarioFactoryContext, op: RateLimitedOperation): ExpectedRule {
-  return ctx.params['expect'] === 'advertised' ? enforcedRule(ctx.target, op) : documentedRule(op);
+/** What the verdict compares with (see EXPECT_PARAM). */
+export function expectedRule(target: LoadTarget, op: RateLimitedOperation, expect: Expect): ExpectedRule {
+  return expect === 'advertised' ? enforcedRule(target, op) : documentedRule(op);
 }
 
 /** Real ms of one §8 rate window on this target (shorter when the emulator scales its windows). */
@@ -52,15 +63,6 @@ export function rateWindowRealMs(target: LoadTarget): number {
 export function advertisedRequestsPerWorker(target: LoadTarget): number | undefined {
   const limits = target.info?.['limits'] as { requestsPerWorker?: unknown } | undefined;
   return typeof limits?.requestsPerWorker === 'number' ? limits.requestsPerWorker : undefined;
-}
-
-export function parseOperations(ctx: ScenarioFactoryContext): ProbedOperation[] {
-  const p = ctx.params['op'];
-  if (p === undefined) return [...PROBED_OPERATIONS];
-  const ops = p.split(',').map((x) => x.trim());
-  const bad = ops.filter((o) => !(PROBED_OPERATIONS as readonly string[]).includes(o));
-  if (bad.length > 0) throw new Error(`--param op: unknown operation ${bad.join(', ')}; use ${PROBED_OPERATIONS.join(', ')}`);
-  return ops as ProbedOperation[];
 }
 
 /** The request one probe of `op` sends; `jobId` is a real job for the id-taking operations. */

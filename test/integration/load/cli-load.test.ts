@@ -36,6 +36,15 @@ async function scenarioFile(name: string, body: Record<string, unknown>): Promis
 const relaxed = { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 };
 
 describe('qbench load', () => {
+  it('a bad --param of a shipped scenario exits 2 naming each parameter, with no stack', async () => {
+    const c = io();
+    expect(await main(['load', 'suites/load/gpu-throughput.ts', '--target', `${server.url}/v2/ep`, '--param', 'phaseMs=abc', '--param', 'tps=x'], c)).toBe(2);
+    const err = c.err.join('');
+    expect(err).toMatch(/--param phaseMs=abc: expected a whole number from 1 to 86400000 \(real ms\)/);
+    expect(err).toMatch(/--param tps=x: expected a number > 0/);
+    expect(err).not.toMatch(/internal error|\n\s+at /);
+  });
+
   it('an inconclusive scenario exits 0 and says so; with --strict it exits 1', async () => {
     const file = path.join(dir, 'inconclusive.mjs');
     const finding = { label: 'the window was this scenario\'s alone', expected: 'no foreign requests', observed: '3 foreign requests', passed: false, precondition: true };

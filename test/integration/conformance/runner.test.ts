@@ -1,10 +1,9 @@
 // The runner against a fake target: verdict mapping (pass, fail with evidence and curl, skip,
-// error), secrets never in the result, selection by id/tag/prefix, billable and profile gating,
-// expectations (matched, unexpected pass), and the bound on checks in flight.
+// error), secrets never in the result, billable and profile gating, expectations (matched,
+// unexpected pass), and the bound on checks in flight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Probe, runChecks, fail, skip, inconclusive, buildResult, parseExpectations, selectChecks, unknownPatterns, suiteProblems,
-  specLimits, type CheckDefinition, type Suite, type Target,
+  Probe, runChecks, fail, skip, inconclusive, buildResult, parseExpectations, specLimits, type CheckDefinition, type Suite, type Target,
 } from '../../../src/conformance/index.js';
 import { QbenchResult } from '../../../src/report/model.js';
 import { startFakeTarget, type FakeTarget } from './fake-target.js';
@@ -56,14 +55,6 @@ const suite: Suite = {
 };
 
 describe('conformance runner', () => {
-  it('has a consistent suite', () => {
-    expect(suiteProblems(suite)).toEqual([]);
-    expect(suiteProblems({ ...suite, checks: [...checks, { ...checks[0]!, clauses: ['c/none'] }] })).toEqual([
-      'check t.pass is defined twice',
-      'check t.pass cites unknown clause c/none',
-    ]);
-  });
-
   it('maps outcomes to verdicts, with evidence, a curl line and no secret', async () => {
     const results = await runChecks(suite, target(), probe(), { profile: 'quick' });
     const by = Object.fromEntries(results.map((r) => [r.id, r]));
@@ -93,13 +84,6 @@ describe('conformance runner', () => {
   it('runs billable checks when allowed and slow ones in the full profile', async () => {
     const results = await runChecks(suite, target({ allowBillable: true }), probe(), { profile: 'full', only: ['t.billable', 't.slow'] });
     expect(results.map((r) => [r.id, r.verdict.status])).toEqual([['t.billable', 'pass'], ['t.slow', 'pass']]);
-  });
-
-  it('selects by id, prefix and tag, and reports unknown patterns', () => {
-    expect(selectChecks(suite, { only: ['billable'] }).map((c) => c.id)).toEqual(['t.billable']);
-    expect(selectChecks(suite, { only: ['t.s*'] }).map((c) => c.id)).toEqual(['t.skip', 't.slow']);
-    expect(selectChecks(suite, { skip: ['t.*'] })).toEqual([]);
-    expect(unknownPatterns(suite, ['t.pass', 'nope', 'billable'])).toEqual(['nope']);
   });
 
   it('applies expectations: a matched failure passes the run, a compat failure never fails it', async () => {

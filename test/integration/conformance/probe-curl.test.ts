@@ -1,8 +1,8 @@
 // Curl lines and recorded exchanges: the key is referenced as "$VAR", never written; auth goes
-// where §5 puts it per interface; large bodies get a shell recipe of the exact size.
+// where §5 puts it per interface; large bodies get a shell recipe of the exact size (run by sh).
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Probe, renderCurl, paddedBodyRecipe, parseExpectations, WRONG_API_KEY } from '../../../src/conformance/index.js';
+import { Probe, renderCurl, paddedBodyRecipe, WRONG_API_KEY } from '../../../src/conformance/index.js';
 import { startFakeTarget, type FakeTarget } from './fake-target.js';
 
 const KEY = 'pk-probe-KEY-abcdef123456';
@@ -44,16 +44,5 @@ describe('probe and curl', () => {
     const line = renderCurl({ method: 'POST', url: 'http://h/v2/e/run', headers: { 'content-type': 'application/json' }, auth: { kind: 'header', name: 'authorization', prefix: '', secret: true }, apiKeyEnv: 'K', bodyBytes: 30, bodyRecipe: recipe });
     expect(line.startsWith(`${recipe} | curl`)).toBe(true);
     expect(line).toContain('--data-binary @-');
-  });
-
-  it('validates expectation files, naming every problem, and drops expired entries', () => {
-    expect(() => parseExpectations({ expectations: [{ id: '', verdict: 'maybe' }] }, 'x.json')).toThrow(/id must name a check[\s\S]*verdict must be one of[\s\S]*reason/);
-    const e = parseExpectations({ expectations: [
-      { id: 'a', verdict: 'fail', reason: 'r', expires: '2000-01-01' },
-      { id: 'b', verdict: 'fail', reason: 'r', expires: '2999-01-01' },
-    ] }, 'x.json', new Date('2026-01-01'));
-    expect([...e.active.keys()]).toEqual(['b']);
-    expect(e.expired.map((x) => x.id)).toEqual(['a']);
-    expect(() => parseExpectations({ expectations: [{ id: 'a', verdict: 'fail', reason: 'r' }, { id: 'a', verdict: 'pass', reason: 'r' }] }, 'x.json')).toThrow(/listed twice/);
   });
 });
