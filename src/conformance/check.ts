@@ -1,4 +1,4 @@
-// The check model (issue 5): a check is data (id, cited clauses, interface, tags, kind) plus
+// The check model: a check is data (id, cited clauses, interface, tags, kind) plus
 // code (`run(ctx)`). A check signals its verdict by returning (pass) or by throwing one of
 // the outcomes below; the runner turns them into the report's Verdict union.
 import type { HttpExchange } from '../report/model.js';
@@ -78,13 +78,29 @@ export interface CheckDefinition {
   run(ctx: CheckContext): Promise<CheckPass | undefined>;
 }
 
+/**
+ * The exchanges that show a violation, the violating one last: the report lists them all and
+ * the failure's curl reproduction is the last one's. A failure must name its own: the last
+ * request a check happened to send (a /health read, a clean-up) reproduces nothing.
+ */
+export type Evidence = ProbeResponse | readonly [...ProbeResponse[], ProbeResponse] | readonly [ProbeResponse, ...ProbeResponse[]];
+
+/** The exchange whose curl line reproduces a failure: the evidence's last. */
+export function violatingExchange(evidence: Evidence): ProbeResponse {
+  return isEvidenceList(evidence) ? (evidence.at(-1) as ProbeResponse) : evidence;
+}
+
+function isEvidenceList(evidence: Evidence | readonly ProbeResponse[]): evidence is readonly ProbeResponse[] {
+  return Array.isArray(evidence);
+}
+
 /** Thrown by a check: the target broke the rule. */
 export class CheckFailure extends Error {
   constructor(
     readonly expected: string,
     readonly observed: string,
-    /** The exchange that shows it; the runner falls back to the check's last exchanges. */
-    readonly evidence?: ProbeResponse | readonly ProbeResponse[],
+    /** The exchanges that show it, the violating one last (its curl line is the reproduction). */
+    readonly evidence: Evidence,
   ) {
     super(`expected ${expected}; observed ${observed}`);
     this.name = 'CheckFailure';
@@ -115,7 +131,7 @@ export class CheckInconclusive extends Error {
   }
 }
 
-export function fail(expected: string, observed: string, evidence?: ProbeResponse | readonly ProbeResponse[]): never {
+export function fail(expected: string, observed: string, evidence: Evidence): never {
   throw new CheckFailure(expected, observed, evidence);
 }
 
@@ -127,9 +143,8 @@ export function inconclusive(reason: string, evidence?: ProbeResponse | readonly
   throw new CheckInconclusive(reason, evidence);
 }
 
-/** A failure's evidence as report exchanges. */
-export function evidenceExchanges(evidence: ProbeResponse | readonly ProbeResponse[] | undefined): HttpExchange[] {
+/** A verdict's evidence as report exchanges. */
+export function evidenceExchanges(evidence: Evidence | readonly ProbeResponse[] | undefined): HttpExchange[] {
   if (evidence === undefined) return [];
-  const list: readonly ProbeResponse[] = Array.isArray(evidence) ? (evidence as readonly ProbeResponse[]) : [evidence as ProbeResponse];
-  return list.map((r) => r.exchange);
+  return (isEvidenceList(evidence) ? evidence : [evidence]).map((r) => r.exchange);
 }

@@ -1,9 +1,9 @@
-// The conformance runner (issue 5): check model, recording probe, target facts, runner,
+// The conformance runner: check model, recording probe, target facts, runner,
 // expectations, coverage matrix, result building and the fault self-test.
-export { CHECK_TAGS, CheckFailure, CheckInconclusive, CheckSkip, fail, skip, inconclusive, evidenceExchanges } from './check.js';
+export { CHECK_TAGS, CheckFailure, CheckInconclusive, CheckSkip, fail, skip, inconclusive, evidenceExchanges, violatingExchange } from './check.js';
 export { RateLedger, CLEAN_WINDOW_FACTOR, CLEAN_WINDOW_FLOOR_REAL_MS } from './ledger.js';
 export type { RateLease } from './ledger.js';
-export type { CheckTag, CheckInterface, CheckKind, CheckPass, CheckContext, CheckDefinition } from './check.js';
+export type { CheckTag, CheckInterface, CheckKind, CheckPass, CheckContext, CheckDefinition, Evidence } from './check.js';
 export { Probe, WRONG_API_KEY, EVIDENCE_BODY_LIMIT_CHARS } from './probe.js';
 export type { ProbeInterface, ProbeAuth, ProbeRequest, ProbeResponse, ProbeConfig, HttpMethod } from './probe.js';
 export { renderCurl, shellQuote, paddedBodyRecipe, CURL_INLINE_BODY_LIMIT_BYTES } from './curl.js';

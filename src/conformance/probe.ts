@@ -38,7 +38,14 @@ export interface ProbeRequest {
   readonly timeoutMs?: number;
   /** Shell command printing `body`, for the curl line of large bodies. */
   readonly bodyRecipe?: string;
+  /** Aborts the exchange and the caller's await (the send rejects). */
   readonly signal?: AbortSignal;
+  /**
+   * Ends an exchange the check holds open on purpose (a request the target keeps waiting):
+   * the send resolves with status 0 and `released`, so the request stays in the log and can be
+   * a failure's evidence.
+   */
+  readonly release?: AbortSignal;
 }
 
 export interface ProbeResponse {
@@ -55,6 +62,8 @@ export interface ProbeResponse {
   /** Real time (performance.now()) the request was sent and the answer completed. */
   readonly sentAtMs: number;
   readonly doneAtMs: number;
+  /** True when the check ended the exchange with `release` before any answer came. */
+  readonly released?: boolean;
 }
 
 /** The target's addresses, and the key with the variable curl lines name instead of it. */
@@ -156,7 +165,7 @@ export class Probe {
     };
 
     const timeoutMs = Math.ceil(req.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
+    const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : []), ...(req.release ? [req.release] : [])];
     const startedAtMs = performance.now();
     let result: ProbeResponse;
     try {
@@ -184,10 +193,14 @@ export class Probe {
     } catch (e) {
       const doneAtMs = performance.now();
       if (req.signal?.aborted) throw e;
-      const message = redactSecrets(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+      const released = req.release?.aborted === true;
+      const message = released
+        ? `no answer after ${Math.round(doneAtMs - startedAtMs)} ms: held open, then released by the check`
+        : redactSecrets(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
       result = {
         status: 0, headers: {}, text: '', json: undefined, bodyBytes: 0, durationMs: doneAtMs - startedAtMs, curl, sentAtMs: startedAtMs, doneAtMs,
         exchange: { request: requestRecord, error: message },
+        ...(released ? { released } : {}),
       };
     }
     this.log.push(result);

@@ -1,10 +1,10 @@
-// The check runner (issue 5): selects checks by profile, --only/--skip (id, id prefix with
+// The check runner: selects checks by profile, --only/--skip (id, id prefix with
 // `*`, or tag), billable gating and the interfaces the target has; runs them through a
 // bounded pool (rate-limit checks in a phase of their own so their bursts never meet the
 // others); turns each outcome into a report verdict with evidence and a curl line.
 import type { CheckResult, HttpExchange, Verdict } from '../report/model.js';
 import { redactSecrets } from '../errors.js';
-import { CheckFailure, CheckInconclusive, CheckSkip, evidenceExchanges, type CheckContext, type CheckDefinition } from './check.js';
+import { CheckFailure, CheckInconclusive, CheckSkip, evidenceExchanges, violatingExchange, type CheckContext, type CheckDefinition, type Evidence } from './check.js';
 import { RateLedger } from './ledger.js';
 import { NO_EXPECTATIONS, type LoadedExpectations } from './expectations.js';
 import { runPool } from './pool.js';
@@ -20,8 +20,10 @@ export type Profile = 'quick' | 'full';
 export const QUICK_BUDGET_REAL_MS = 60_000;
 /** Real ms a check may take beyond its own waits before the runner stops it. */
 export const CHECK_BASE_TIMEOUT_MS = 90_000;
-/** Exchanges attached to a failure when the check named none. */
+/** Exchanges attached to an inconclusive verdict when the check named none. */
 const FALLBACK_EVIDENCE = 3;
+/** The reproduction line of a failure whose check named no exchange. */
+const NO_EVIDENCE_CURL = '(the check named no exchange as evidence)';
 /** Runs of a check that could not set up its precondition: the first and one retry with fresh resources. */
 export const INCONCLUSIVE_ATTEMPTS = 2;
 /** Real ms the runner waits at most, before the checks, for jobs left on the target's endpoint by earlier runs. */
@@ -160,15 +162,15 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     } catch (e) {
       if (e instanceof CheckInconclusive) return e;
       if (e instanceof CheckFailure) {
-        let exchanges: HttpExchange[] = evidenceExchanges(e.evidence);
-        if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);
-        const curlFrom = e.evidence === undefined ? checkProbe.log.at(-1) : Array.isArray(e.evidence) ? (e.evidence as readonly { curl: string }[]).at(-1) : (e.evidence as { curl: string });
+        // The check's own evidence, never its last request: that may be a /health read or a clean-up.
+        // A check compiled without types could still throw without any: say so rather than guess.
+        const named = (e.evidence as Evidence | undefined) !== undefined;
         return {
           status: 'fail',
           expected: redactSecrets(e.expected),
           observed: redactSecrets(e.observed),
-          exchanges,
-          curl: curlFrom?.curl ?? '(no HTTP request was made)',
+          exchanges: named ? evidenceExchanges(e.evidence) : [],
+          curl: named ? violatingExchange(e.evidence).curl : NO_EVIDENCE_CURL,
         };
       }
       if (e instanceof CheckSkip) return { status: 'skip', reason: e.reason };

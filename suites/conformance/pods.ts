@@ -37,11 +37,15 @@ async function op(ctx: CheckContext, name: string, query: string, variables?: Re
 const GPU_FIELDS = 'id displayName memoryInGb secureCloud communityCloud lowestPrice(input: {gpuCount: 1}) { minimumBidPrice uninterruptablePrice stockStatus availableGpuCounts }';
 const POD_FIELDS = 'id name imageName env machineId machine { podHostId } desiredStatus runtime { uptimeInSeconds ports { ip isIpPublic privatePort publicPort type } gpus { id gpuUtilPercent memoryUtilPercent } container { cpuPercent memoryPercent } }';
 
-async function gpuTypes(ctx: CheckContext): Promise<GpuTypeRecord[]> {
+async function gpuTypesAnswer(ctx: CheckContext): Promise<{ types: GpuTypeRecord[]; res: ProbeResponse }> {
   const { value, res } = await op(ctx, 'gpuTypes', `query { gpuTypes { ${GPU_FIELDS} } }`);
   const list = z.array(GpuTypeRecord).safeParse(value);
   if (!list.success) fail('gpuTypes: a list of GPU types per §2.7', `${z.prettifyError(list.error).replace(/\n/g, '; ')}`, res);
-  return list.data;
+  return { types: list.data, res };
+}
+
+async function gpuTypes(ctx: CheckContext): Promise<GpuTypeRecord[]> {
+  return (await gpuTypesAnswer(ctx)).types;
 }
 
 function maxAvailable(t: GpuTypeRecord): number {
@@ -102,8 +106,8 @@ export const podChecks: CheckDefinition[] = [
     clauses: ['4.3/gpu-types', '2.7/gpu-type-fields', '4.3/graphql-envelope', '5/graphql-auth', '9/versions'],
     interface: 'graphql', kind: 'spec', tags: [],
     async run(ctx) {
-      const types = await gpuTypes(ctx);
-      if (types.length === 0) fail('at least one GPU type', 'an empty list');
+      const { types, res: all } = await gpuTypesAnswer(ctx);
+      if (types.length === 0) fail('at least one GPU type', 'an empty list', all);
       const first = types[0] as GpuTypeRecord;
       const { value, res } = await op(ctx, 'gpuTypes', `query { gpuTypes(input: { id: ${JSON.stringify(first.id)} }) { ${GPU_FIELDS} } }`);
       const one = z.array(GpuTypeRecord).safeParse(value);

@@ -59,6 +59,17 @@ export async function submitRunsync(ctx: CheckContext, ep: string, input: Record
   });
 }
 
+/**
+ * An answer that waits for a job (/runsync, /status-sync) where the check needs the job finished:
+ * one still IN_QUEUE or IN_PROGRESS when the wait ended, or no answer before the probe gave up,
+ * waited behind other jobs (a precondition not reached, not a violation): inconclusive.
+ */
+export function expectWaitedJobFinished(res: ProbeResponse, what: string): void {
+  const s = field(res.json, 'status');
+  if (res.status === HTTP_STATUS.ok && (s === 'IN_QUEUE' || s === 'IN_PROGRESS')) inconclusive(`${what}: the job was still ${s} when the wait ended (the endpoint may be busy with other jobs)`, res);
+  if (res.status === 0 && (res.exchange.error ?? '').startsWith('TimeoutError')) inconclusive(`${what}: no answer within ${Math.round(res.durationMs / SECOND_MS)} s (the job may be waiting behind other jobs)`, res);
+}
+
 export function getStatus(ctx: CheckContext, ep: string, id: string, rawQuery?: string): Promise<ProbeResponse> {
   return send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'status', id), ...(rawQuery !== undefined ? { rawQuery } : {}) });
 }
@@ -76,6 +87,40 @@ export async function health(ctx: CheckContext, ep: string): Promise<{ res: Prob
   const res = await send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'health') });
   expectStatus(res, HTTP_STATUS.ok, 'GET /health');
   return { res, record: expectShape(res, HealthRecord, 'GET /health answer') };
+}
+
+/**
+ * Emulated ms a /health must show jobs queued beside idle workers, with nothing in progress, before
+ * the count is judged wrong; never less than IDLE_QUEUE_FLOOR_REAL_MS real and IDLE_QUEUE_READINGS
+ * readings. An idle worker takes a waiting job within a poll or two; a count that stays that long
+ * is not explained by any client's traffic, whose jobs would be seen running.
+ */
+export const IDLE_QUEUE_SUSTAIN_MS = 10 * SECOND_MS;
+const IDLE_QUEUE_FLOOR_REAL_MS = 3_000;
+const IDLE_QUEUE_READINGS = 5;
+
+/** Jobs counted queued while a worker sits idle and nothing runs. */
+export function queuedBesideIdle(h: HealthRecord): boolean {
+  return h.jobs.inQueue > 0 && h.jobs.inProgress === 0 && h.workers.running === 0 && h.workers.idle > 0;
+}
+
+/**
+ * Starting from `first`, read /health while it shows jobs queued beside idle workers with nothing in
+ * progress. Answers every reading once that has lasted IDLE_QUEUE_SUSTAIN_MS (and the floors), or
+ * null as soon as one reading differs (a job ran, or the queue emptied).
+ */
+export async function sustainedIdleQueue(ctx: CheckContext, ep: string, first: { res: ProbeResponse; record: HealthRecord }): Promise<[ProbeResponse, ...ProbeResponse[]] | null> {
+  if (!queuedBesideIdle(first.record)) return null;
+  const readings: [ProbeResponse, ...ProbeResponse[]] = [first.res];
+  const until = first.res.doneAtMs + Math.max(IDLE_QUEUE_FLOOR_REAL_MS, ctx.time.toRealMs(IDLE_QUEUE_SUSTAIN_MS));
+  const every = Math.max(pollIntervalRealMs(ctx), (until - first.res.doneAtMs) / IDLE_QUEUE_READINGS);
+  while (readings.length < IDLE_QUEUE_READINGS || (readings.at(-1) as ProbeResponse).sentAtMs < until) {
+    await ctx.time.sleepReal(every, ctx.signal);
+    const h = await health(ctx, ep);
+    readings.push(h.res);
+    if (!queuedBesideIdle(h.record)) return null;
+  }
+  return readings;
 }
 
 /** A job's state from a /status answer: its status string, or 'deleted' on 404. */
@@ -176,6 +221,11 @@ const SETTLE_FLOOR_REAL_MS = 1_000;
 
 export interface QueueHold {
   readonly blockers: readonly string[];
+  /**
+   * Every worker was seen busy once the blockers settled: all the advertised slots ran blockers,
+   * or a blocker stayed queued. False: the hold may have left a worker free.
+   */
+  readonly full: boolean;
   /** Cancel every blocker (best effort). */
   release(): Promise<void>;
 }
@@ -202,6 +252,7 @@ export async function holdQueue(ctx: CheckContext, ep: string): Promise<QueueHol
     await Promise.all(blockers.map((b) => ctx.http.send({ iface: 'queue', method: 'POST', path: qpath(ep, 'cancel', b) }).catch(() => undefined)));
   };
   const add = async () => blockers.push((await submitRun(ctx, ep, { mock_delay: BLOCKER_DELAY_S, qbench: 'blocker' })).id);
+  let full: boolean;
   try {
     // Known worker count (emulator): exactly that many blockers, so queue counts stay exact.
     // Unknown (real target): start from /health's count and add blockers until one stays queued.
@@ -212,7 +263,8 @@ export async function holdQueue(ctx: CheckContext, ep: string): Promise<QueueHol
     }
     for (let i = 0; i < first; i++) await add();
     for (;;) {
-      const { queued } = await settle(ctx, ep, blockers);
+      const { running, queued } = await settle(ctx, ep, blockers);
+      full = known !== null ? running === blockers.length : queued > 0;
       if (known !== null || queued > 0 || blockers.length >= MAX_BLOCKERS) break;
       await add();
     }
@@ -220,7 +272,7 @@ export async function holdQueue(ctx: CheckContext, ep: string): Promise<QueueHol
     await release();
     throw e;
   }
-  return { blockers, release };
+  return { blockers, full, release };
 }
 
 /**

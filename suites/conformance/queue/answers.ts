@@ -1,12 +1,12 @@
 // §4.1 answer shapes and status codes, §2.2 ids and timing fields, §7 404s for unknown
 // endpoints and jobs.
 import { z } from 'zod';
-import { fail, type CheckDefinition } from '../../../src/conformance/index.js';
+import { fail, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
 import {
   ASYNC_ID_PATTERN, SYNC_ID_PATTERN, HTTP_STATUS, SECOND_MS, JobRecord, RunAnswer, HealthRecord, JOB_STATES,
 } from '../../../src/spec/index.js';
 import { describe, expectShape, expectStatus, field, send } from '../lib/http.js';
-import { awaitState, endpointFor, getStatus, qpath, submitRun, submitRunsync } from '../lib/queue.js';
+import { awaitState, endpointFor, expectWaitedJobFinished, getStatus, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 
 /** Emulated time a short job may take end to end (cold start, queueing, polling). */
 export const SHORT_JOB_MS = 60 * SECOND_MS;
@@ -36,6 +36,7 @@ export const answerChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx);
       const marker = { qbench: 'runsync-answer', n: 42 };
       const res = await submitRunsync(ctx, ep, { mock_return: marker });
+      expectWaitedJobFinished(res, 'POST /runsync');
       expectStatus(res, HTTP_STATUS.ok, 'POST /runsync');
       const rec = expectShape(res, TIMED.extend({ status: z.literal('COMPLETED') }), 'POST /runsync answer (finished in time)');
       if (!SYNC_ID_PATTERN.test(rec.id)) fail('a sync job id: "sync-" followed by a UUID (§2.2)', `id ${JSON.stringify(rec.id)}`, res);
@@ -54,12 +55,15 @@ export const answerChecks: CheckDefinition[] = [
       const { id } = await submitRun(ctx, ep, { mock_return: marker });
       const seen = new Set<string>();
       const done = await awaitState(ctx, ep, id, ['COMPLETED', 'FAILED', 'deleted'], SHORT_JOB_MS, 'a short job');
+      const offending: ProbeResponse[] = [];
       for (const r of ctx.http.log) {
         const s = field(r.json, 'status');
-        if (typeof s === 'string' && r.exchange.request.url.includes('/status/')) seen.add(s);
+        if (typeof s !== 'string' || !r.exchange.request.url.includes('/status/')) continue;
+        seen.add(s);
+        if (!(JOB_STATES as readonly string[]).includes(s)) offending.push(r);
       }
-      const bad = [...seen].filter((s) => !(JOB_STATES as readonly string[]).includes(s));
-      if (bad.length > 0) fail(`status values among ${JOB_STATES.join(', ')}`, `saw ${bad.join(', ')}`);
+      const firstOffending = offending[0];
+      if (firstOffending !== undefined) fail(`status values among ${JOB_STATES.join(', ')}`, `saw ${[...new Set(offending.map((r) => String(field(r.json, 'status'))))].join(', ')}`, firstOffending);
       expectStatus(done.res, HTTP_STATUS.ok, `/status of finished job ${id}`);
       const rec = expectShape(done.res, TIMED.extend({ status: z.literal('COMPLETED') }), '/status of a COMPLETED job');
       if (rec.id !== id) fail(`the record's id ${id}`, `id ${rec.id}`, done.res);

@@ -4,7 +4,7 @@
 import { fail, type CheckDefinition } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS } from '../../../src/spec/index.js';
 import { describe, expectStatus, field, send } from '../lib/http.js';
-import { awaitState, endpointFor, health, mockDelayS, qpath, submitRun, submitRunsync } from '../lib/queue.js';
+import { awaitState, endpointFor, expectWaitedJobFinished, health, mockDelayS, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 import { SHORT_JOB_MS } from './answers.js';
 
 export const compatChecks: CheckDefinition[] = [
@@ -53,6 +53,7 @@ export const compatChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx);
       const { id } = await submitRun(ctx, ep, { mock_delay: 1, mock_return: 'synced' });
       const ss = await send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'status-sync', id), rawQuery: `wait=${RUNSYNC_WAIT_MS.max}`, timeoutMs: 60_000 });
+      expectWaitedJobFinished(ss, 'GET /status-sync');
       expectStatus(ss, HTTP_STATUS.ok, 'GET /status-sync');
       if (field(ss.json, 'status') !== 'COMPLETED' || field(ss.json, 'output') !== 'synced') fail('the COMPLETED record with output "synced"', describe(ss), ss);
       for (const op of ['status', 'stream'] as const) {

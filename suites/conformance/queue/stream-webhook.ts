@@ -1,7 +1,7 @@
 // §4.1/§2.3 /stream: chunk shape, at most 1 MB per chunk (either reading), larger output split
 // across chunks with nothing lost, the end-of-stream rule; §6 webhook delivery, 2 retries 10 s
 // apart, none after a 200, body (WIRE-COMPAT) the /status record.
-import { fail, skip, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
+import { fail, inconclusive, skip, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, StreamAnswer, WEBHOOK, isTerminal, type JobState } from '../../../src/spec/index.js';
 import { describe, expectShape, expectStatus, field, send } from '../lib/http.js';
 import { awaitState, endpointFor, getStatus, qpath, submitRun } from '../lib/queue.js';
@@ -15,7 +15,11 @@ const BIG_ELEMENT_CHARS = Math.round(STREAM_CHUNK.binaryBytes * 2.5);
 
 interface StreamRead {
   readonly chunks: unknown[];
+  /** The /stream answer that carried each chunk (same index as `chunks`). */
+  readonly chunkAnswers: ProbeResponse[];
   readonly answers: ProbeResponse[];
+  /** The last /stream answer read (the end of the stream). */
+  readonly last: ProbeResponse;
   readonly form: 'array' | 'object';
   readonly finalStatus?: string;
   readonly endedWithEmpty: boolean;
@@ -23,7 +27,13 @@ interface StreamRead {
 
 async function readStream(ctx: CheckContext, ep: string, id: string): Promise<StreamRead> {
   const chunks: unknown[] = [];
+  const chunkAnswers: ProbeResponse[] = [];
   const answers: ProbeResponse[] = [];
+  const take = (from: ProbeResponse, list: readonly unknown[]) => {
+    chunks.push(...list);
+    chunkAnswers.push(...list.map(() => from));
+  };
+  let state: string | undefined;
   let form: 'array' | 'object' = 'object';
   let finalStatus: string | undefined;
   let endedWithEmpty = false;
@@ -35,20 +45,22 @@ async function readStream(ctx: CheckContext, ep: string, id: string): Promise<St
     if (Array.isArray(a)) {
       // Bare-array form: the answer carries no status; read until the job is done, then once more.
       form = 'array';
-      chunks.push(...a);
+      take(res, a);
       const st = await getStatus(ctx, ep, id);
       const s = field(st.json, 'status');
+      if (typeof s === 'string') state = s;
       if (typeof s === 'string' && isTerminal(s as JobState)) {
         finalStatus = s;
         const last = await send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'stream', id), timeoutMs: 60_000 });
         answers.push(last);
         const tail = StreamAnswer.safeParse(last.json);
-        if (tail.success && Array.isArray(tail.data)) chunks.push(...tail.data);
+        if (tail.success && Array.isArray(tail.data)) take(last, tail.data);
         endedWithEmpty = true;
         break;
       }
     } else {
-      chunks.push(...a.stream);
+      take(res, a.stream);
+      state = a.status;
       if (isTerminal(a.status)) {
         finalStatus = a.status;
         if (a.stream.length === 0) {
@@ -57,9 +69,13 @@ async function readStream(ctx: CheckContext, ep: string, id: string): Promise<St
         }
       }
     }
-    if (i === MAX_STREAM_CALLS - 1) fail(`the stream ends (terminal status) within ${MAX_STREAM_CALLS} calls`, describe(res), res);
+    if (i === MAX_STREAM_CALLS - 1) {
+      // A job still waiting for a worker (other clients' jobs ahead of it) or still running has no end to read yet.
+      if (state === undefined || !isTerminal(state as JobState)) inconclusive(`job ${id} was still ${state ?? 'not finished'} after ${MAX_STREAM_CALLS} /stream calls: the endpoint may be busy with other jobs`, res);
+      fail(`the stream of a ${state} job ends (terminal status, empty stream) within ${MAX_STREAM_CALLS} calls`, describe(res), res);
+    }
   }
-  return { chunks, answers, form, endedWithEmpty, ...(finalStatus !== undefined ? { finalStatus } : {}) };
+  return { chunks, chunkAnswers, answers, last: answers.at(-1)!, form, endedWithEmpty, ...(finalStatus !== undefined ? { finalStatus } : {}) };
 }
 
 function chunkBytes(c: unknown): number {
@@ -97,10 +113,10 @@ export const streamWebhookChecks: CheckDefinition[] = [
       ctx.measure('chunkCount', r.chunks.length);
       ctx.measure('largestChunkBytes', max);
       ctx.measure('withinDecimalMb', max <= STREAM_CHUNK.decimalBytes);
-      const lastAnswer = r.answers.at(-1);
+      const lastAnswer = r.last;
       if (max > STREAM_CHUNK.binaryBytes) {
         const idx = sizes.indexOf(max);
-        fail(`every chunk at most ${STREAM_CHUNK.binaryBytes} bytes (1 MB, lenient binary reading)`, `chunk ${idx} is ${max} bytes`, lastAnswer);
+        fail(`every chunk at most ${STREAM_CHUNK.binaryBytes} bytes (1 MB, lenient binary reading)`, `chunk ${idx} is ${max} bytes`, r.chunkAnswers[idx]!);
       }
       const chars = stringChars(r.chunks);
       if (chars < big.length + 'first'.length + 'last'.length) {
@@ -108,7 +124,7 @@ export const streamWebhookChecks: CheckDefinition[] = [
       }
       const first = field(r.chunks[0], 'output');
       const last = field(r.chunks.at(-1), 'output');
-      if (first !== 'first' || last !== 'last') fail('chunks in the handler\'s order: "first" ... "last"', `first ${JSON.stringify(first)?.slice(0, 40)}, last ${JSON.stringify(last)?.slice(0, 40)}`, lastAnswer);
+      if (first !== 'first' || last !== 'last') fail('chunks in the handler\'s order: "first" ... "last"', `first ${JSON.stringify(first)?.slice(0, 40)}, last ${JSON.stringify(last)?.slice(0, 40)}`, first !== 'first' ? r.chunkAnswers[0] ?? lastAnswer : r.chunkAnswers.at(-1) ?? lastAnswer);
       if (r.finalStatus !== 'COMPLETED') fail('the stream ends with the job COMPLETED', `final status ${r.finalStatus ?? 'none'}`, lastAnswer);
       return { observed: `${r.form} form, ${r.chunks.length} chunks, largest ${max} bytes` };
     },
@@ -122,10 +138,10 @@ export const streamWebhookChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx, 'stream-compat');
       const { id } = await submitRun(ctx, ep, { mock_return: ['a', 'b', 'c'] });
       const r = await readStream(ctx, ep, id);
-      if (r.form !== 'object') fail('the object form {status, stream: [...]}', 'a bare array');
+      if (r.form !== 'object') fail('the object form {status, stream: [...]}', 'a bare array', r.answers[0]!);
       const outs = r.chunks.map((c) => field(c, 'output'));
-      if (JSON.stringify(outs) !== JSON.stringify(['a', 'b', 'c'])) fail('each chunk exactly once, in order: ["a","b","c"]', JSON.stringify(outs), r.answers.at(-1));
-      if (!r.endedWithEmpty) fail('a final answer with a terminal status and stream: []', 'none', r.answers.at(-1));
+      if (JSON.stringify(outs) !== JSON.stringify(['a', 'b', 'c'])) fail('each chunk exactly once, in order: ["a","b","c"]', JSON.stringify(outs), [...r.answers.slice(0, -1), r.last]);
+      if (!r.endedWithEmpty) fail('a final answer with a terminal status and stream: []', 'none', r.last);
       return undefined;
     },
   },
@@ -140,13 +156,14 @@ export const streamWebhookChecks: CheckDefinition[] = [
       const rx = await startReceiver(host, [HTTP_STATUS.ok]);
       try {
         const ep = endpointFor(ctx, 'webhook-ok');
-        const { id } = await submitRun(ctx, ep, { mock_return: 'hooked' }, { webhook: rx.url });
+        // The submission that named the webhook is the request a missing or repeated call reproduces.
+        const { id, res: submitted } = await submitRun(ctx, ep, { mock_return: 'hooked' }, { webhook: rx.url });
         await awaitState(ctx, ep, id, ['COMPLETED'], SHORT_JOB_MS, 'the job completes');
         const first = await rx.waitForCalls(1, Math.max(2_000, ctx.time.toRealMs(WEBHOOK.retryDelayMs)), ctx.signal);
-        if (first.length === 0) fail(`a webhook call to ${rx.url} when the job completes`, 'no call');
+        if (first.length === 0) fail(`a webhook call to ${rx.url} when the job completes`, 'no call', submitted);
         // Wait one retry spacing more: a receiver that answered 200 gets no further call.
         await ctx.time.sleep(WEBHOOK.retryDelayMs * 1.5, ctx.signal);
-        if (rx.calls.length !== 1) fail('exactly one call after a 200 answer', `${rx.calls.length} calls`);
+        if (rx.calls.length !== 1) fail('exactly one call after a 200 answer', `${rx.calls.length} calls`, submitted);
         const call = rx.calls[0] as WebhookCall;
         let body: unknown;
         try { body = JSON.parse(call.body); } catch { body = undefined; }
@@ -181,8 +198,9 @@ export const streamWebhookChecks: CheckDefinition[] = [
         // Then one more spacing: no fourth call may come.
         await ctx.time.sleep(WEBHOOK.retryDelayMs * 1.5, ctx.signal);
         const gaps: number[][] = [];
-        for (const [name, rx] of [['500,500,200', twice], ['always 500', always]] as const) {
-          if (rx.calls.length !== attempts) fail(`receiver answering ${name}: exactly ${attempts} calls (1 + ${WEBHOOK.extraAttempts} retries)`, `${rx.calls.length} calls`);
+        for (const [name, rx, job] of [['500,500,200', twice, jobs[0]!], ['always 500', always, jobs[1]!]] as const) {
+          // The submission that named this receiver is the request a wrong call count or spacing reproduces.
+          if (rx.calls.length !== attempts) fail(`receiver answering ${name}: exactly ${attempts} calls (1 + ${WEBHOOK.extraAttempts} retries)`, `${rx.calls.length} calls`, job.res);
           const g = rx.calls.slice(1).map((c, i) => ctx.time.toEmulatedMs(c.atMs - (rx.calls[i] as WebhookCall).atMs));
           gaps.push(g.map(Math.round));
           // Tolerance: the lower bound allows 30% early (timer and host jitter at the time scale); the
@@ -192,7 +210,7 @@ export const streamWebhookChecks: CheckDefinition[] = [
           const upper = WEBHOOK.retryDelayMs + Math.max(WEBHOOK.retryDelayMs * 0.5 + 2 * SECOND_MS, ctx.time.toEmulatedMs(LATE_WEBHOOK_FLOOR_REAL_MS));
           for (const gap of g) {
             if (gap < WEBHOOK.retryDelayMs * 0.7 || gap > upper) {
-              fail(`retries ${WEBHOOK.retryDelayMs} ms apart (emulated; tolerance -30%/+${Math.round(upper - WEBHOOK.retryDelayMs)} ms)`, `gaps ${g.map((x) => Math.round(x)).join(', ')} ms for receiver ${name}`);
+              fail(`retries ${WEBHOOK.retryDelayMs} ms apart (emulated; tolerance -30%/+${Math.round(upper - WEBHOOK.retryDelayMs)} ms)`, `gaps ${g.map((x) => Math.round(x)).join(', ')} ms for receiver ${name}`, job.res);
             }
           }
         }

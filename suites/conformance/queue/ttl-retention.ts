@@ -4,7 +4,7 @@
 import { fail, inconclusive, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
 import { EXECUTION_TIMEOUT_MS, HTTP_STATUS, RETENTION_MS, RUNSYNC_WAIT_MS, SECOND_MS, TTL_MS, type JobState } from '../../../src/spec/index.js';
 import { describe, expectStatus, field } from '../lib/http.js';
-import { awaitState, endpointFor, getStatus, pollStatus, postOp, stateOf, submitQueued, submitRun, submitRunsync } from '../lib/queue.js';
+import { awaitState, endpointFor, expectWaitedJobFinished, getStatus, pollStatus, postOp, stateOf, submitQueued, submitRun, submitRunsync } from '../lib/queue.js';
 import { SHORT_JOB_MS } from './answers.js';
 
 /**
@@ -193,6 +193,7 @@ export const ttlRetentionChecks: CheckDefinition[] = [
     async run(ctx) {
       const ep = endpointFor(ctx, 'retention-runsync');
       const res = await submitRunsync(ctx, ep, { mock_return: 'sync-kept' });
+      expectWaitedJobFinished(res, 'POST /runsync');
       expectStatus(res, HTTP_STATUS.ok, 'POST /runsync');
       const id = field(res.json, 'id');
       if (typeof id !== 'string' || field(res.json, 'status') !== 'COMPLETED') fail('a COMPLETED /runsync answer with an id', describe(res), res);
@@ -209,6 +210,7 @@ export const ttlRetentionChecks: CheckDefinition[] = [
     async run(ctx) {
       const ep = endpointFor(ctx, 'retention-runsync-wait');
       const res = await submitRunsync(ctx, ep, { mock_return: 'w' }, { waitMs: RUNSYNC_WAIT_MS.max });
+      expectWaitedJobFinished(res, `POST /runsync?wait=${RUNSYNC_WAIT_MS.max}`);
       expectStatus(res, HTTP_STATUS.ok, `POST /runsync?wait=${RUNSYNC_WAIT_MS.max}`);
       const id = field(res.json, 'id');
       if (typeof id !== 'string') fail('an id', describe(res), res);

@@ -198,7 +198,7 @@ function payloadCheck(op: 'run' | 'runsync', cap: ByteSize, clause: string): Che
       if (!refused(cap.binaryBytes + 1)) fail(`a ${cap.binaryBytes + 1}-byte body (past ${cap.megabytes} MB under both readings) refused with 400 or 413`, describe(over), over);
       if (reading === 'neither') {
         expectRefusal(outcome.get(cap.decimalBytes + 1) as ProbeResponse, 'a consistent cap');
-        fail(`the cap at ${cap.decimalBytes} or ${cap.binaryBytes} bytes`, `probe statuses ${JSON.stringify(Object.fromEntries(sizes.map((s) => [s, outcome.get(s)?.status])))}`);
+        fail(`the cap at ${cap.decimalBytes} or ${cap.binaryBytes} bytes`, `probe statuses ${JSON.stringify(Object.fromEntries(sizes.map((s) => [s, outcome.get(s)?.status])))}`, [dec, over, outcome.get(cap.decimalBytes + 1) as ProbeResponse]);
       }
       return { observed: `cap read as ${reading}; largest accepted probe ${largest} bytes` };
     },

@@ -38,13 +38,21 @@ const checks: CheckDefinition[] = [
   { ...base, id: 't.fail', title: 'fail', clauses: ['c/one'], async run(ctx) {
     const r = await ctx.http.send({ iface: 'queue', method: 'POST', path: '/v2/ep/run', json: { input: { a: 1 }, s3Config: { accessSecret: 'hush-hush' } } });
     const s = (r.json as { status: string }).status;
+    // A later request (a /health read) is not the violation: the reproduction stays the /run.
+    await ctx.http.send({ iface: 'queue', method: 'GET', path: '/v2/ep/health' });
     return s === 'IN_QUEUE' ? undefined : fail('status IN_QUEUE', `status ${s}`, r);
   } },
   { ...base, id: 't.skip', title: 'skip', clauses: ['c/two'], run: () => skip('not here') },
   { ...base, id: 't.error', title: 'error', clauses: ['c/two'], run: () => Promise.reject(new Error(`boom ${KEY}`)) },
   { ...base, id: 't.billable', title: 'billable', clauses: ['c/two'], tags: ['billable'], run: () => Promise.resolve(undefined) },
   { ...base, id: 't.slow', title: 'slow', clauses: ['c/two'], emulatedWaitMs: 30 * 60_000, run: () => Promise.resolve(undefined) },
-  { ...base, id: 't.compat', title: 'compat', clauses: ['c/two'], kind: 'compat', run: () => fail('x', 'y') },
+  { ...base, id: 't.compat', title: 'compat', clauses: ['c/two'], kind: 'compat', async run(ctx) {
+    // Several exchanges as evidence: the violating one is the last, and its curl is the reproduction.
+    const run = await ctx.http.send({ iface: 'queue', method: 'POST', path: '/v2/ep/run', json: { input: { a: 2 } } });
+    const h = await ctx.http.send({ iface: 'queue', method: 'GET', path: '/v2/ep/health' });
+    await ctx.http.send({ iface: 'queue', method: 'POST', path: '/v2/ep/run', json: { input: { cleanup: true } } });
+    return fail('x', 'y', [run, h]);
+  } },
 ];
 const suite: Suite = {
   clauses: [
@@ -68,6 +76,10 @@ describe('conformance runner', () => {
     expect(f.exchanges[0]!.response?.status).toBe(200);
     expect(f.curl).toContain(`'${fake.url}/v2/ep/run'`);
     expect(f.curl).toContain('"$MY_KEY"');
+    const c = by['t.compat']!.verdict;
+    if (c.status !== 'fail') throw new Error(`t.compat: ${c.status}`);
+    expect(c.exchanges.map((x) => `${x.request.method} ${new URL(x.request.url).pathname}`)).toEqual(['POST /v2/ep/run', 'GET /v2/ep/health']);
+    expect(c.curl).toContain(`'${fake.url}/v2/ep/health'`);
     expect(by['t.skip']!.verdict).toEqual({ status: 'skip', reason: 'not here' });
     expect(by['t.error']!.verdict.status).toBe('error');
     expect(by['t.billable']!.verdict).toMatchObject({ status: 'skip' });
