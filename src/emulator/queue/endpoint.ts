@@ -3,10 +3,10 @@
 // ttl and execution timeout, §2.2 retention, §2.4 health and the §6 webhook trigger.
 // Every duration runs on the injected clock. Fault switches of the job lifecycle live here.
 import { randomUUID } from 'node:crypto';
-import { RETENTION_MS, RETRYABLE_STATES, TTL_MS, EXECUTION_TIMEOUT_MS, isTerminal } from '../spec/index.js';
-import type { JobState } from '../spec/index.js';
-import type { Clock } from './clock.js';
-import type { FaultSet } from './faults.js';
+import { RETENTION_MS, RETRYABLE_STATES, TTL_MS, EXECUTION_TIMEOUT_MS, isTerminal } from '../../spec/index.js';
+import type { JobState } from '../../spec/index.js';
+import type { Clock } from '../clock.js';
+import type { FaultSet } from '../faults.js';
 import type { Job, StoredChunk, SubmitKind } from './job.js';
 import type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';
 import { WorkerPool, type PoolSettings, type Worker } from './worker-pool.js';
