@@ -84,7 +84,7 @@ export const EmulatorConfigSchema = z.strictObject({
   llm: z.strictObject({
     /** KV-cache capacity of one worker in tokens (gpu_kv_cache_usage = tokens in use / this). */
     kvCacheTokens: posInt('llm.kvCacheTokens').default(65_536),
-    /** Share of a worker's token rate lost per extra concurrent job (see handlers/llm.ts). */
+    /** Share of a worker's token rate lost per extra concurrent job (see queue/handlers/llm.ts). */
     contentionPerJob: z.number().min(0).max(10).default(0.5),
   }).default({ kvCacheTokens: 65_536, contentionPerJob: 0.5 }),
   /** Real ms limits on the HTTP side: slow bodies and headers are cut off. */

@@ -5,15 +5,10 @@ import type { RateLimitedOperation } from '../spec/index.js';
 import { hostNowMs, type Clock } from './clock.js';
 import type { EmulatorConfig, RateOverride } from './config.js';
 import type { FaultName, FaultSet } from './faults.js';
-import { QueueEndpoint } from './endpoint.js';
-import { EndpointRateLimiter, rulesWithOverrides, type RuleInForce } from './rate-limiter.js';
-import { WebhookDispatcher } from './webhooks.js';
-import { mockWorkerHandler } from './handlers/mock-worker.js';
-import type { Handler } from './handlers/types.js';
+import { QueueEndpoint, EndpointRateLimiter, rulesWithOverrides, WebhookDispatcher, mockWorkerHandler, RequestValidator } from './queue/index.js';
+import type { Handler, PoolSettings, RuleInForce } from './queue/index.js';
 import type { EmulatorServices, SubService, SubServiceFactory } from './sub-services.js';
 import { SUB_SERVICES } from './sub-service-list.js';
-import type { PoolSettings } from './worker-pool.js';
-import { RequestValidator } from './requests.js';
 import { Incidents } from './incidents.js';
 
 /** Limits in force: the config's, until a control route changes them. */

@@ -8,8 +8,8 @@ import { ScaledClock, type Clock } from './clock.js';
 import { parseEmulatorConfig, type EmulatorConfig, type EmulatorConfigInput } from './config.js';
 import { EmulatorCore, type CoreOptions } from './core.js';
 import { EmulatorHttp } from './server.js';
-import { sendError } from './http-io.js';
-import { WorkerProtocolRoutes } from './worker-protocol.js';
+import { sendError } from './json-io.js';
+import { WorkerProtocolRoutes } from './queue/index.js';
 
 export interface StartOptions extends CoreOptions {
   /** Inject a clock (a ManualClock in unit tests); default ScaledClock(config.timeScale). */
@@ -117,4 +117,4 @@ export { FAULTS, FAULT_NAMES, isFaultName } from './faults.js';
 export type { FaultName, FaultSet } from './faults.js';
 export { infoDocument, countersDocument } from './info-routes.js';
 export type { EmulatorCore } from './core.js';
-export type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';
+export type { Handler, HandlerContext, HandlerOutcome } from './queue/index.js';

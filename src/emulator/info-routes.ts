@@ -15,8 +15,8 @@ import { RateOverride, type EmulatorConfig } from './config.js';
 import { FAULTS } from './faults.js';
 import { MAX_JSON_DEPTH } from './json-limits.js';
 import { EMULATOR_INFO_NAME } from './info-schema.js';
-import { HOLD_MAX_REAL_MS } from './rate-limiter.js';
-import { closeIfBodyPending, closeLingering, parseJson, readBody, sendError, sendJson } from './http-io.js';
+import { HOLD_MAX_REAL_MS } from './queue/index.js';
+import { closeIfBodyPending, closeLingering, parseJson, readBody, sendError, sendJson } from './json-io.js';
 import { headerAuthorizes } from './auth.js';
 
 const CONTROL_BODY_CAP_BYTES = 64 * 1024;

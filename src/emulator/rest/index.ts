@@ -5,4 +5,4 @@ export { TemplateStore, templateStoreFor } from './template-store.js';
 export type { StoredTemplate, TemplateFields, TemplateRecordOut, ReleaseState } from './template-store.js';
 export { parseTemplateCreate, parseTemplateUpdate } from './template-validation.js';
 export type { FieldProblem, Parsed, TemplateUpdateBody } from './template-validation.js';
-export { MAX_DOCUMENT_BODY_BYTES } from './json-io.js';
+export { MAX_DOCUMENT_BODY_BYTES } from '../json-io.js';

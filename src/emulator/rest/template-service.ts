@@ -7,8 +7,7 @@ import { z } from 'zod';
 import { API_VERSIONS, HTTP_STATUS } from '../../spec/index.js';
 import type { EmulatorServices, SubService } from '../sub-services.js';
 import { bearerToken, keyMatches } from '../auth.js';
-import { isPlainObject, readJsonBody, sendJson, sendNoContent } from './json-io.js';
-import { closeIfBodyPending, closeLingering } from '../http-io.js';
+import { closeIfBodyPending, closeLingering, isPlainObject, readJsonBody, sendJson, sendNoContent } from '../json-io.js';
 import { templateStoreFor, type StoredTemplate, type TemplateStore } from './template-store.js';
 import { parseTemplateCreate, parseTemplateUpdate, problemBody, type FieldProblem } from './template-validation.js';
 

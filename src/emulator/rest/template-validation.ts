@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { CREATE_ONLY_TEMPLATE_FIELDS, TEMPLATE_CATEGORIES, TemplateCreate, TemplateUpdate } from '../../spec/index.js';
 import type { FaultSet } from '../faults.js';
-import { isPlainObject } from './json-io.js';
+import { isPlainObject } from '../json-io.js';
 
 export interface FieldProblem {
   /** The field, as a path: `name`, `env.HOME`, `ports[2]`. */

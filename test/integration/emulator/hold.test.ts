@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RATE_LIMITS } from '../../../src/spec/index.js';
 import type { RateLimitedOperation } from '../../../src/spec/index.js';
-import { HOLD_MAX_REAL_MS } from '../../../src/emulator/rate-limiter.js';
+import { HOLD_MAX_REAL_MS } from '../../../src/emulator/queue/rate-limiter.js';
 import { connect, type Socket } from 'node:net';
 import { KEY, startManual, until, type TestEmulator } from './helpers.js';
 

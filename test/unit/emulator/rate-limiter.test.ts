@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EndpointRateLimiter, rulesWithOverrides, SlidingWindowLog } from '../../../src/emulator/rate-limiter.js';
+import { EndpointRateLimiter, rulesWithOverrides, SlidingWindowLog } from '../../../src/emulator/queue/rate-limiter.js';
 import { RATE_WINDOW_MS } from '../../../src/spec/index.js';
 
 function limiter(now: () => number, limit: number, concurrency: number | null = null, late = false) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serializedBytes, toChunks } from '../../../src/emulator/stream-chunks.js';
+import { serializedBytes, toChunks } from '../../../src/emulator/queue/stream-chunks.js';
 
 describe('stream chunk splitting (§4.1 1 MB cap)', () => {
   it('strings: every chunk fits the cap and the parts join back to the original', () => {

@@ -1,9 +1,9 @@
-// The book of stops owed to external workers (src/emulator/worker-stops.ts): first delivery at
+// The book of stops owed to external workers (src/emulator/queue/worker-stops.ts): first delivery at
 // once, re-delivery only after the interval, per worker; held calls wake on a new stop, time
 // out on the clock, and are released for good by close.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/emulator/clock.js';
-import { WorkerStops } from '../../../src/emulator/worker-stops.js';
+import { WorkerStops } from '../../../src/emulator/queue/worker-stops.js';
 
 const REDELIVER_MS = 250;
 

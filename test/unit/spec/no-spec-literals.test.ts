@@ -71,8 +71,8 @@ for (const rule of Object.values(RATE_LIMITS)) {
  * Keyed `file:value`; a new occurrence anywhere else still fails.
  */
 const COINCIDENCES: Readonly<Record<string, string>> = {
-  'src/emulator/rest/json-io.ts:1000000': "the emulator's own REST/GraphQL body cap; the spec states none",
-  'src/emulator/handlers/llm.ts:600000': 'upper bound of the ttft_ms handler parameter, not the execution timeout',
+  'src/emulator/json-io.ts:1000000': "the emulator's own REST/GraphQL body cap; the spec states none",
+  'src/emulator/queue/handlers/llm.ts:600000': 'upper bound of the ttft_ms handler parameter, not the execution timeout',
   'src/conformance/runner.ts:90000': "the runner's real-time budget per check, not a service limit",
 };
 

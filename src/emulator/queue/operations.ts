@@ -1,13 +1,13 @@
 // The queue endpoint's operations (§4.1 plus the WIRE-COMPAT routes status-sync, POST
-// status/stream, openai, requests), served once server.ts has routed, authenticated and
+// status/stream, openai, requests), served once ../server.ts has routed, authenticated and
 // admitted a request and read its body within the payload cap.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RUNSYNC_WAIT_MS, JOB_STATES, isTerminal, HTTP_STATUS } from '../spec/index.js';
-import type { JobState } from '../spec/index.js';
-import type { EmulatorCore } from './core.js';
+import { RUNSYNC_WAIT_MS, JOB_STATES, isTerminal, HTTP_STATUS } from '../../spec/index.js';
+import type { JobState } from '../../spec/index.js';
+import type { EmulatorCore } from '../core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
-import { acceptableBodyType, parseJson, sendError, sendJson } from './http-io.js';
+import { acceptableBodyType, parseJson, sendError, sendJson } from '../json-io.js';
 import { OPENAI_ROUTES } from './handlers/openai.js';
 
 const STATUS_CODES = { ...HTTP_STATUS, unsupportedMediaType: 415 } as const;

@@ -3,7 +3,7 @@
 // answered on that worker's job-stop long-poll and re-delivered until the worker shows the job
 // gone (its heartbeat no longer lists it, or it posts the job's result): the official Python
 // worker drops a stop that arrives just after it took the job, so a stop sent once can be lost.
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 export interface PendingStop {
   readonly jobId: string;

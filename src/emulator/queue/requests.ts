@@ -2,8 +2,8 @@
 // queries), on the spec's zod schemas. Each answer names every offending field. The fault
 // switches that loosen one validation rule build their relaxed schema here.
 import { z } from 'zod';
-import { JobRequest, Policy, HttpUrl, JsonObject, S3Config, WaitQuery, StatusTtlQuery, QueryInt } from '../spec/index.js';
-import type { FaultSet } from './faults.js';
+import { JobRequest, Policy, HttpUrl, JsonObject, S3Config, WaitQuery, StatusTtlQuery, QueryInt } from '../../spec/index.js';
+import type { FaultSet } from '../faults.js';
 
 export interface Issue {
   readonly path: string;

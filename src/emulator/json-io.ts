@@ -1,8 +1,8 @@
-// HTTP plumbing of the emulator: JSON answers (always `content-type: application/json`,
-// WIRE-COMPAT), error bodies `{error: "..."}`, and body reading with a byte cap enforced
-// while the body streams in (§4.1/§8 payload caps): an oversized body is answered 413 at
-// once, then a lingering close: the rest is discarded as it arrives, and past a bound the
-// connection is cut.
+// The emulator's one JSON I/O, for all three interfaces (queue, REST, GraphQL): JSON answers
+// (always `content-type: application/json`, WIRE-COMPAT), error bodies `{error: "..."}`, body
+// reading with a byte cap enforced while the body streams in (§4.1/§8 payload caps), JSON
+// parsing within the depth limit (json-limits.ts), and the lingering close with which a body
+// refused unread (wrong key, past its cap) is discarded as it arrives and, past a bound, cut.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { depthError, depthViolation } from './json-limits.js';
@@ -17,6 +17,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   if (headers) for (const [k, v] of Object.entries(headers)) h.push(k, v);
   res.writeHead(status, h);
   res.end(text);
+}
+
+/** 204: no body, but the content-type stays JSON as on every other answer. */
+export function sendNoContent(res: ServerResponse): void {
+  res.writeHead(204, ['content-type', JSON_TYPE]);
+  res.end();
 }
 
 export function sendError(res: ServerResponse, status: number, message: string, extra?: Record<string, unknown>, headers?: Record<string, string>): void {
@@ -142,17 +148,57 @@ export function acceptableBodyType(req: IncomingMessage): boolean {
   return base === JSON_TYPE || base.endsWith('+json') || base === 'text/plain' || base === 'application/x-www-form-urlencoded' || base === '*/*';
 }
 
-export type JsonParse = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
+/** A JSON text read: the value, or why it was refused. */
+export type JsonDocument =
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'invalid-json'; readonly reason: string }
+  /** Valid JSON nested past MAX_JSON_DEPTH: `reason` names the path and the limit. */
+  | { readonly kind: 'too-deep'; readonly reason: string };
 
-/** Parse a JSON body; refused when malformed or nested past MAX_JSON_DEPTH (json-limits.ts). */
-export function parseJson(body: Buffer): JsonParse {
-  if (body.length === 0) return { ok: false, error: 'request body is empty; expected a JSON object' };
+/** Parse JSON text; refused when malformed or nested past MAX_JSON_DEPTH (json-limits.ts). */
+export function parseJsonText(text: string): JsonDocument {
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8')) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (e) {
-    return { ok: false, error: `malformed JSON body: ${e instanceof Error ? e.message : String(e)}` };
+    return { kind: 'invalid-json', reason: e instanceof Error ? e.message : String(e) };
   }
   const deep = depthViolation(value);
-  return deep === undefined ? { ok: true, value } : { ok: false, error: depthError(deep) };
+  return deep === undefined ? { kind: 'json', value } : { kind: 'too-deep', reason: depthError(deep) };
+}
+
+export type JsonParse = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
+
+/** Parse a queue-endpoint body (already read within its cap) into a value or the error text to answer with. */
+export function parseJson(body: Buffer): JsonParse {
+  if (body.length === 0) return { ok: false, error: 'request body is empty; expected a JSON object' };
+  const doc = parseJsonText(body.toString('utf8'));
+  if (doc.kind === 'json') return { ok: true, value: doc.value };
+  return { ok: false, error: doc.kind === 'invalid-json' ? `malformed JSON body: ${doc.reason}` : doc.reason };
+}
+
+/** The REST and GraphQL bodies are small documents; the service states no cap, so this is the emulator's choice. */
+export const MAX_DOCUMENT_BODY_BYTES = 1_000_000;
+
+export type BodyRead =
+  | { readonly kind: 'empty' }
+  | JsonDocument
+  | { readonly kind: 'too-large'; readonly limitBytes: number }
+  /** The client went away before the body ended: there is nobody to answer. */
+  | { readonly kind: 'aborted' };
+
+/**
+ * Read a REST or GraphQL body within `limitBytes` and parse it as JSON whatever the
+ * content-type says (clients differ). A refused body is answered with `closeLingering`.
+ */
+export async function readJsonBody(req: IncomingMessage, limitBytes = MAX_DOCUMENT_BODY_BYTES): Promise<BodyRead> {
+  const read = await readBody(req, limitBytes);
+  if (read.kind === 'too-large') return { kind: 'too-large', limitBytes };
+  if (read.kind === 'aborted') return read;
+  const text = read.body.toString('utf8');
+  return text.trim() === '' ? { kind: 'empty' } : parseJsonText(text);
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

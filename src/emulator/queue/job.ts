@@ -1,8 +1,8 @@
 // One job of the queue endpoint (§2.1, §2.2) and the record it answers with. All times are
 // emulated ms from the emulator's clock. The fields stay few and flat: the emulator holds
 // 180,000 retained jobs (30 min of /run at its maximum rate) within its memory budget.
-import type { JobState } from '../spec/index.js';
-import type { TimerHandle } from './clock.js';
+import type { JobState } from '../../spec/index.js';
+import type { TimerHandle } from '../clock.js';
 
 export type SubmitKind = 'run' | 'runsync';
 

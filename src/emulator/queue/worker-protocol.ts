@@ -5,12 +5,12 @@
 // worker's heartbeat or job-done shows the job gone (worker-stops.ts). A ping with
 // status=unhealthy keeps the worker from jobs until a healthy ping.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EmulatorCore } from './core.js';
+import type { EmulatorCore } from '../core.js';
 import type { QueueEndpoint } from './endpoint.js';
 import type { Job } from './job.js';
-import { closeLingering, parseJson, readBody, sendError, sendJson } from './http-io.js';
-import { decodeSeg } from './queue-operations.js';
-import type { WorkerRoutes } from './server.js';
+import { closeLingering, parseJson, readBody, sendError, sendJson } from '../json-io.js';
+import { decodeSeg } from './operations.js';
+import type { WorkerRoutes } from '../server.js';
 import type { Worker } from './worker-pool.js';
 
 const OPS = new Set(['job-take', 'job-take-batch', 'job-stop', 'job-done', 'job-stream', 'ping']);

@@ -3,7 +3,7 @@
 // one Worker: both hold jobs and count in health; only simulated ones are pushed jobs,
 // external ones pull. Scale-up follows the queue depth of non-lowPriority jobs (§2.1),
 // within min/max, after a cold start; idle workers above min stop after the idle timeout.
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../clock.js';
 import type { Job } from './job.js';
 
 export type WorkerKind = 'simulated' | 'external';

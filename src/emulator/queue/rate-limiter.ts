@@ -1,9 +1,9 @@
 // §8 rate limits per endpoint and operation: an exact sliding-window log over the 10 s
 // window (the (limit+1)-th request inside any window is refused, not an approximation)
 // and an in-flight counter for the concurrency column. Only admitted requests count.
-import { RATE_LIMITS, RATE_WINDOW_MS, effectiveRateLimit, SECOND_MS } from '../spec/index.js';
-import type { RateLimitedOperation } from '../spec/index.js';
-import type { RateOverride } from './config.js';
+import { RATE_LIMITS, RATE_WINDOW_MS, effectiveRateLimit, SECOND_MS } from '../../spec/index.js';
+import type { RateLimitedOperation } from '../../spec/index.js';
+import type { RateOverride } from '../config.js';
 
 /** A growable ring of admission times; O(1) amortized per request, memory O(limit). */
 export class SlidingWindowLog {

@@ -1,7 +1,7 @@
 // The handler contract of a simulated worker: a function of the job input that sleeps on
 // the emulator clock, may stream chunks and progress, and ends with one outcome. Handlers
 // never touch job state directly; the worker turns their calls into §3.1 transitions.
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 
 export interface HandlerContext {
   readonly clock: Clock;

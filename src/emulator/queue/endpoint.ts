@@ -3,10 +3,10 @@
 // ttl and execution timeout, §2.2 retention, §2.4 health and the §6 webhook trigger.
 // Every duration runs on the injected clock. Fault switches of the job lifecycle live here.
 import { randomUUID } from 'node:crypto';
-import { RETENTION_MS, RETRYABLE_STATES, TTL_MS, EXECUTION_TIMEOUT_MS, isTerminal } from '../spec/index.js';
-import type { JobState } from '../spec/index.js';
-import type { Clock } from './clock.js';
-import type { FaultSet } from './faults.js';
+import { RETENTION_MS, RETRYABLE_STATES, TTL_MS, EXECUTION_TIMEOUT_MS, isTerminal } from '../../spec/index.js';
+import type { JobState } from '../../spec/index.js';
+import type { Clock } from '../clock.js';
+import type { FaultSet } from '../faults.js';
 import type { Job, StoredChunk, SubmitKind } from './job.js';
 import type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';
 import { WorkerPool, type PoolSettings, type Worker } from './worker-pool.js';
@@ -383,10 +383,7 @@ export class QueueEndpoint {
    * instead, and keeps the job (and its slot) until it shows the job gone (confirmStopped).
    */
   private stopExecution(job: Job, byWorker = false): void {
-    job.abort?.abort(new Error('job stopped'));
-    job.abort = undefined;
-    job.execTimer?.cancel();
-    job.execTimer = undefined;
+    this.stopHandler(job, 'job stopped');
     if (job.status === 'IN_PROGRESS') this.runningJobs -= 1;
     const w = job.workerId === undefined ? undefined : this.pool.workers.get(job.workerId);
     if (!w) return;
@@ -463,17 +460,37 @@ export class QueueEndpoint {
       this.stopExecution(job);
       this.counters.expired += 1;
     }
-    this.delete(job);
+    this.teardown(job, 'job expired');
     this.dispatch();
   }
 
-  private delete(job: Job): void {
-    job.expiryTimer?.cancel();
-    job.expiryTimer = undefined;
+  /** Abort the job's handler (its sleeps reject with `reason`) and disarm its execution timeout. */
+  private stopHandler(job: Job, reason: string): void {
+    job.abort?.abort(new Error(reason));
+    job.abort = undefined;
     job.execTimer?.cancel();
     job.execTimer = undefined;
+  }
+
+  /**
+   * The one way a job leaves the endpoint (ttl or retention expiry, purge, reset, close): its
+   * handler stopped, its timers disarmed, the job forgotten, and whoever waits on it woken to
+   * find it gone. The caller has taken it off the queue or its worker first.
+   */
+  private teardown(job: Job, reason: string): void {
+    this.stopHandler(job, reason);
+    job.expiryTimer?.cancel();
+    job.expiryTimer = undefined;
     this.jobs.delete(job.id);
     this.notify(job);
+  }
+
+  /** Tear down every job, queued or running, and empty the queue (reset, close). */
+  private teardownAll(reason: string): void {
+    for (const job of [...this.jobs.values()]) this.teardown(job, reason);
+    this.queue.clear();
+    this.queuedNormal = 0;
+    this.runningJobs = 0;
   }
 
   /** /status?ttl=: the job's ttl becomes `ttlMs`, still counted from submission. */
@@ -529,7 +546,7 @@ export class QueueEndpoint {
     for (const job of this.queue.toArray()) {
       this.dequeue(job);
       this.counters.purged += 1;
-      this.delete(job);
+      this.teardown(job, 'job purged');
       removed += 1;
     }
     if (this.has('purge-removes-running')) {
@@ -650,19 +667,7 @@ export class QueueEndpoint {
 
   /** Forget every job and counter; workers back to the configured pool (POST /_qbench/reset). */
   reset(settings: PoolSettings): void {
-    for (const job of [...this.jobs.values()]) {
-      job.abort?.abort(new Error('reset'));
-      job.abort = undefined;
-      job.expiryTimer?.cancel();
-      job.execTimer?.cancel();
-      const w = job.waiters;
-      job.waiters = undefined;
-      this.jobs.delete(job.id);
-      if (w) for (const fn of w) fn();
-    }
-    this.queue.clear();
-    this.queuedNormal = 0;
-    this.runningJobs = 0;
+    this.teardownAll('reset');
     this.stops.clear();
     for (const k of Object.keys(this.counters) as (keyof JobCounters)[]) this.counters[k] = 0;
     this.pool.clear();
@@ -673,14 +678,7 @@ export class QueueEndpoint {
 
   /** Stop everything (server close). */
   close(): void {
-    for (const job of this.jobs.values()) {
-      job.abort?.abort(new Error('emulator closed'));
-      job.expiryTimer?.cancel();
-      job.execTimer?.cancel();
-      const w = job.waiters;
-      job.waiters = undefined;
-      if (w) for (const fn of w) fn();
-    }
+    this.teardownAll('emulator closed');
     this.stops.close();
     this.pool.clear();
   }

@@ -5,7 +5,7 @@
 import type { Handler, HandlerOutcome } from './types.js';
 import { runLlmJob } from './llm.js';
 import { runOpenAiJob } from './openai.js';
-import { SECOND_MS } from '../../spec/index.js';
+import { SECOND_MS } from '../../../spec/index.js';
 
 export const DEFAULT_MOCK_RETURN = 'Hello World!';
 

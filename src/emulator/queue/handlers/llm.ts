@@ -4,7 +4,7 @@
 // each job holds prompt + generated tokens of its worker's KV cache. Chunks carry the
 // §2.3 text output and metrics.
 import { z } from 'zod';
-import { SECOND_MS } from '../../spec/index.js';
+import { SECOND_MS } from '../../../spec/index.js';
 import type { HandlerContext, HandlerOutcome } from './types.js';
 
 export const LlmParams = z.strictObject({

@@ -3,9 +3,9 @@
 // emulator clock. Deliveries run off the request path in a bounded pool: they never block
 // the queue, and a backlog beyond `maxPending` is dropped and counted.
 import { Agent, request } from 'undici';
-import { WEBHOOK, SECOND_MS } from '../spec/index.js';
-import type { Clock } from './clock.js';
-import type { FaultSet } from './faults.js';
+import { WEBHOOK, SECOND_MS } from '../../spec/index.js';
+import type { Clock } from '../clock.js';
+import type { FaultSet } from '../faults.js';
 
 export interface WebhookCounters {
   queued: number;

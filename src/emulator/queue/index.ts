@@ -1,0 +1,14 @@
+// The queue endpoint of the emulator (§2.1-§2.4, §3.1, §4.1, §6, §8, the WIRE-COMPAT queue and
+// worker routes): endpoints and their jobs, workers and handlers, rate limits, webhooks, and the
+// operations server.ts routes onto once it has authenticated and admitted a request.
+export { QueueEndpoint } from './endpoint.js';
+export { QueueOperations, decodeSeg } from './operations.js';
+export type { QueueOperation } from './operations.js';
+export { WorkerProtocolRoutes } from './worker-protocol.js';
+export { EndpointRateLimiter, rulesWithOverrides, UNLIMITED, HOLD_MAX_REAL_MS } from './rate-limiter.js';
+export type { RuleInForce } from './rate-limiter.js';
+export { WebhookDispatcher } from './webhooks.js';
+export { RequestValidator } from './requests.js';
+export type { PoolSettings } from './worker-pool.js';
+export { mockWorkerHandler } from './handlers/mock-worker.js';
+export type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';
