@@ -81,6 +81,10 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   const startedAt = new Date();
   const agg = new Aggregator(s.threads);
   let abortReason: ThresholdResult | undefined;
+  // When an interrupt or an aborting threshold stopped the schedule: the iterations that drain
+  // after it are no part of the time the schedule ran.
+  let stoppedAtMs: number | undefined;
+  controller.signal.addEventListener('abort', () => (stoppedAtMs ??= hrNowMs()), { once: true });
   const timers: NodeJS.Timeout[] = [];
   const timelineDone: Promise<void>[] = [];
   try {
@@ -194,8 +198,9 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     const shardError = ends.find((e) => e.error !== undefined)?.error;
     if (shardError) log(`${s.name}: an iteration failed with an exception: ${shardError}`);
 
-    // The time the schedule actually covered: all of it, or up to the abort.
-    const ranMs = Math.max(1, Math.min(planned, endMs - t0Ms));
+    // The time the schedule actually covered: all of it, or up to the stop, so that a run
+    // interrupted after every start due by then was sent is judged to have held its rate.
+    const ranMs = Math.max(1, Math.min(planned, (stoppedAtMs ?? endMs) - t0Ms));
     // The time it took to start the iterations: the schedule, or longer when the generator
     // fell behind it (then the achieved rate is below the target).
     const startSpanMs = Math.max(ranMs, agg.lastStartMs - t0Ms);
