@@ -59,6 +59,12 @@ export interface CheckContext {
    * it, and the next `rateWindow` claim waits one clean window after it.
    */
   rateWindowUse<T>(endpoint: string, operation: string, send: () => Promise<T>): Promise<T>;
+  /**
+   * Run a burst (requests meant to reach a rate or concurrency limit) once every burst that asked
+   * before has finished, in any run of this process: bursts at once would share this host's CPU and
+   * stretch past the window. The wait for the turn is not counted against the check's budget.
+   */
+  burst<T>(send: () => Promise<T>): Promise<T>;
 }
 
 export interface CheckDefinition {
