@@ -212,7 +212,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
       if (!(v instanceof CheckInconclusive)) return v;
       last = v;
       reasons.push(v.reason);
-      if (signal.aborted) break;
+      if (signal.aborted || !v.retryable) break;
     }
     let exchanges: HttpExchange[] = evidenceExchanges(last?.evidence);
     if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);

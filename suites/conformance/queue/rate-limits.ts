@@ -134,7 +134,8 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
             ctx.measure('waitedForQuietWindowMs', Math.round(q.waitedMs));
             if (!q.quiet) {
               const running = runningOf(q.last);
-              inconclusive(`${verdict.why}; ${running === null ? 'the worker count was unreadable' : `${running} workers were still running`} after waiting ${Math.round(q.waitedMs / 1000)} s for a window with none (other clients' jobs hold them)`, q.last);
+              // The wait was as long as a second attempt would make: it would see the same workers.
+              inconclusive(`${verdict.why}; ${running === null ? 'the worker count was unreadable' : `${running} workers were still running`} after waiting ${Math.round(q.waitedMs / 1000)} s for a window with none (other clients' jobs hold them)`, q.last, { retryable: false });
             }
           } else {
             await ctx.time.sleepReal(w.clearAtMs - performance.now(), ctx.signal);
