@@ -59,6 +59,12 @@ export interface CheckContext {
    * it, and the next `rateWindow` claim waits one clean window after it.
    */
   rateWindowUse<T>(endpoint: string, operation: string, send: () => Promise<T>): Promise<T>;
+  /**
+   * Run a burst (requests meant to reach a rate or concurrency limit) once every burst that asked
+   * before has finished, in any run of this process: bursts at once would share this host's CPU and
+   * stretch past the window. The wait for the turn is not counted against the check's budget.
+   */
+  burst<T>(send: () => Promise<T>): Promise<T>;
 }
 
 export interface CheckDefinition {
@@ -118,13 +124,16 @@ export class CheckSkip extends Error {
 /**
  * Thrown by a check: it could not establish what it needs to judge the clause (a precondition
  * not reached in time, a rate window already in use, traffic it did not send showing in a
- * count). Not a violation: the runner retries the check once, then reports it inconclusive.
+ * count). Not a violation: the runner retries the check once (unless it says a retry would see
+ * the same), then reports it inconclusive.
  */
 export class CheckInconclusive extends Error {
   constructor(
     readonly reason: string,
     /** The exchanges that show why; the runner falls back to the check's last exchanges. */
     readonly evidence?: ProbeResponse | readonly ProbeResponse[],
+    /** False when the check already waited for its precondition as long as a retry would: the runner does not run it again. */
+    readonly retryable = true,
   ) {
     super(reason);
     this.name = 'CheckInconclusive';
@@ -139,8 +148,8 @@ export function skip(reason: string): never {
   throw new CheckSkip(reason);
 }
 
-export function inconclusive(reason: string, evidence?: ProbeResponse | readonly ProbeResponse[]): never {
-  throw new CheckInconclusive(reason, evidence);
+export function inconclusive(reason: string, evidence?: ProbeResponse | readonly ProbeResponse[], opts: { readonly retryable?: boolean } = {}): never {
+  throw new CheckInconclusive(reason, evidence, opts.retryable ?? true);
 }
 
 /** A verdict's evidence as report exchanges. */

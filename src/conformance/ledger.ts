@@ -92,7 +92,7 @@ export class RateLedger {
 }
 
 /** Wait for `p`, or reject with the signal's reason once it aborts (the listener is removed either way). */
-async function untilSettledOrAborted(p: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+export async function untilSettledOrAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return p;
   signal.throwIfAborted();
   let onAbort = (): void => undefined;
@@ -101,7 +101,7 @@ async function untilSettledOrAborted(p: Promise<void>, signal: AbortSignal | und
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    await Promise.race([p, aborted]);
+    return await Promise.race([p, aborted]);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }

@@ -5,7 +5,9 @@
 import type { CheckResult, HttpExchange, Verdict } from '../report/model.js';
 import { redactSecrets } from '../errors.js';
 import { CheckFailure, CheckInconclusive, CheckSkip, evidenceExchanges, violatingExchange, type CheckContext, type CheckDefinition, type Evidence } from './check.js';
-import { RateLedger } from './ledger.js';
+import { checkBudget } from './budget.js';
+import { burstTurn } from './bursts.js';
+import { RateLedger, untilSettledOrAborted } from './ledger.js';
 import { NO_EXPECTATIONS, type LoadedExpectations } from './expectations.js';
 import { runPool } from './pool.js';
 import type { Probe } from './probe.js';
@@ -134,12 +136,15 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
   /** One run of a check; `attempt` keys its dedicated endpoints, so a retry gets fresh ones where spares remain. */
   const attemptOnce = async (check: CheckDefinition, checkProbe: Probe, measured: Record<string, unknown>, attempt: number): Promise<Verdict | CheckInconclusive> => {
     const budgetMs = Math.ceil(CHECK_BASE_TIMEOUT_MS + 2 * realWaitMs(check, target));
-    const budget = AbortSignal.timeout(budgetMs);
+    // Turns for shared resources (another check's rate window or burst) are not the check's own time.
+    const allowance = checkBudget(budgetMs);
+    const budget = allowance.signal;
+    const checkSignal = AbortSignal.any([signal, budget]);
     const ctx: CheckContext = {
       target,
       http: checkProbe,
       time,
-      signal: AbortSignal.any([signal, budget]),
+      signal: checkSignal,
       measure: (k, v) => {
         measured[k] = v;
       },
@@ -153,8 +158,24 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
         taken.set(fresh, ep);
         return ep;
       },
-      rateWindow: (endpoint, operation) => ledger.claim(endpoint, operation, AbortSignal.any([signal, budget])),
-      rateWindowUse: (endpoint, operation, send) => ledger.use(endpoint, operation, send, AbortSignal.any([signal, budget])),
+      rateWindow: (endpoint, operation) => allowance.excluding(() => ledger.claim(endpoint, operation, checkSignal)),
+      rateWindowUse: (endpoint, operation, send) => allowance.excluding(() => ledger.use(endpoint, operation, send, checkSignal)),
+      burst: async (send) => {
+        const turn = burstTurn();
+        let done: () => void;
+        try {
+          done = await allowance.excluding(() => untilSettledOrAborted(turn, checkSignal));
+        } catch (e) {
+          // Given up while waiting: pass the turn on as soon as it comes.
+          void turn.then((d) => d());
+          throw e;
+        }
+        try {
+          return await send();
+        } finally {
+          done();
+        }
+      },
     };
     try {
       const pass = await check.run(ctx);
@@ -174,9 +195,11 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
         };
       }
       if (e instanceof CheckSkip) return { status: 'skip', reason: e.reason };
-      if (budget.aborted && !signal.aborted) return { status: 'error', message: `the check did not finish within its ${Math.round(budgetMs / 1000)} s budget` };
+      if (budget.aborted && !signal.aborted) return { status: 'error', message: `the check did not finish within its ${Math.round(budgetMs / 1000)} s budget (not counting its waits for other checks' rate windows and bursts)` };
       const err = e instanceof Error ? e : new Error(String(e));
       return { status: 'error', message: redactSecrets(err.message), ...(err.stack ? { stack: redactSecrets(err.stack) } : {}) };
+    } finally {
+      allowance.dispose();
     }
   };
 
@@ -189,7 +212,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
       if (!(v instanceof CheckInconclusive)) return v;
       last = v;
       reasons.push(v.reason);
-      if (signal.aborted) break;
+      if (signal.aborted || !v.retryable) break;
     }
     let exchanges: HttpExchange[] = evidenceExchanges(last?.evidence);
     if (exchanges.length === 0) exchanges = checkProbe.log.slice(-FALLBACK_EVIDENCE).map((r) => r.exchange);

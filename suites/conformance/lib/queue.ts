@@ -83,6 +83,26 @@ export function purge(ctx: CheckContext, ep: string): Promise<ProbeResponse> {
   return ctx.rateWindowUse(ep, 'purge-queue', () => send(ctx, { iface: 'queue', method: 'POST', path: qpath(ep, 'purge-queue') }));
 }
 
+/** /health of `ep` as the target answers it (no judgement: a reading, such as the running workers of §8's dynamic rule). */
+export function readHealth(ctx: CheckContext, ep: string): Promise<ProbeResponse> {
+  return send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'health') });
+}
+
+/** Real ms between /health readings taken while a burst runs. */
+const HEALTH_WHILE_REAL_MS = 200;
+
+/** /health readings every HEALTH_WHILE_REAL_MS until `done` settles (the worker count, the round trip through a burst). */
+export async function healthWhile(ctx: CheckContext, ep: string, done: Promise<unknown>): Promise<ProbeResponse[]> {
+  let over = false;
+  void done.finally(() => { over = true; }).catch(() => undefined);
+  const out: ProbeResponse[] = [];
+  while (!over) {
+    await Promise.race([ctx.time.sleepReal(HEALTH_WHILE_REAL_MS, ctx.signal), done.catch(() => undefined)]);
+    if (!over) out.push(await readHealth(ctx, ep));
+  }
+  return out;
+}
+
 export async function health(ctx: CheckContext, ep: string): Promise<{ res: ProbeResponse; record: HealthRecord }> {
   const res = await send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'health') });
   expectStatus(res, HTTP_STATUS.ok, 'GET /health');

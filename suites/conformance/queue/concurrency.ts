@@ -6,9 +6,8 @@
 import { z } from 'zod';
 import { fail, inconclusive, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, RATE_LIMITS, RATE_WINDOW_MS, RUNSYNC_WAIT_MS, SECOND_MS, type RateLimitedOperation } from '../../../src/spec/index.js';
-import { serialized } from '../lib/bursts.js';
 import { describe, expectSetupStatus, expectStatus, field } from '../lib/http.js';
-import { endpointFor, expectWaitedJobFinished, isDedicated, postOp, purge, qpath, submitRun, submitRunsync } from '../lib/queue.js';
+import { endpointFor, expectWaitedJobFinished, healthWhile, isDedicated, postOp, purge, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 
 /** Operations with a concurrency cap in the §8 table (purge-queue has none). */
 const CAPPED = (Object.keys(RATE_LIMITS) as RateLimitedOperation[]).filter((op) => RATE_LIMITS[op].concurrency !== null);
@@ -159,7 +158,7 @@ async function viaHold(ctx: CheckContext, op: RateLimitedOperation, cap: number,
   for (let attempt = 0; attempt < 2; attempt++) {
     const holdMs = Math.min(maxHoldRealMs, HOLD_REAL_MS * 2 ** attempt);
     await rateRoom(ctx, sent, total + 1, rpw);
-    const b = await serialized(async () => {
+    const b = await ctx.burst(async () => {
       await setHold(ctx, ep, op, holdMs);
       try {
         return await sendAtOnce(ctx, total, make, holdMs + 30_000);
@@ -194,32 +193,40 @@ async function runsyncViaHandler(ctx: CheckContext, cap: number): Promise<string
   const answers: ProbeResponse[] = [];
   const released: ProbeResponse[] = [];
   let aborted = 0;
-  const held = Array.from({ length: total }, () =>
-    ctx.http
-      .send({ iface: 'queue', method: 'POST', path: qpath(ep, 'runsync'), rawQuery: `wait=${RUNSYNC_WAIT_MS.max}`, json: { input: { mock_delay: delayS } }, signal: ctx.signal, release: abort.signal, timeoutMs: 600_000 })
-      .then((r) => { (r.released === true ? released : answers).push(r); })
-      .catch(() => { aborted += 1; }),
-  );
-  // The refusals come at once; wait for them, at most 10 s of real time.
-  const deadline = performance.now() + 10_000;
-  while (answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests).length < extra && performance.now() < deadline) {
-    await ctx.time.sleepReal(50, ctx.signal);
-  }
-  await ctx.time.sleepReal(200, ctx.signal);
+  const heldCount = await ctx.burst(async () => {
+    const held = Array.from({ length: total }, () =>
+      ctx.http
+        .send({ iface: 'queue', method: 'POST', path: qpath(ep, 'runsync'), rawQuery: `wait=${RUNSYNC_WAIT_MS.max}`, json: { input: { mock_delay: delayS } }, signal: ctx.signal, release: abort.signal, timeoutMs: 600_000 })
+        .then((r) => { (r.released === true ? released : answers).push(r); })
+        .catch(() => { aborted += 1; }),
+    );
+    try {
+      // The refusals come at once; wait for them, at most 10 s of real time.
+      const deadline = performance.now() + 10_000;
+      while (answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests).length < extra && performance.now() < deadline) {
+        await ctx.time.sleepReal(50, ctx.signal);
+      }
+      await ctx.time.sleepReal(200, ctx.signal);
+      return total - answers.length;
+    } finally {
+      abort.abort();
+      await Promise.all(held);
+    }
+  });
   const refused = answers.filter((a) => a.status === HTTP_STATUS.tooManyRequests);
-  const heldCount = total - answers.length;
-  abort.abort();
-  await Promise.all(held);
   await purge(ctx, ep);
   ctx.measure('cap', cap);
   ctx.measure('inFlightAccepted', heldCount + answers.filter((a) => a.status === HTTP_STATUS.ok).length);
   ctx.measure('refused429', refused.length);
   ctx.measure('releasedHeld', released.length);
   if (aborted > 0) inconclusive(`${aborted} of the ${total} requests ended without a record (the run was stopping)`);
+  const tooMany = refused.length > extra + Math.floor(cap * 0.02);
+  // Other clients' /runsync requests in flight hold slots of the same cap on a shared endpoint.
+  if (tooMany && !isDedicated(ctx, ep)) inconclusive(`${refused.length} x 429 of ${total} (cap ${cap}, ${extra} past it) on a shared endpoint: other clients' /runsync requests in flight may hold slots; give --spare-endpoint for an exact count`, refused[0]);
   // Every request was sent at once; the one past the cap (in the order sent) is the one that should have drawn 429.
   const pastCap = [...released, ...answers].sort((x, y) => x.sentAtMs - y.sentAtMs)[cap];
   if (refused.length === 0 && pastCap !== undefined) fail(`429 for the ${extra} requests past ${cap} in flight`, `no 429 among ${total} concurrent /runsync (${heldCount} held)`, pastCap);
-  if (refused.length > extra + Math.floor(cap * 0.02)) fail(`at most ${extra} refusals (cap ${cap})`, `${refused.length} x 429`, refused[0]!);
+  if (tooMany) fail(`at most ${extra} refusals (cap ${cap})`, `${refused.length} x 429`, refused[0]!);
   return `${refused.length} x 429 of ${total}, ${heldCount} held by a ${RUNSYNC_HANDLER_REAL_MS / SECOND_MS} s handler`;
 }
 
@@ -234,9 +241,15 @@ async function streamViaLongPoll(ctx: CheckContext, cap: number): Promise<string
     expectStatus(probe, HTTP_STATUS.ok, 'GET /stream of a running job');
     if (probe.durationMs < LONG_POLL_MIN_REAL_MS) skip(`/stream answers a running job without a new chunk at once (${Math.round(probe.durationMs)} ms, no long-poll), so it cannot be held open`);
     const extra = extraFor(cap, ctx.target.limits.rates.stream.requestsPerWindow);
-    const b = await serialized(() => sendAtOnce(ctx, cap + extra, make, 60_000));
-    // The least server-side hold: the quickest admitted answer less the slowest refusal (the round trip under the same burst).
-    const rtt = Math.max(0, ...b.refused.map((a) => a.durationMs));
+    const { b, health } = await ctx.burst(async () => {
+      const sending = sendAtOnce(ctx, cap + extra, make, 60_000);
+      const readings = await healthWhile(ctx, ep, sending);
+      return { b: await sending, health: readings };
+    });
+    // The least server-side hold: the quickest admitted answer less the slowest answer that was not
+    // held (a refusal, a /health read), the round trip and queueing through the same burst.
+    const rtt = Math.max(0, ...b.refused.map((a) => a.durationMs), ...health.map((a) => a.durationMs));
+    ctx.measure('roundTripUnderBurstRealMs', Math.round(rtt));
     const minHold = Math.min(...b.admitted.map((a) => a.durationMs)) - rtt;
     ctx.measure('cap', cap);
     ctx.measure('longPollRealMs', Math.round(probe.durationMs));
@@ -264,20 +277,18 @@ function concurrencyCheck(op: RateLimitedOperation): CheckDefinition {
       const cap = lim.rates[op].concurrency;
       if (cap === null) skip(`the target advertises no ${rule.path} concurrency cap`);
       const hold = holdSupport(ctx, op);
-      if (hold !== null) {
-        // A burst waits for a clean window of its operation: never one another check is counting in.
-        const ep = endpointFor(ctx, `concurrency-${op}`);
-        const lease = await ctx.rateWindow(ep, op);
-        ctx.measure('waitedForCleanWindowMs', Math.round(lease.waitedMs));
-        try {
-          return { observed: await viaHold(ctx, op, cap, hold.maxRealMs) };
-        } finally {
-          lease.release();
-        }
+      if (hold === null && op !== 'runsync' && op !== 'stream') {
+        skip(`${rule.method} ${rule.path} answers at once on this target, so ${cap} of them cannot be held open together (only /runsync and a long-polling /stream can; an emulator advertising limits.hold holds any operation)`);
       }
-      if (op === 'runsync') return { observed: await runsyncViaHandler(ctx, cap) };
-      if (op === 'stream') return { observed: await streamViaLongPoll(ctx, cap) };
-      skip(`${rule.method} ${rule.path} answers at once on this target, so ${cap} of them cannot be held open together (only /runsync and a long-polling /stream can; an emulator advertising limits.hold holds any operation)`);
+      // A burst waits for a clean window of its operation: never one another check (the rate check of the same operation) is counting in.
+      const lease = await ctx.rateWindow(endpointFor(ctx, `concurrency-${op}`), op);
+      ctx.measure('waitedForCleanWindowMs', Math.round(lease.waitedMs));
+      try {
+        if (hold !== null) return { observed: await viaHold(ctx, op, cap, hold.maxRealMs) };
+        return { observed: op === 'runsync' ? await runsyncViaHandler(ctx, cap) : await streamViaLongPoll(ctx, cap) };
+      } finally {
+        lease.release();
+      }
     },
   };
 }

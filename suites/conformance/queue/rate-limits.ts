@@ -6,19 +6,22 @@
 // the check waits, bounded, for a window with no running worker, or ends inconclusive.
 import { CLEAN_WINDOW_FLOOR_REAL_MS, fail, inconclusive, runPool, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
 import { HTTP_STATUS, RUNSYNC_WAIT_MS, effectiveRateLimit, type RateLimitedOperation } from '../../../src/spec/index.js';
-import { serialized } from '../lib/bursts.js';
-import { describe, expectSetupStatus, field, send } from '../lib/http.js';
-import { endpointFor, expectWaitedJobFinished, isDedicated, pollIntervalRealMs, purge, qpath, submitRunsync } from '../lib/queue.js';
+import { describe, expectSetupStatus, field } from '../lib/http.js';
+import { endpointFor, expectWaitedJobFinished, healthWhile, isDedicated, pollIntervalRealMs, purge, qpath, readHealth, submitRunsync } from '../lib/queue.js';
 import { BURST_WINDOW_SHARE, extraFor, judgeRateBurst, mostRunning, runningOf, type RateJudgement } from '../lib/rate-judge.js';
 
-/** Parallel lanes of a burst: well under the operation's concurrency cap, at most 32. */
-function lanesFor(cap: number | null): number {
-  return Math.max(1, Math.min(32, Math.floor((cap ?? 64) / 2)));
+/**
+ * Parallel lanes of a burst of `n`: enough to send it in 40% of the window at the probe's round trip
+ * (a slow answer, such as a /runsync that waits, needs more), at least 32, and never more than half
+ * the operation's concurrency cap (so no 429 comes from the cap instead of the rate).
+ */
+function lanesFor(n: number, roundTripMs: number, windowRealMs: number, cap: number | null): number {
+  const most = Math.floor((cap ?? 64) / 2);
+  const wanted = Math.ceil((n * Math.max(1, roundTripMs)) / (windowRealMs * 0.4));
+  return Math.max(1, Math.min(most, Math.max(32, wanted)));
 }
 /** Rate windows a check waits at most for one with no running worker (its own jobs purged or ended). */
 const QUIET_WAIT_WINDOWS = 2;
-/** Real ms between /health readings during a burst (the running count can change within one). */
-const HEALTH_SAMPLE_REAL_MS = 200;
 /** Operations whose bursts submit jobs: purged before waiting for the workers to fall idle. */
 const SUBMITS_JOBS: readonly RateLimitedOperation[] = ['run', 'runsync', 'openai'];
 
@@ -80,23 +83,6 @@ async function burstNow(ctx: CheckContext, n: number, lanes: number, make: (i: n
   return answers.filter((a): a is ProbeResponse => a !== undefined);
 }
 
-/** /health of `ep` as the target answers it (no judgement: a reading for the dynamic rule). */
-function readHealth(ctx: CheckContext, ep: string): Promise<ProbeResponse> {
-  return send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'health') });
-}
-
-/** /health every HEALTH_SAMPLE_REAL_MS until `done` settles: the running count through the burst. */
-async function sampleHealth(ctx: CheckContext, ep: string, done: Promise<unknown>): Promise<ProbeResponse[]> {
-  let over = false;
-  void done.finally(() => { over = true; }).catch(() => undefined);
-  const out: ProbeResponse[] = [];
-  while (!over) {
-    await Promise.race([ctx.time.sleepReal(HEALTH_SAMPLE_REAL_MS, ctx.signal), done.catch(() => undefined)]);
-    if (!over) out.push(await readHealth(ctx, ep));
-  }
-  return out;
-}
-
 /**
  * Wait for a window that can be judged while the target does not advertise requests_per_worker:
  * the last burst's window has passed and /health shows no running worker, the check's own jobs
@@ -148,7 +134,8 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
             ctx.measure('waitedForQuietWindowMs', Math.round(q.waitedMs));
             if (!q.quiet) {
               const running = runningOf(q.last);
-              inconclusive(`${verdict.why}; ${running === null ? 'the worker count was unreadable' : `${running} workers were still running`} after waiting ${Math.round(q.waitedMs / 1000)} s for a window with none (other clients' jobs hold them)`, q.last);
+              // The wait was as long as a second attempt would make: it would see the same workers.
+              inconclusive(`${verdict.why}; ${running === null ? 'the worker count was unreadable' : `${running} workers were still running`} after waiting ${Math.round(q.waitedMs / 1000)} s for a window with none (other clients' jobs hold them)`, q.last, { retryable: false });
             }
           } else {
             await ctx.time.sleepReal(w.clearAtMs - performance.now(), ctx.signal);
@@ -195,7 +182,7 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
 
       /** One window: probe, worker count and burst inside one serialized section (a wait for another check's burst would age the probe's admission out). */
       async function windowNow(): Promise<Window> {
-        return serialized(async () => {
+        return ctx.burst(async () => {
           let probe = await ctx.http.send({ ...make(0), signal: ctx.signal });
           // A window another client (or an earlier run) used: wait for it to pass once before judging the endpoint busy.
           if (probe.status === HTTP_STATUS.tooManyRequests) {
@@ -211,8 +198,11 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
           const runningBefore = runningOf(before);
           const limit = rpw !== null && runningBefore !== null ? effectiveRateLimit(base, runningBefore, rpw) : base;
           const n = limit + extraFor(limit) - 1;
-          const burst = burstNow(ctx, n, lanesFor(rule.concurrency), make, lim.rateWindowRealMs);
-          const during = await sampleHealth(ctx, ep, burst);
+          const lanes = lanesFor(n, probe.durationMs, lim.rateWindowRealMs, rule.concurrency);
+          ctx.measure('lanes', lanes);
+          const burst = burstNow(ctx, n, lanes, make, lim.rateWindowRealMs);
+          // The running count can change within the burst: read it throughout.
+          const during = await healthWhile(ctx, ep, burst);
           const answers = [probe, ...(await burst)];
           const after = await readHealth(ctx, ep);
           const lastDoneMs = Math.max(...answers.map((a) => a.doneAtMs));

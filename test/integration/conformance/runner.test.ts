@@ -122,6 +122,7 @@ describe('conformance runner', () => {
   it('retries an inconclusive check once with a fresh endpoint, then reports it inconclusive; a pass on the retry is a pass', async () => {
     const seen: (string | null)[] = [];
     let flaky = 0;
+    let waited = 0;
     const s: Suite = {
       clauses: suite.clauses,
       checks: [
@@ -131,6 +132,8 @@ describe('conformance runner', () => {
           return inconclusive(`the job was still IN_QUEUE (attempt ${seen.length})`, r);
         } },
         { ...base, id: 't.second', title: 'sets up the second time', clauses: ['c/one'], run: () => (++flaky === 1 ? inconclusive('window in use') : Promise.resolve({ observed: 'ok' })) },
+        // A check that already waited as long as a retry would: run once.
+        { ...base, id: 't.waited', title: 'waited already', clauses: ['c/one'], run: () => { waited += 1; return inconclusive('still busy after waiting', undefined, { retryable: false }); } },
       ],
     };
     const results = await runChecks(s, target({ spareEndpoints: ['s1', 's2'] }), probe(), { profile: 'quick', concurrency: 1 });
@@ -139,9 +142,11 @@ describe('conformance runner', () => {
     expect(never.verdict.status === 'inconclusive' && never.verdict.exchanges[0]?.request.url).toMatch(/\/v2\/ep\/health$/);
     expect(seen).toEqual(['s1', 's2']);
     expect(results.find((r) => r.id === 't.second')!.verdict).toEqual({ status: 'pass', observed: 'ok' });
+    expect(results.find((r) => r.id === 't.waited')!.verdict).toMatchObject({ status: 'inconclusive', reason: 'still busy after waiting' });
+    expect(waited).toBe(1);
     const result = buildResult({ suite: s, results, profile: 'quick', command: ['qbench'], startedAt: new Date(), endedAt: new Date(), target: { kind: 'remote', queueUrl: fake.url, endpointId: 'ep', timeScale: 1 } });
     expect(QbenchResult.safeParse(result).success).toBe(true);
-    expect(result.conformance!.summary).toMatchObject({ pass: 1, inconclusive: 1 });
+    expect(result.conformance!.summary).toMatchObject({ pass: 1, inconclusive: 2 });
     expect(result.overall.exitCode).toBe(0);
   });
 
