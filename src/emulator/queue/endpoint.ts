@@ -457,11 +457,14 @@ export class QueueEndpoint {
     let due = this.has('ttl-ignored') ? Infinity : job.submittedAtMs + job.ttlMs;
     if (job.endedAtMs !== undefined && isTerminal(job.status)) due = Math.min(due, job.endedAtMs + job.retentionMs);
     if (due === Infinity) return;
-    job.expiryTimer = this.clock.setTimer(due - this.clock.now(), () => {
-      job.expiryTimer = undefined;
-      this.expire(job);
-    });
+    job.expiryTimer = this.clock.setTimerFor(due - this.clock.now(), this.onExpiry, job);
   }
+
+  /** The expiry timer of every job (one function, so that a retained job holds no closure). */
+  private readonly onExpiry = (job: Job): void => {
+    job.expiryTimer = undefined;
+    this.expire(job);
+  };
 
   /** §2.1/§2.2: the job is deleted in any state; later lookups answer 404. */
   private expire(job: Job): void {
