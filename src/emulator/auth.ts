@@ -4,11 +4,21 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
+/** The emulator's key as bytes, and a buffer of its length the presented key is written into (no allocation per request). */
+let keyBytes = { key: '', bytes: Buffer.alloc(0), scratch: Buffer.alloc(0) };
+
 export function keyMatches(presented: string | undefined, apiKey: string): boolean {
   if (presented === undefined || apiKey === '') return false;
-  const a = Buffer.from(presented, 'utf8');
-  const b = Buffer.from(apiKey, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+  if (keyBytes.key !== apiKey) {
+    const bytes = Buffer.from(apiKey, 'utf8');
+    keyBytes = { key: apiKey, bytes, scratch: Buffer.alloc(bytes.length) };
+  }
+  const { bytes, scratch } = keyBytes;
+  if (Buffer.byteLength(presented, 'utf8') !== bytes.length) return false;
+  scratch.write(presented, 'utf8');
+  const same = timingSafeEqual(scratch, bytes);
+  scratch.fill(0);
+  return same;
 }
 
 /** The token of `Authorization: Bearer <token>` (scheme case-insensitive); undefined for any other form. */

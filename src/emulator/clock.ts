@@ -17,6 +17,11 @@ export interface Clock {
   readonly scale: number;
   /** Run `fn` after `delayMs` of emulated time. */
   setTimer(delayMs: number, fn: () => void): TimerHandle;
+  /**
+   * Run `fn(arg)` after `delayMs` of emulated time: with one shared `fn`, a timer per job
+   * costs its heap entry only, no closure (the emulator holds one per retained job).
+   */
+  setTimerFor<T>(delayMs: number, fn: (arg: T) => void, arg: T): TimerHandle;
   /** Resolve after `delayMs` of emulated time; rejects with the signal's reason when aborted. */
   sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
   /** Convert an emulated duration into real ms (for host-level timeouts such as long-polls). */
@@ -32,12 +37,22 @@ export interface Clock {
   onError?: ((e: unknown) => void) | undefined;
 }
 
-interface Entry {
-  dueAtMs: number;
-  seq: number;
-  fn: () => void;
-  cancelled: boolean;
-  index: number;
+/** One pending timer: its place in the heap and, handed out as its TimerHandle, its own cancel. */
+class Entry implements TimerHandle {
+  cancelled = false;
+  constructor(
+    readonly dueAtMs: number,
+    readonly seq: number,
+    readonly fn: (arg: unknown) => void,
+    readonly arg: unknown,
+    /** The clock that cancels it (none for a bare TimerHeap). */
+    private readonly owner: HeapClock | undefined,
+    public index: number,
+  ) {}
+
+  cancel(): void {
+    this.owner?.cancelEntry(this);
+  }
 }
 
 /** A binary min-heap of timers ordered by (dueAtMs, seq), with O(log n) removal. */
@@ -53,8 +68,8 @@ export class TimerHeap {
     return this.items[0];
   }
 
-  push(dueAtMs: number, fn: () => void): Entry {
-    const e: Entry = { dueAtMs, seq: this.seq++, fn, cancelled: false, index: this.items.length };
+  push(dueAtMs: number, fn: (arg: unknown) => void, arg?: unknown, owner?: HeapClock): Entry {
+    const e = new Entry(dueAtMs, this.seq++, fn, arg, owner, this.items.length);
     this.items.push(e);
     this.up(e.index);
     return e;
@@ -130,21 +145,6 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new Error('aborted', { cause: reason });
 }
 
-class HeapTimerHandle implements TimerHandle {
-  constructor(
-    private readonly clock: HeapClock,
-    private readonly entry: Entry,
-  ) {}
-
-  get dueAtMs(): number {
-    return this.entry.dueAtMs;
-  }
-
-  cancel(): void {
-    this.clock.cancelEntry(this.entry);
-  }
-}
-
 abstract class HeapClock implements Clock {
   protected readonly heap = new TimerHeap();
   onError: ((e: unknown) => void) | undefined;
@@ -153,14 +153,17 @@ abstract class HeapClock implements Clock {
   protected abstract rearm(): void;
 
   setTimer(delayMs: number, fn: () => void): TimerHandle {
-    const dueAtMs = this.now() + Math.max(0, delayMs);
-    const entry = this.heap.push(dueAtMs, fn);
-    if (this.heap.peek() === entry) this.rearm();
-    // A class instance, not a closure: the emulator makes several timers per job.
-    return new HeapTimerHandle(this, entry);
+    return this.setTimerFor(delayMs, fn, undefined);
   }
 
-  /** @internal Cancel one entry (HeapTimerHandle.cancel). */
+  setTimerFor<T>(delayMs: number, fn: (arg: T) => void, arg: T): TimerHandle {
+    const dueAtMs = this.now() + Math.max(0, delayMs);
+    const entry = this.heap.push(dueAtMs, fn as (arg: unknown) => void, arg, this);
+    if (this.heap.peek() === entry) this.rearm();
+    return entry;
+  }
+
+  /** @internal Cancel one entry (its TimerHandle.cancel). */
   cancelEntry(entry: Entry): void {
     if (entry.cancelled) return;
     entry.cancelled = true;
@@ -203,7 +206,7 @@ abstract class HeapClock implements Clock {
       this.heap.pop();
       top.cancelled = true;
       try {
-        top.fn();
+        top.fn(top.arg);
       } catch (e) {
         this.timerFailed(e);
       }

@@ -38,9 +38,9 @@ export async function startEmulator(input: EmulatorConfigInput | EmulatorConfig,
   if (config.externalWorkers) http.workerProtocol = new WorkerProtocolRoutes(core);
   // The request each connection is serving now: a client error (timeout, malformed bytes)
   // after its answer went out must not write a second answer on the same request.
-  const current = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  const current = new WeakMap<Socket, ServerResponse>();
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    current.set(req.socket, { req, res });
+    current.set(req.socket, res);
     http.listener(req, res);
   };
   const server: Server = createServer(
@@ -67,8 +67,8 @@ export async function startEmulator(input: EmulatorConfigInput | EmulatorConfig,
   });
   // A malformed request line or oversized header gets an answer, never a crash.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    const cur = current.get(socket);
-    const answered = cur !== undefined && cur.res.headersSent && !cur.req.complete;
+    const res = current.get(socket);
+    const answered = res !== undefined && res.headersSent && !res.req.complete;
     if (!socket.writable || answered) {
       socket.destroy();
       return;

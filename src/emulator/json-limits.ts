@@ -12,6 +12,29 @@ export const MAX_JSON_DEPTH = 64;
  * array or object past the limit, or undefined when it is within. Iterative: safe on any depth.
  */
 export function depthViolation(value: unknown, limit: number = MAX_JSON_DEPTH): string | undefined {
+  if (!nestsDeeper(value, 1, limit)) return undefined;
+  return violationPath(value, limit);
+}
+
+/**
+ * The check every accepted document goes through, without allocating: recursion stops at
+ * `limit` levels, so it is bounded whatever the document's depth.
+ */
+function nestsDeeper(v: unknown, depth: number, limit: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (depth > limit) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (nestsDeeper(v[i], depth + 1, limit)) return true;
+    return false;
+  }
+  for (const k in v) {
+    if (Object.hasOwn(v, k) && nestsDeeper((v as Record<string, unknown>)[k], depth + 1, limit)) return true;
+  }
+  return false;
+}
+
+/** The path of the first array or object past `limit` (document order), for the error text. */
+function violationPath(value: unknown, limit: number): string | undefined {
   const stack: { v: unknown; depth: number; path: string }[] = [{ v: value, depth: 1, path: '' }];
   for (;;) {
     const top = stack.pop();

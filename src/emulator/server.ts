@@ -9,7 +9,7 @@ import { HTTP_STATUS, BYTES_PER_MB, EMULATOR_MB_READING } from '../spec/index.js
 import type { RateLimitedOperation } from '../spec/index.js';
 import { headerAuthorizes } from './auth.js';
 import type { EmulatorCore } from './core.js';
-import { closeIfBodyPending, closeLingering, readBody, sendError, type BodyResult } from './json-io.js';
+import { closeIfBodyPending, closeLingering, readBodyThen, sendError } from './json-io.js';
 import { handleInfoRoute } from './info-routes.js';
 import { QueueOperations, UNLIMITED, decodeSeg } from './queue/index.js';
 import type { QueueEndpoint, QueueOperation } from './queue/index.js';
@@ -21,6 +21,9 @@ const SMALL_BODY_CAP_BYTES = 64 * 1024;
 /** 'payload-cap-off' still refuses past this, so the fault cannot exhaust memory. */
 const FAULT_HARD_CAP_BYTES = 256 * 1024 * 1024;
 type Route = QueueOperation;
+
+/** The path segments after the operation when there are none (shared: nobody writes to it). */
+const NO_SEGMENTS: string[] = [];
 
 interface RouteSpec {
   readonly methods: readonly string[];
@@ -134,8 +137,9 @@ export class EmulatorHttp {
       sendError(res, STATUS_CODES.unauthorized, 'missing or wrong API key: send the header "authorization: <API_KEY>" or "authorization: Bearer <API_KEY>"', undefined, closeIfBodyPending(req));
       return;
     }
-    const segs = path.slice(4).split('/');
-    const epId = decodeSeg(segs[0] ?? '');
+    // /v2/{endpoint}/{operation}/{rest...}, cut at its first two slashes (no array for the usual /run).
+    const epEnd = path.indexOf('/', 4);
+    const epId = decodeSeg(epEnd < 0 ? path.slice(4) : path.slice(4, epEnd));
     let ep = this.core.endpoints.get(epId);
     if (!ep) {
       if (!this.core.faults.has('unknown-endpoint-ok') || epId === '') {
@@ -144,9 +148,11 @@ export class EmulatorHttp {
       }
       ep = this.core.defaultEndpoint;
     }
-    const opName = segs[1] ?? '';
+    const opEnd = epEnd < 0 ? -1 : path.indexOf('/', epEnd + 1);
+    const opName = epEnd < 0 ? '' : opEnd < 0 ? path.slice(epEnd + 1) : path.slice(epEnd + 1, opEnd);
+    const rest = opEnd < 0 ? NO_SEGMENTS : path.slice(opEnd + 1).split('/');
     if (this.workerProtocol?.owns(opName)) {
-      this.guard(req, res, this.workerProtocol.handle(ep, req, res, segs.slice(2), query));
+      this.guard(req, res, this.workerProtocol.handle(ep, req, res, rest, query));
       return;
     }
     if (!isRoute(opName)) {
@@ -159,7 +165,6 @@ export class EmulatorHttp {
       sendError(res, STATUS_CODES.methodNotAllowed, `${method} is not allowed on /${opName}; use ${spec.methods.join(' or ')}`, undefined, { allow: spec.methods.join(', ') });
       return;
     }
-    const rest = segs.slice(2);
     let jobId = '';
     if (spec.needsId) {
       jobId = decodeSeg(rest[0] ?? '');
@@ -168,7 +173,7 @@ export class EmulatorHttp {
         return;
       }
     } else if (opName !== 'openai' && rest.length > 0 && !(rest.length === 1 && rest[0] === '')) {
-      sendError(res, STATUS_CODES.notFound, `no such route: /v2/${epId}/${segs.slice(1).join('/')}`);
+      sendError(res, STATUS_CODES.notFound, `no such route: /v2/${epId}/${path.slice(epEnd + 1)}`);
       return;
     }
     if (spec.op !== undefined) {
@@ -184,27 +189,21 @@ export class EmulatorHttp {
     const cap = this.capFor(opName);
     // Opt-in hold (POST /_qbench/limits `hold`): read once; undefined unless a test asked for one.
     const holdRealMs = spec.op === undefined || ep.limiter.holdRealMs === null ? undefined : ep.limiter.holdRealMs[spec.op];
-    const body = readBody(req, cap);
-    const go = (b: BodyResult) => {
-      if (b.kind === 'aborted') return;
-      if (b.kind === 'too-large') {
-        this.tooLarge(req, res, opName, cap, b.declaredBytes);
-        return;
-      }
-      const serve = () => this.guard(req, res, this.operations.operation(opName, endpoint, req, res, jobId, query, b.body, rest));
-      if (holdRealMs === undefined) serve();
-      else this.afterHold(req, res, holdRealMs, serve);
-    };
-    // A synchronous throw inside go() (after the body arrived) must not become an unhandled rejection.
-    const goGuarded = (b: BodyResult) => {
+    readBodyThen(req, cap, (b) => {
+      // Called from a stream event once the body arrived: a throw here must become the 500 answer.
       try {
-        go(b);
+        if (b.kind === 'aborted') return;
+        if (b.kind === 'too-large') return this.tooLarge(req, res, opName, cap, b.declaredBytes);
+        if (holdRealMs === undefined) this.serve(opName, endpoint, req, res, jobId, query, b.body, rest);
+        else this.afterHold(req, res, holdRealMs, () => this.serve(opName, endpoint, req, res, jobId, query, b.body, rest));
       } catch (e) {
         this.internal(req, res, e);
       }
-    };
-    if (body instanceof Promise) body.then(goGuarded, (e: unknown) => this.internal(req, res, e));
-    else go(body);
+    });
+  }
+
+  private serve(op: Route, ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, jobId: string, query: string, body: Buffer, rest: string[]): void {
+    this.guard(req, res, this.operations.operation(op, ep, req, res, jobId, query, body, rest));
   }
 
   /** Serve after `realMs` of real time (the request keeps its concurrency slot); nothing if the client leaves first. */

@@ -60,6 +60,10 @@ export interface StreamTake {
 
 const NO_CHUNKS: StoredChunk[] = [];
 
+function isPromiseLike<T>(v: T | Promise<T>): v is Promise<T> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
 /** The HandlerContext of one job on one simulated worker (a class: no closures per job). */
 class SimulatedRun implements HandlerContext {
   constructor(
@@ -188,10 +192,13 @@ export class QueueEndpoint {
     this.counters.submitted += 1;
     this.enqueue(job);
     // The ttl timer is armed after the job's first continuations: a job that ends at once
-    // gets its one expiry timer (min of ttl and retention) from settle() instead.
-    queueMicrotask(() => {
-      if (this.jobs.get(id) === job && job.expiryTimer === undefined) this.armExpiry(job);
-    });
+    // (in the call, or within those continuations) gets its one expiry timer (min of ttl and
+    // retention) from settle() instead.
+    if (job.expiryTimer === undefined) {
+      queueMicrotask(() => {
+        if (this.jobs.get(id) === job && job.expiryTimer === undefined) this.armExpiry(job);
+      });
+    }
     return job;
   }
 
@@ -278,11 +285,11 @@ export class QueueEndpoint {
     if (holder) this.pool.release(holder, job.id);
     this.pool.assign(w, job);
     this.notify(job);
+    const attempt = job.attempt;
     if (w.kind === 'simulated') this.runSimulated(job, w);
-    if (!this.has('execution-timeout-ignored')) {
+    if (!this.has('execution-timeout-ignored') && this.current(job, attempt)) {
       // Armed after the handler's first continuation: a handler that ends at once (most jobs
       // of a load test) never costs a timer. The due time is absolute, from startedAtMs.
-      const attempt = job.attempt;
       queueMicrotask(() => {
         if (!this.current(job, attempt) || job.execTimer) return;
         job.execTimer = this.clock.setTimer(now + job.executionTimeoutMs - this.clock.now(), () => {
@@ -297,13 +304,19 @@ export class QueueEndpoint {
   private runSimulated(job: Job, w: Worker): void {
     const attempt = job.attempt;
     const ctx = new SimulatedRun(this, job, w, attempt);
-    let p: Promise<HandlerOutcome>;
+    let out: Promise<HandlerOutcome> | HandlerOutcome;
     try {
-      p = this.deps.handler(job.input, ctx);
+      out = this.deps.handler(job.input, ctx);
     } catch (e) {
-      p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+      this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
+      return;
     }
-    p.then(
+    // An outcome answered in the call ends the job now, inside dispatch (which does not re-enter).
+    if (!isPromiseLike(out)) {
+      this.finish(job, attempt, out);
+      return;
+    }
+    out.then(
       (outcome) => this.finish(job, attempt, outcome),
       (e: unknown) => {
         // A stopped job's handler rejects from its aborted sleep: nothing to record.
@@ -444,11 +457,14 @@ export class QueueEndpoint {
     let due = this.has('ttl-ignored') ? Infinity : job.submittedAtMs + job.ttlMs;
     if (job.endedAtMs !== undefined && isTerminal(job.status)) due = Math.min(due, job.endedAtMs + job.retentionMs);
     if (due === Infinity) return;
-    job.expiryTimer = this.clock.setTimer(due - this.clock.now(), () => {
-      job.expiryTimer = undefined;
-      this.expire(job);
-    });
+    job.expiryTimer = this.clock.setTimerFor(due - this.clock.now(), this.onExpiry, job);
   }
+
+  /** The expiry timer of every job (one function, so that a retained job holds no closure). */
+  private readonly onExpiry = (job: Job): void => {
+    job.expiryTimer = undefined;
+    this.expire(job);
+  };
 
   /** §2.1/§2.2: the job is deleted in any state; later lookups answer 404. */
   private expire(job: Job): void {

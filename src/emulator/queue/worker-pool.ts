@@ -190,11 +190,7 @@ export class WorkerPool {
     if (!this.settings.simulated) return 0;
     let count = this.simulatedCount();
     let readyNow = 0;
-    const startOne = () => {
-      if (this.start().state === 'ready') readyNow += 1;
-      count += 1;
-    };
-    while (count < this.settings.min) startOne();
+    for (; count < this.settings.min; count++) readyNow += this.startCountingReady();
     if (queuedNormal <= 0 || count >= this.settings.max) return readyNow;
     let slots = 0;
     for (const w of this.workers.values()) {
@@ -202,11 +198,16 @@ export class WorkerPool {
     }
     let need = queuedNormal - slots;
     if (need < this.settings.scaleUpQueueDepth) return readyNow;
-    while (need > 0 && count < this.settings.max) {
-      startOne();
+    for (; need > 0 && count < this.settings.max; count++) {
+      readyNow += this.startCountingReady();
       need -= this.settings.jobsPerWorker;
     }
     return readyNow;
+  }
+
+  /** Start one simulated worker; 1 when it is ready at once (no cold start), else 0. */
+  private startCountingReady(): number {
+    return this.start().state === 'ready' ? 1 : 0;
   }
 
   /** Change min/max (control route); stops idle workers above the new bounds. */

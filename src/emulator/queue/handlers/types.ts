@@ -27,4 +27,5 @@ export type HandlerOutcome =
   /** The worker process dies mid-job (mock_crash): the job fails and the worker is gone. */
   | { readonly kind: 'crash'; readonly error: string };
 
-export type Handler = (input: Record<string, unknown>, ctx: HandlerContext) => Promise<HandlerOutcome>;
+/** A handler may answer its outcome directly when it has nothing to wait for: the job ends in the call. */
+export type Handler = (input: Record<string, unknown>, ctx: HandlerContext) => Promise<HandlerOutcome> | HandlerOutcome;
