@@ -1,12 +1,13 @@
-// Connecting to a target: build the probe, read /_qbench/info, and assemble the Target
-// facts (time scale, limits, spare endpoints) that every check computes its expectations from.
+// Connecting to a target: build the probe, take the target's facts from src/target (an
+// unreachable target stops the run here), and assemble the Target (time scale, limits, spare
+// endpoints) that every check computes its expectations from.
 import { Agent } from 'undici';
 import { registerSecret } from '../errors.js';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.js';
 import type { FaultName } from '../emulator/faults.js';
-import type { TargetAddresses, TargetKey } from '../target/index.js';
+import { DEFAULT_EMULATOR_TIME_SCALE, readTargetFacts, type TargetAddresses, type TargetKey } from '../target/index.js';
 import { Probe } from './probe.js';
-import { faultNames, limitsFromInfo, readEmulatorInfo, specLimits, type Target } from './target.js';
+import { limitsFromInfo, specLimits, type Target } from './target.js';
 
 export interface ConnectOptions extends TargetAddresses, TargetKey {
   readonly endpointId: string;
@@ -30,18 +31,15 @@ function isLoopback(url: string): boolean {
 
 /** Connections the suite opens to one origin at most (bursts included). */
 const MAX_CONNECTIONS = 512;
+/** Real ms the info read may take before the target counts as unreachable (a slow gateway may sit in front). */
+const INFO_TIMEOUT_MS = 10_000;
 
 export async function connectTarget(o: ConnectOptions): Promise<Connected> {
   registerSecret(o.apiKey);
+  const facts = await readTargetFacts(o.queueUrl, { apiKey: o.apiKey, unreachable: 'error', timeoutMs: INFO_TIMEOUT_MS });
+  const info = facts.info;
   const dispatcher = new Agent({ connections: MAX_CONNECTIONS, keepAliveTimeout: 4_000, pipelining: 1 });
   const probe = new Probe({ queueUrl: o.queueUrl, restUrl: o.restUrl, graphqlUrl: o.graphqlUrl, apiKey: o.apiKey, apiKeyEnv: o.apiKeyEnv, dispatcher });
-  let info;
-  try {
-    info = await readEmulatorInfo(probe);
-  } catch (e) {
-    await dispatcher.close();
-    throw e;
-  }
   const callbackHost = o.callbackHost ?? (isLoopback(o.queueUrl) ? '127.0.0.1' : null);
   const base = {
     queueUrl: o.queueUrl,
@@ -56,13 +54,13 @@ export async function connectTarget(o: ConnectOptions): Promise<Connected> {
     ? {
         ...base,
         kind: 'emulator',
-        timeScale: info.timeScale,
+        timeScale: facts.timeScale,
         limits: limitsFromInfo(info),
-        spareEndpoints: (o.spareEndpoints ?? (info.endpoints ?? []).filter((e) => e !== o.endpointId)),
-        faults: faultNames(info),
+        spareEndpoints: (o.spareEndpoints ?? info.endpoints.filter((e) => e !== o.endpointId)),
+        faults: facts.faults,
         info,
       }
-    : { ...base, kind: 'remote', timeScale: 1, limits: specLimits(), spareEndpoints: o.spareEndpoints ?? [], faults: [] };
+    : { ...base, kind: 'remote', timeScale: facts.timeScale, limits: specLimits(), spareEndpoints: o.spareEndpoints ?? [], faults: [] };
   return { target, probe, close: () => dispatcher.close() };
 }
 
@@ -70,8 +68,6 @@ export async function connectTarget(o: ConnectOptions): Promise<Connected> {
 export const EMULATOR_MAIN_ENDPOINT = 'qbench';
 export const EMULATOR_SPARE_ENDPOINTS = 64;
 export const EMULATOR_API_KEY_ENV = 'QBENCH_EMULATOR_KEY';
-/** Time scale of `--target emulator` unless --time-scale says otherwise: 30 min of retention in 30 s. */
-export const DEFAULT_EMULATOR_TIME_SCALE = 60;
 
 export interface EmulatorTargetOptions {
   readonly timeScale?: number;

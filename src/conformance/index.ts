@@ -10,7 +10,7 @@ export { renderCurl, shellQuote, paddedBodyRecipe, CURL_INLINE_BODY_LIMIT_BYTES 
 export type { CurlAuth, CurlInput } from './curl.js';
 export { timeModel } from './time-model.js';
 export type { TimeModel } from './time-model.js';
-export { EmulatorInfo, faultNames, limitsFromInfo, readEmulatorInfo, specLimits, specRates } from './target.js';
+export { EmulatorInfo, limitsFromInfo, specLimits, specRates } from './target.js';
 export type { Target, TargetLimits, RateLimitFact } from './target.js';
 export { suiteProblems, clauseById } from './suite.js';
 export type { Suite, ClauseDef } from './suite.js';
@@ -24,5 +24,5 @@ export type { ResultInput } from './result.js';
 export { runPool } from './pool.js';
 export { runSelfTest, renderDetectionTable, checksForSection } from './self-test.js';
 export type { SelfTestRow, SelfTestReport, SelfTestOptions } from './self-test.js';
-export { connectTarget, startEmulatorTarget, EMULATOR_MAIN_ENDPOINT, EMULATOR_SPARE_ENDPOINTS, EMULATOR_API_KEY_ENV, DEFAULT_EMULATOR_TIME_SCALE } from './connect.js';
+export { connectTarget, startEmulatorTarget, EMULATOR_MAIN_ENDPOINT, EMULATOR_SPARE_ENDPOINTS, EMULATOR_API_KEY_ENV } from './connect.js';
 export type { ConnectOptions, Connected, EmulatorTargetOptions, EmulatorTarget } from './connect.js';

@@ -1,11 +1,10 @@
 // The target a run checks: addresses, key reference, time scale and limits. Against the
-// emulator these come from GET /_qbench/info (its advertised time scale, rate table, payload
-// caps, dedicated endpoints); against a real target the spec's numbers (§4.1, §8) and scale 1.
-import { EmulatorInfoDocument, RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, parseEmulatorInfo } from '../spec/index.js';
+// emulator these come from its info document as src/target read it (advertised time scale,
+// rate table, payload caps, dedicated endpoints); against a real target the spec's numbers
+// (§4.1, §8) and scale 1.
+import { EmulatorInfoDocument, RATE_LIMITS, RATE_WINDOW_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
-import { QbenchError } from '../errors.js';
-import type { Probe } from './probe.js';
-import type { TargetAddresses, TargetKey } from '../target/index.js';
+import { rateWindowRealMs, type TargetAddresses, type TargetKey } from '../target/index.js';
 
 export interface RateLimitFact {
   readonly requestsPerWindow: number;
@@ -40,7 +39,7 @@ export interface Target extends TargetAddresses, Pick<TargetKey, 'apiKeyEnv'> {
   readonly allowBillable: boolean;
   /** Fault switches the emulator reports (self-test). */
   readonly faults: readonly string[];
-  /** The raw /_qbench/info answer, when there was one. */
+  /** The emulator's info document (emulator only). */
   readonly info?: Readonly<Record<string, unknown>>;
 }
 
@@ -57,14 +56,9 @@ export function specLimits(): TargetLimits {
   return { rates: specRates(), rateWindowRealMs: RATE_WINDOW_MS, requestsPerWorker: null, rateLimitsEnabled: true };
 }
 
-/** What the suite reads from GET /_qbench/info: the emulator's own document schema. */
+/** The emulator's info document, as the suite reads it: the document's one schema. */
 export const EmulatorInfo = EmulatorInfoDocument;
 export type EmulatorInfo = EmulatorInfoDocument;
-
-/** Names of the fault switches an emulator reports. */
-export function faultNames(info: EmulatorInfo): string[] {
-  return info.faults.map((f) => f.name);
-}
 
 /** Limits as an emulator advertises them: its whole rate table, the spec's for any operation it leaves out. */
 export function limitsFromInfo(info: EmulatorInfo): TargetLimits {
@@ -75,24 +69,11 @@ export function limitsFromInfo(info: EmulatorInfo): TargetLimits {
   const l = info.limits;
   return {
     rates,
-    rateWindowRealMs: info.scaleRateWindows === true ? RATE_WINDOW_MS / info.timeScale : RATE_WINDOW_MS,
+    rateWindowRealMs: rateWindowRealMs(info.timeScale, info.scaleRateWindows),
     requestsPerWorker: l.requestsPerWorker,
     rateLimitsEnabled: l.enabled,
     advertisedRunPayloadBytes: l.payload.runBytes ?? RUN_PAYLOAD.decimalBytes,
     advertisedRunsyncPayloadBytes: l.payload.runsyncBytes ?? RUNSYNC_PAYLOAD.decimalBytes,
     advertisedStreamChunkBytes: l.streamChunkBytes,
   };
-}
-
-/**
- * Ask the queue address for /_qbench/info. An answer that parses means an emulator; a 404,
- * a non-JSON answer or a network error means a real target (nothing is assumed from it).
- */
-export async function readEmulatorInfo(probe: Probe): Promise<EmulatorInfo | null> {
-  const res = await probe.send({ iface: 'queue', method: 'GET', path: '/_qbench/info', timeoutMs: 10_000 });
-  if (res.status === 0) {
-    throw new QbenchError('QB_ERR_UNREACHABLE', `target unreachable: ${probe.baseUrl('queue')} (${res.exchange.error ?? 'no answer'})`);
-  }
-  if (res.status !== 200) return null;
-  return parseEmulatorInfo(res.json) ?? null;
 }

@@ -2,10 +2,9 @@
 // state machine (issue 8): arbitraries derived from src/spec, the oracle, the runner.
 export { runFuzz, allProperties, PROPERTY_NAMES, replayPathOf } from './runner.js';
 export type { FuzzRunOptions, FuzzRunResult, FuzzEvent, OracleTally } from './runner.js';
-export { resolveFuzzTarget, DEFAULT_EMULATOR_TIME_SCALE, FUZZ_ENDPOINT, MODEL_ENDPOINT } from './resolve-target.js';
+export { resolveFuzzTarget, FUZZ_ENDPOINT, MODEL_ENDPOINT } from './resolve-target.js';
 export type { ResolveFuzzTargetOptions, ResolvedFuzzTarget } from './resolve-target.js';
-export { readTargetFacts } from './target.js';
-export type { FuzzTarget, TargetFacts } from './target.js';
+export type { FuzzTarget } from './target.js';
 export { fuzzResult, describeProperty, replayCommand } from './fuzz-result.js';
 export type { FuzzResultInput } from './fuzz-result.js';
 export {

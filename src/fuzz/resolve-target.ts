@@ -1,17 +1,15 @@
 // Resolves `--target emulator|<url>` into a FuzzTarget: "emulator" starts the in-process
 // emulator on 127.0.0.1:0 with its own key, a validation endpoint and a model endpoint (no
 // other traffic, so §2.4 health can be checked exactly), a scaled clock and scaled rate
-// windows; a URL is read as `http://host:port[/v2/<endpoint_id>]` and asked for /_qbench/info.
+// windows; a URL is read as `http://host:port[/v2/<endpoint_id>]` and its facts (an
+// emulator's time scale, rate windows and faults) are read by src/target.
 import { randomBytes } from 'node:crypto';
 import { registerSecret, usageError } from '../errors.js';
-import { RATE_WINDOW_MS } from '../spec/index.js';
-import { DEFAULT_API_KEY_ENV, EMULATOR_TARGET, TARGET_GRAMMAR, parseTarget, requireEndpoint } from '../target/index.js';
+import { DEFAULT_API_KEY_ENV, DEFAULT_EMULATOR_TIME_SCALE, EMULATOR_TARGET, TARGET_GRAMMAR, parseTarget, rateWindowRealMs, readTargetFacts, requireEndpoint } from '../target/index.js';
 import { startEmulator } from '../emulator/index.js';
 import type { FaultName } from '../emulator/faults.js';
-import { readTargetFacts, type FuzzTarget } from './target.js';
+import type { FuzzTarget } from './target.js';
 
-/** Emulated ms per real ms of the in-process emulator: a 90 s wait step takes 1.5 s. */
-export const DEFAULT_EMULATOR_TIME_SCALE = 60;
 export const FUZZ_ENDPOINT = 'fuzz';
 export const MODEL_ENDPOINT = 'fuzz-model';
 /** Where the emulator mounts GraphQL (§4.3 leaves the address open). */
@@ -44,6 +42,7 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
       throw usageError('--endpoint, --model-endpoint, --rest-url and --graphql-url apply to a URL target; the emulator target sets them itself');
     }
     const apiKey = o.apiKey ?? `qbench-fuzz-${randomBytes(12).toString('hex')}`;
+    // A 90 s wait step takes 1.5 s at the default scale.
     const timeScale = o.timeScale ?? DEFAULT_EMULATOR_TIME_SCALE;
     const emu = await startEmulator({
       apiKey,
@@ -63,7 +62,7 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
         apiKey,
         apiKeyEnv,
         timeScale,
-        rateWindowMs: RATE_WINDOW_MS / timeScale,
+        rateWindowMs: rateWindowRealMs(timeScale, true),
         faults: [...(o.faults ?? [])],
       },
       close: () => emu.close(),
@@ -76,10 +75,10 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
   registerSecret(o.apiKey);
   const endpointId = requireEndpoint(spec);
   const queueUrl = spec.queueUrl;
-  const facts = await readTargetFacts(queueUrl, o.apiKey);
+  const facts = await readTargetFacts(queueUrl, { apiKey: o.apiKey, unreachable: 'remote' });
   return {
     target: {
-      kind: facts ? 'emulator' : 'remote',
+      kind: facts.kind,
       queueUrl,
       endpointId,
       modelEndpointId: o.modelEndpointId ?? endpointId,
@@ -87,9 +86,9 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
       graphqlUrl: o.graphqlUrl,
       apiKey: o.apiKey,
       apiKeyEnv,
-      timeScale: facts?.timeScale ?? 1,
-      rateWindowMs: facts?.rateWindowMs ?? RATE_WINDOW_MS,
-      ...(facts?.faults ? { faults: facts.faults } : {}),
+      timeScale: facts.timeScale,
+      rateWindowMs: facts.rateWindowRealMs,
+      ...(facts.kind === 'emulator' ? { faults: facts.faults } : {}),
     },
     close: () => Promise.resolve(),
   };

@@ -12,7 +12,7 @@ export { loadScenarioFile, applyOverrides, scenarioInputsOf } from './loader.js'
 export type { ScenarioFactoryContext, ScenarioModuleExport, ScenarioOverrides, ScenarioSource, LoadedScenario } from './loader.js';
 export { defineScenario, param, paramError, isScenarioDefinition } from './scenario-definition.js';
 export type { ScenarioDefinition, ScenarioContext, Scenarios, ParamShape, ParamSchema, ParamsOf, NumberParam } from './scenario-definition.js';
-export { resolveTarget, fetchEmulatorInfo } from './target.js';
+export { resolveTarget } from './target.js';
 export type { ResolveTargetOptions, ResolvedTarget } from './target.js';
 export { knownMetrics, parseThresholds } from './thresholds.js';
 export { schedule, inverseCumulative, expectedCount, mulberry32 } from './arrivals.js';

@@ -1,12 +1,10 @@
 // Where `qbench load` sends its traffic: `emulator` starts the in-process emulator (port 0,
 // a random key, optional time scale and scaled rate windows); a URL names a real or remote
-// endpoint (http://host:port[/v2/<endpoint_id>]). An emulator answers GET /_qbench/info,
-// whose advertised limits the shipped scenarios aim at.
+// endpoint (http://host:port[/v2/<endpoint_id>]). The target's facts (an emulator's time
+// scale and the advertised limits the shipped scenarios aim at) come from src/target.
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
 import { registerSecret, usageError } from '../errors.js';
-import { parseEmulatorInfo, type EmulatorInfoDocument } from '../spec/index.js';
-import { parseTarget, requireEndpoint } from '../target/index.js';
+import { parseTarget, readTargetFacts, requireEndpoint } from '../target/index.js';
 import type { EmulatorConfigInput } from '../emulator/index.js';
 import type { LoadTarget } from './context.js';
 
@@ -24,27 +22,6 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
-/** The whole info request, connecting included, real ms: an unreachable host costs no more. */
-const INFO_TIMEOUT_MS = 5000;
-
-/**
- * GET /_qbench/info (with the key when there is one: an emulator may require it); undefined
- * when the target is not an emulator or hides the route. The answer is parsed with the one
- * schema of the document (src/spec/schemas/emulator-info.ts) and kept whole for scenarios.
- */
-export async function fetchEmulatorInfo(queueUrl: string, apiKey?: string): Promise<EmulatorInfoDocument | undefined> {
-  try {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
-    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, signal: AbortSignal.timeout(INFO_TIMEOUT_MS), headersTimeout: INFO_TIMEOUT_MS, bodyTimeout: INFO_TIMEOUT_MS });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) return undefined;
-    return parseEmulatorInfo(JSON.parse(text));
-  } catch {
-    return undefined;
-  }
-}
-
 export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTarget> {
   const spec = parseTarget(o.target, o.endpointId);
   if (spec.kind === 'emulator') {
@@ -57,7 +34,10 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
       await emu.close();
       throw usageError(`--endpoint: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
     }
-    const info = await fetchEmulatorInfo(emu.url, apiKey);
+    const { info } = await readTargetFacts(emu.url, { apiKey, unreachable: 'remote' }).catch(async (e: unknown) => {
+      await emu.close();
+      throw e;
+    });
     return {
       target: { kind: 'emulator', queueUrl: emu.url, endpointId, apiKey, timeScale: emu.clock.scale, info },
       close: () => emu.close(),
@@ -65,9 +45,9 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
   }
   const endpointId = requireEndpoint(spec);
   if (o.apiKey) registerSecret(o.apiKey);
-  const info = await fetchEmulatorInfo(spec.queueUrl, o.apiKey);
+  const { timeScale, info } = await readTargetFacts(spec.queueUrl, { apiKey: o.apiKey, unreachable: 'remote' });
   return {
-    target: { kind: 'remote', queueUrl: spec.queueUrl, endpointId, apiKey: o.apiKey, timeScale: info?.timeScale ?? 1, info },
+    target: { kind: 'remote', queueUrl: spec.queueUrl, endpointId, apiKey: o.apiKey, timeScale, info },
     close: () => Promise.resolve(),
   };
 }

@@ -1,7 +1,7 @@
 // GET /_qbench/info: what the emulator advertises about itself (time scale, endpoints, the
 // limits in force, faults, sub-services' facts) so that suites compute their expectations
-// from it. One schema: the emulator builds its answer with it, and every reader (check,
-// load, fuzz) parses with it. A real service has no such route.
+// from it. One schema: the emulator builds its answer with it, and the one reader
+// (src/target/emulator-info.ts) parses with it. A real service has no such route.
 import { z } from 'zod';
 
 const nonNegInt = z.number().int().nonnegative();
@@ -87,9 +87,3 @@ export const EmulatorInfoDocument = z.strictObject({
   internalErrors: z.strictObject({ total: nonNegInt, request: nonNegInt, timer: nonNegInt, webhook: nonNegInt }),
 });
 export type EmulatorInfoDocument = z.infer<typeof EmulatorInfoDocument>;
-
-/** Parse an answer of GET /_qbench/info; undefined when it is not the emulator's document. */
-export function parseEmulatorInfo(json: unknown): EmulatorInfoDocument | undefined {
-  const r = EmulatorInfoDocument.safeParse(json);
-  return r.success ? r.data : undefined;
-}

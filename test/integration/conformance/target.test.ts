@@ -2,7 +2,8 @@
 // over §8), rate windows in real time unless scaled, fault names, and the spec's numbers for a
 // real target.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmulatorInfo, faultNames, limitsFromInfo, specLimits, timeModel } from '../../../src/conformance/index.js';
+import { EmulatorInfo, limitsFromInfo, specLimits, timeModel } from '../../../src/conformance/index.js';
+import { emulatorFacts } from '../../../src/target/index.js';
 import { infoDocument, startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../../src/spec/index.js';
 
@@ -37,7 +38,7 @@ describe('target facts', () => {
   });
 
   it('reads the fault names', () => {
-    expect(faultNames(info)).toEqual(['auth-off', 'ttl-ignored']);
+    expect(emulatorFacts(info).faults).toEqual(['auth-off', 'ttl-ignored']);
   });
 
   it('uses the spec numbers for a real target', () => {

@@ -1,16 +1,17 @@
-// The emulator's /_qbench/info document against the readers' contract (info-schema.ts): the
-// document the emulator builds parses, and the fuzzer's and the load generator's readers get
-// the time scale and the faults in force from it (a drift between them once made a fuzz run
-// by URL against a faulted emulator fall back to real time without a word).
+// The emulator's /_qbench/info document as the commands resolve it by URL: load, fuzz and check
+// take the time scale, the rate windows and the faults in force from it (a drift between
+// readers once made a fuzz run by URL against a faulted emulator fall back to real time without
+// a word), a document that calls itself the emulator's and does not parse stops each of them
+// with exit 2 naming the field, and a 404 is an opaque target.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
-import { EmulatorInfoFacts } from '../../../src/emulator/info-schema.js';
-import { infoDocument } from '../../../src/emulator/info-routes.js';
-import { readTargetFacts } from '../../../src/fuzz/target.js';
-import { fetchEmulatorInfo } from '../../../src/load/target.js';
+import { resolveFuzzTarget } from '../../../src/fuzz/resolve-target.js';
+import { resolveTarget } from '../../../src/load/target.js';
+import { connectTarget } from '../../../src/conformance/index.js';
 import { isQbenchError } from '../../../src/errors.js';
+import { EXIT } from '../../../src/exit-codes.js';
 import { RATE_WINDOW_MS } from '../../../src/spec/index.js';
 
 const KEY = 'info-schema-test-key';
@@ -23,34 +24,50 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe('GET /_qbench/info and its readers', () => {
-  it('the emulator document parses, clean and with faults', async () => {
-    emu = await startEmulator({ apiKey: KEY, timeScale: 60, scaleRateWindows: true, faults: ['health-miscount', 'auth-off'] });
-    const facts = EmulatorInfoFacts.parse(infoDocument(emu.core));
-    expect(facts.timeScale).toBe(60);
-    expect(facts.faults.map((f) => f.name)).toEqual(['health-miscount', 'auth-off']);
-  });
+const connect = (url: string) => connectTarget({ queueUrl: url, endpointId: 'demo', apiKey: KEY, apiKeyEnv: 'QBENCH_API_KEY', allowBillable: false });
 
-  it('the fuzz reader takes scale, scaled windows and fault names from a faulted emulator', async () => {
+describe('GET /_qbench/info as load, fuzz and check resolve a URL target', () => {
+  it('a faulted emulator by URL: scale, scaled windows and fault names for each command', async () => {
     emu = await startEmulator({ apiKey: KEY, timeScale: 60, scaleRateWindows: true, faults: ['missing-input-accepted'] });
-    const facts = await readTargetFacts(emu.url, KEY);
-    expect(facts).toEqual({ timeScale: 60, rateWindowMs: RATE_WINDOW_MS / 60, faults: ['missing-input-accepted'] });
-    const info = await fetchEmulatorInfo(emu.url, KEY);
-    expect(info?.['timeScale']).toBe(60);
+    const fuzz = await resolveFuzzTarget({ target: `${emu.url}/v2/demo`, apiKey: KEY });
+    expect(fuzz.target).toMatchObject({ kind: 'emulator', timeScale: 60, rateWindowMs: RATE_WINDOW_MS / 60, faults: ['missing-input-accepted'] });
+    const load = await resolveTarget({ target: `${emu.url}/v2/demo`, apiKey: KEY });
+    expect(load.target.timeScale).toBe(60);
+    expect(load.target.info?.['timeScale']).toBe(60);
+    const c = await connect(emu.url);
+    try {
+      expect(c.target).toMatchObject({ kind: 'emulator', timeScale: 60, faults: ['missing-input-accepted'] });
+      expect(c.target.limits.rateWindowRealMs).toBe(RATE_WINDOW_MS / 60);
+    } finally {
+      await c.close();
+    }
   });
 
-  it('a document that claims to be the emulator but drifted is an error, not real time; a 404 is an opaque target', async () => {
+  it('a drifted emulator document is exit 2 naming the field in every command; a 404 is an opaque target', async () => {
     let body = JSON.stringify({ name: 'qbench-emulator', version: '0', timeScale: 60, scaleRateWindows: true, endpoints: ['demo'], faults: ['health-miscount'] });
     let status = 200;
     server = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const err = await readTargetFacts(url, KEY).catch((e: unknown) => e);
-    expect(isQbenchError(err, 'QB_ERR_CONFIG')).toBe(true);
-    expect(String(err)).toMatch(/faults/);
-    expect(await fetchEmulatorInfo(url, KEY)).toBeUndefined();
+    const errors = await Promise.all([
+      resolveFuzzTarget({ target: `${url}/v2/demo`, apiKey: KEY }).catch((e: unknown) => e),
+      resolveTarget({ target: `${url}/v2/demo`, apiKey: KEY }).catch((e: unknown) => e),
+      connect(url).catch((e: unknown) => e),
+    ]);
+    for (const err of errors) {
+      expect(isQbenchError(err, 'QB_ERR_CONFIG')).toBe(true);
+      expect((err as { exitCode: number }).exitCode).toBe(EXIT.USAGE);
+      expect(String(err)).toMatch(/faults\.0: /);
+    }
     status = 404;
     body = '{"error":"not found"}';
-    expect(await readTargetFacts(url, KEY)).toBeUndefined();
+    expect((await resolveFuzzTarget({ target: `${url}/v2/demo`, apiKey: KEY })).target).toMatchObject({ kind: 'remote', timeScale: 1, rateWindowMs: RATE_WINDOW_MS });
+    expect((await resolveTarget({ target: `${url}/v2/demo`, apiKey: KEY })).target).toMatchObject({ kind: 'remote', timeScale: 1, info: undefined });
+    const c = await connect(url);
+    try {
+      expect(c.target).toMatchObject({ kind: 'remote', timeScale: 1 });
+    } finally {
+      await c.close();
+    }
   });
 });

@@ -3,7 +3,7 @@
 import { startEmulator, type EmulatorConfigInput, type EmulatorHandle } from '../../../src/emulator/index.js';
 import type { LoadTarget } from '../../../src/load/context.js';
 import { runLoad } from '../../../src/load/run-load.js';
-import { fetchEmulatorInfo } from '../../../src/load/target.js';
+import { readTargetFacts } from '../../../src/target/index.js';
 import type { ScenarioOverrides } from '../../../src/load/loader.js';
 import type { LoadScenarioResult, QbenchResult } from '../../../src/report/model.js';
 import { startProxy } from '../conformance/border-proxy.js';
@@ -13,7 +13,7 @@ export const API_KEY = 'qbench-load-test-key';
 export async function withEmulator<T>(config: Partial<EmulatorConfigInput>, fn: (target: LoadTarget, emu: EmulatorHandle) => Promise<T>): Promise<T> {
   const emu = await startEmulator({ apiKey: API_KEY, ...config });
   try {
-    const info = await fetchEmulatorInfo(emu.url, API_KEY);
+    const { info } = await readTargetFacts(emu.url, { apiKey: API_KEY, unreachable: 'error' });
     return await fn({ kind: 'emulator', queueUrl: emu.url, endpointId: emu.config.endpoints[0] ?? 'demo', apiKey: API_KEY, timeScale: emu.clock.scale, info }, emu);
   } finally {
     await emu.close();

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAULT_NAMES, startEmulator, type EmulatorHandle, type EmulatorConfigInput } from '../../../src/emulator/index.js';
 import { EmulatorInfoDocument } from '../../../src/spec/index.js';
-import { fetchEmulatorInfo } from '../../../src/load/target.js';
+import { readTargetFacts } from '../../../src/target/index.js';
 import { connectTarget } from '../../../src/conformance/index.js';
 
 const KEY = 'info-schema-key';
@@ -33,7 +33,7 @@ describe('/_qbench/info has one schema', () => {
       expect(res.status).toBe(200);
       const parsed = EmulatorInfoDocument.safeParse(await res.json());
       expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues)).toBe(true);
-      expect((await fetchEmulatorInfo(em.url, KEY))?.timeScale).toBe(em.clock.scale);
+      expect((await readTargetFacts(em.url, { apiKey: KEY, unreachable: 'error' })).info?.timeScale).toBe(em.clock.scale);
       const c = await connectTarget({ queueUrl: em.url, endpointId: 'demo', apiKey: KEY, apiKeyEnv: 'QBENCH_API_KEY', allowBillable: false });
       try {
         expect(c.target.kind).toBe('emulator');

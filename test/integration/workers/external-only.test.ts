@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 import { connectTarget, runChecks, type Connected } from '../../../src/conformance/index.js';
-import { fetchEmulatorInfo } from '../../../src/load/target.js';
+import { readTargetFacts } from '../../../src/target/index.js';
 import { runLoad } from '../../../src/load/run-load.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { attached, KEY, killWorkers, spawnWorker, until } from './helpers.js';
@@ -57,7 +57,7 @@ describe('an emulator whose only workers are external worker processes', () => {
 
   it('runs the mixed-soak load scenario and meets its thresholds', { timeout: 60_000 }, async () => {
     const e = await externalOnly();
-    const info = await fetchEmulatorInfo(e.url, KEY);
+    const { info } = await readTargetFacts(e.url, { apiKey: KEY, unreachable: 'error' });
     // A 2 s soak on a shared 2-core machine: generator timing is not what is tested here.
     const relaxed: [string, unknown][] = [['validity', { maxSendLatenessP99Ms: 5000, maxEventLoopDelayP99Ms: 5000, minAchievedRatio: 0.5 }]];
     const result = await runLoad({
