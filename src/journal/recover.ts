@@ -7,6 +7,7 @@ import { SCHEMA_VERSION, type QbenchResult, type RunIncomplete } from '../report
 import { computeOverall } from '../report/overall.js';
 import { readJournal } from './read.js';
 import { recoverLoad } from './recover-load.js';
+import { recoverConformance, recoverFuzz } from './recover-units.js';
 import { HEARTBEAT_MS } from './writer.js';
 
 const fmtSec = (ms: number): string => (Math.round(ms / 100) / 10).toString();
@@ -23,11 +24,15 @@ export async function recoverResult(file: string): Promise<QbenchResult> {
     machine: j.run.machine,
     labels: { ...j.run.labels, runId: j.run.runId },
   });
+  const conformance = recoverConformance(j.records);
+  const fuzz = recoverFuzz(j.records, j.lastAtMs - j.run.atMs);
   const partial = {
     schemaVersion: SCHEMA_VERSION,
     kind: 'qbench-result' as const,
     meta,
+    ...(conformance ? { conformance: conformance.section } : {}),
     ...(load ? { load: { scenarios: load.scenarios } } : {}),
+    ...(fuzz ? { fuzz: fuzz.section } : {}),
   };
   const end = j.records.find((r) => r.type === 'end');
   // The run finished and only its report files are missing: its own verdict stands.
@@ -38,7 +43,7 @@ export async function recoverResult(file: string): Promise<QbenchResult> {
   // The process was alive at its last line and would have written another within a heartbeat.
   const unrecordedMs = Math.max(0, j.lastAtMs + HEARTBEAT_MS - recordedUntilMs);
   const note = `the process ended at ${new Date(j.lastAtMs).toISOString()} (its last journal line); the last ${fmtSec(unrecordedMs)} s were not recorded`;
-  const incomplete: RunIncomplete = { note, processEndedAt: new Date(j.lastAtMs).toISOString(), unrecordedMs, partial: [...(load?.partial ?? [])], notRun: [...(load?.notRun ?? [])] };
+  const incomplete: RunIncomplete = { note, processEndedAt: new Date(j.lastAtMs).toISOString(), unrecordedMs, partial: [...(load?.partial ?? [])], notRun: [...(conformance?.notRun ?? []), ...(load?.notRun ?? []), ...(fuzz?.notRun ?? [])] };
   const judged = computeOverall(partial, { interrupted: true });
   const reasons = [
     `incomplete run rebuilt from its journal: ${note}`,
