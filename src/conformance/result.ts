@@ -2,7 +2,7 @@
 // section with its summary and coverage, the overall verdict and the exit code. Spec checks
 // decide the exit code; compat findings and skips never do; an expected failure does not.
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { SCHEMA_VERSION, type CheckResult, type ConformanceSection, type QbenchResult, type TargetInfo } from '../report/model.js';
+import { SCHEMA_VERSION, type CheckResult, type ConformanceSection, type CoverageRow, type QbenchResult, type TargetInfo } from '../report/model.js';
 import { buildMeta } from '../report/machine.js';
 import { checkFailsRun, computeOverall, type OverallExtras } from '../report/overall.js';
 import { buildCoverage } from './coverage.js';
@@ -14,11 +14,16 @@ export function isBlocking(r: CheckResult, strict = false): boolean {
 }
 
 export function buildConformanceSection(suite: Suite, results: readonly CheckResult[], profile: string): ConformanceSection {
+  return conformanceSectionOf(buildCoverage(suite), results, profile);
+}
+
+/** The section from check results and the suite's coverage rows (a run rebuilt from its journal has no suite). */
+export function conformanceSectionOf(coverage: readonly CoverageRow[], results: readonly CheckResult[], profile: string): ConformanceSection {
   const count = (s: string) => results.filter((r) => r.verdict.status === s).length;
   return {
     profile,
     checks: [...results],
-    coverage: buildCoverage(suite),
+    coverage: [...coverage],
     summary: {
       pass: count('pass'),
       fail: count('fail'),

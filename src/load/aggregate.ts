@@ -32,7 +32,11 @@ export class Aggregator {
   lastInterval: { tSec: number; startedPerSec: number } = { tSec: -1, startedPerSec: 0 };
   private readonly startedBySec = new Map<number, number>();
 
-  constructor(private readonly shardCount: number) {}
+  constructor(
+    private readonly shardCount: number,
+    /** Sees every bucket as it arrives (the journal, live metrics). */
+    private readonly onBucket?: (b: BucketWire) => void,
+  ) {}
 
   private stepTotals(name: string): StepTotals {
     let t = this.steps.get(name);
@@ -44,6 +48,7 @@ export class Aggregator {
   }
 
   add(b: BucketWire): void {
+    this.onBucket?.(b);
     this.scheduled += b.scheduled;
     this.startedIterations += b.startedIterations;
     this.dropped += b.dropped;

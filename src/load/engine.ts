@@ -23,6 +23,7 @@ import { hostname } from 'node:os';
 import { scenarioError } from '../errors.js';
 import { computeValidity, worstPercentiles } from './validity.js';
 import type { ShardEndWire } from './wire.js';
+import type { LoadObserver } from './observer.js';
 
 export interface ProgressSnapshot {
   readonly scenario: string;
@@ -51,6 +52,8 @@ export interface RunScenarioOptions {
   readonly shard?: ProcessShard | undefined;
   /** The shared start instant (epoch ms): the schedule's time zero for every shard. */
   readonly startAtMs?: number | undefined;
+  /** Watches the run (journal, live metrics). */
+  readonly observer?: LoadObserver | undefined;
 }
 
 /** How far ahead of "now" the schedule starts, so the first intended start is not already late. */
@@ -79,7 +82,8 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     scheduleStartMs: t0Ms,
   });
   const startedAt = new Date();
-  const agg = new Aggregator(s.threads);
+  const observer = opts.observer;
+  const agg = new Aggregator(s.threads, observer?.bucket ? (b) => observer.bucket?.(s.name, b) : undefined);
   let abortReason: ThresholdResult | undefined;
   // When an interrupt or an aborting threshold stopped the schedule: the iterations that drain
   // after it are no part of the time the schedule ran.
@@ -95,6 +99,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     const begin = (): number => {
       // A shared start instant is the same moment on every machine; hrNow counts from the epoch too.
       t0Ms = opts.startAtMs !== undefined ? hrNowMs() + (opts.startAtMs - Date.now()) : hrNowMs() + START_LEAD_MS;
+      observer?.scheduleStarted?.(s.name, opts.startAtMs ?? t0Ms - hrNowMs() + Date.now());
       for (const action of s.hooks?.timeline ?? []) {
         timers.push(
           setTimeout(
@@ -108,6 +113,19 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
       }
       return t0Ms;
     };
+    observer?.scenarioStarted?.(
+      {
+        name: s.name,
+        description: s.description,
+        executor: s.executor,
+        config: scenarioToJson(s),
+        startedAt: startedAt.toISOString(),
+        plannedMs: planned,
+        threads,
+        ...(shard && identity ? { shard: { index: shard.index, count: shard.count, host: hostname(), identity, ...(opts.startAtMs !== undefined ? { startAt: new Date(opts.startAtMs).toISOString() } : {}) } } : {}),
+      },
+      agg,
+    );
     const cpu0 = process.cpuUsage();
     const wall0 = hrNowMs();
     const first = s.steps[0];
@@ -297,7 +315,7 @@ function expectedCountUpTo(segments: ReturnType<typeof segmentsOf>, ms: number):
   return lo;
 }
 
-function stepResult(name: string, t: StepTotals): StepResult {
+export function stepResult(name: string, t: StepTotals): StepResult {
   const byOutcome: StepResult['byOutcome'] = {};
   for (const [cls, h] of t.byOutcome) byOutcome[cls] = summarize(h);
   return {
@@ -320,7 +338,7 @@ function stepResult(name: string, t: StepTotals): StepResult {
   };
 }
 
-function defaultCharts(series: ReturnType<Aggregator['series']>): Chart[] {
+export function defaultCharts(series: ReturnType<Aggregator['series']>): Chart[] {
   const charts: Chart[] = [];
   for (const st of series) {
     charts.push({

@@ -13,6 +13,7 @@ import { isQbenchError, scenarioError } from '../errors.js';
 import { preflight } from './preflight.js';
 import { loadScenarioFile, type LoadedScenario, type ScenarioOverrides } from './loader.js';
 import type { ProcessShard } from './sharding.js';
+import type { LoadObserver } from './observer.js';
 
 export interface RunLoadOptions {
   /** Scenario files; an entry may carry its own params and thresholds (from the config file). */
@@ -35,6 +36,8 @@ export interface RunLoadOptions {
   readonly startAtMs?: number | undefined;
   /** --strict: an inconclusive scenario fails the run. */
   readonly strict?: boolean | undefined;
+  /** Watches the run as it goes (the journal, live metrics). */
+  readonly observer?: LoadObserver | undefined;
 }
 
 /** A shard runs a share of a schedule: refuse what cannot be split, before any traffic. */
@@ -97,6 +100,7 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
   for (const l of loaded) for (const n of l.notes) log(`note: ${n}`);
   if (o.shard) checkShardable(loaded, o.shard);
   if (o.startAtMs !== undefined && loaded.length > 1) throw scenarioError(`--start-at is one instant: run one scenario per command (${loaded.length} were loaded; pick one with --only)`);
+  o.observer?.planned?.(loaded.map((l) => l.scenario.name));
   const scenarios: LoadScenarioResult[] = [];
   let internal: string[] = [];
   let unreachable: string | undefined;
@@ -113,8 +117,9 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
       break;
     }
     try {
-      const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source, shard: o.shard, startAtMs: o.startAtMs });
+      const r = await runScenario(l.scenario, { target: o.target, signal: o.signal, onProgress: o.onProgress, log, source: l.source, shard: o.shard, startAtMs: o.startAtMs, observer: o.observer });
       scenarios.push(r);
+      o.observer?.scenarioDone?.(r);
       o.onScenarioDone?.(r);
     } catch (e) {
       // A scenario error (bad thresholds) is the user's: let it reach the CLI as exit 2.

@@ -41,15 +41,19 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** Assemble RunMeta: secrets are removed from the command line and the target URLs. */
-export function buildMeta(input: BuildMetaInput): RunMeta {
-  const t = input.target;
-  const target: TargetInfo = {
+/** The target with credentials stripped from its URLs. */
+export function redactTarget(t: TargetInfo): TargetInfo {
+  return {
     ...t,
     queueUrl: redactUrl(t.queueUrl),
     ...(t.restUrl !== undefined ? { restUrl: redactUrl(t.restUrl) } : {}),
     ...(t.graphqlUrl !== undefined ? { graphqlUrl: redactUrl(t.graphqlUrl) } : {}),
   };
+}
+
+/** Assemble RunMeta: secrets are removed from the command line and the target URLs. */
+export function buildMeta(input: BuildMetaInput): RunMeta {
+  const target = redactTarget(input.target);
   return {
     qbenchVersion: VERSION,
     command: redactArgv(input.command),

@@ -29,6 +29,7 @@ import {
   type Validity,
 } from './model.js';
 import { computeOverall, findingOutcome } from './overall.js';
+import { partialMergedRun, partialMergedScenario } from './merge-partial.js';
 import { compare, evaluateThreshold, metricKind, parseThresholdExpression, scenarioMetric } from './thresholds.js';
 
 export interface MergeInput {
@@ -266,7 +267,7 @@ function mergeScenario(group: ReadonlyArray<{ s: LoadScenarioResult; label: stri
           ? 'all thresholds passed on the merged whole'
           : 'measured';
   merged.verdict = { status, summary: `${merged.shards} shards merged: ${what}`, findings };
-  return merged;
+  return partialMergedScenario(merged, group);
 }
 
 const VERDICT_RANK: Readonly<Record<CheckResult['verdict']['status'], number>> = { pass: 0, skip: 1, inconclusive: 2, fail: 3, error: 4 };
@@ -444,5 +445,7 @@ export function mergeResults(inputs: readonly MergeInput[], options: MergeOption
   };
   // A shard judged with --strict keeps its inconclusive checks failing the merged run.
   const strict = inputs.some((x) => x.result.overall.strict === true);
-  return QbenchResult.parse({ ...partial, overall: computeOverall(partial, { strict }) });
+  const overall = computeOverall(partial, { strict });
+  const died = partialMergedRun(inputs, labels, overall);
+  return QbenchResult.parse({ ...partial, ...(died ? died : { overall }) });
 }

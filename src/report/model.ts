@@ -378,6 +378,17 @@ export const IterationCounts = z.strictObject({
 });
 export type IterationCounts = z.infer<typeof IterationCounts>;
 
+/**
+ * A scenario whose process ended before it finished, rebuilt from the run's journal: its data
+ * up to the last recorded second, no verdict of its own (thresholds are not judged).
+ */
+export const ScenarioIncomplete = z.strictObject({
+  /** Schedule time covered by the recorded seconds, ms from the schedule's start. */
+  recordedMs: nonNeg,
+  note: z.string(),
+});
+export type ScenarioIncomplete = z.infer<typeof ScenarioIncomplete>;
+
 export const LoadScenarioResult = z.strictObject({
   name: z.string(),
   description: z.string(),
@@ -397,6 +408,8 @@ export const LoadScenarioResult = z.strictObject({
   iterations: IterationCounts.optional(),
   /** Set on the result of one shard (`qbench load --shard i/n`). */
   shard: ShardInfo.optional(),
+  /** Set when the scenario did not finish (rebuilt from a journal, or merged with such a shard). */
+  incomplete: ScenarioIncomplete.optional(),
 });
 export type LoadScenarioResult = z.infer<typeof LoadScenarioResult>;
 
@@ -447,10 +460,31 @@ export const OverallVerdict = z.strictObject({
 });
 export type OverallVerdict = z.infer<typeof OverallVerdict>;
 
+/**
+ * The run's process ended before it wrote its result: this result was rebuilt from its journal
+ * (`qbench report <dir>`). Verdicts stand only for the units (checks, properties, scenarios)
+ * that finished; the one in progress is partial, the rest did not run.
+ */
+export const RunIncomplete = z.strictObject({
+  /** "the process ended at <time>; the last <n> s were not recorded". */
+  note: z.string(),
+  /** The time of the journal's last complete line: the last sign of life. */
+  processEndedAt: isoTime,
+  /** At most this much of the run before the process ended is missing (ms). */
+  unrecordedMs: nonNeg,
+  /** Units that started and did not finish (their data up to the last recorded second is kept). */
+  partial: z.array(z.string()),
+  notRun: z.array(z.string()),
+  /** On a merged result: the inputs that were rebuilt from a journal. */
+  partialSources: z.array(z.string()).optional(),
+});
+export type RunIncomplete = z.infer<typeof RunIncomplete>;
+
 export const QbenchResult = z.strictObject({
   schemaVersion: z.string().regex(/^\d+\.\d+\.\d+$/),
   kind: z.literal('qbench-result'),
   meta: RunMeta,
+  incomplete: RunIncomplete.optional(),
   conformance: ConformanceSection.optional(),
   load: LoadSection.optional(),
   fuzz: FuzzSection.optional(),

@@ -77,6 +77,17 @@ async function freshDir(base: string): Promise<string> {
   }
 }
 
+/**
+ * The directory a run's reports will go to, chosen when the run starts (its journal is written
+ * there as it runs): `outDir`, or a fresh reports/<timestamp>/ that no other run uses.
+ */
+export async function runReportDir(startedAt: Date, outDir?: string, options: WriteAllOptions = {}): Promise<string> {
+  if (outDir !== undefined) return path.resolve(outDir);
+  const dir = await freshDir(path.join(path.resolve(options.reportsRoot ?? 'reports'), timestampDirName(startedAt.toISOString())));
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
 /** Point <root>/latest at `dir`: a relative symlink, or a copy where links are not allowed. */
 async function updateLatest(root: string, dir: string): Promise<string> {
   const latest = path.join(root, 'latest');

@@ -10,12 +10,13 @@ import { configError, redactSecrets, usageError } from '../../errors.js';
 import { FAULT_NAMES, isFaultName, type FaultName } from '../../emulator/faults.js';
 import {
   connectTarget, startEmulatorTarget, runChecks, buildResult, loadExpectations, unknownPatterns, renderCoverageMarkdown,
-  runSelfTest, renderDetectionTable, isSlow, NO_EXPECTATIONS, CHECK_TAGS, type Connected,
+  runSelfTest, renderDetectionTable, isSlow, NO_EXPECTATIONS, CHECK_TAGS, buildCoverage, selectChecks, type Connected,
 } from '../../conformance/index.js';
 import type { CheckResult, TargetInfo } from '../../report/model.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
-import { writeAllReports } from '../../report/write-all.js';
+import { runReportDir, writeAllReports } from '../../report/write-all.js';
+import { watchRun } from '../watch.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CliIo, CommandModule } from '../command.js';
@@ -198,6 +199,18 @@ export const checkCommand: CommandModule = {
       timeScale: target.timeScale,
       ...(target.faults.length > 0 ? { faults: [...target.faults] } : {}),
     };
+    const dir = await runReportDir(startedAt, a.out);
+    const watch = await watchRun({
+      dir,
+      command: 'check',
+      argv: ['qbench', 'check', ...process.argv.slice(3)],
+      options: { profile: a.profile, only: a.only, skip: a.skip, concurrency: a.concurrency, strict: a.strict, ...(a.expect !== undefined ? { expect: a.expect } : {}) },
+      target: targetInfo,
+      env: io.env,
+      log: (l) => io.stderr(`${l}\n`),
+    });
+    watch.facts('conformance', { profile: a.profile, coverage: buildCoverage(conformanceSuite) });
+    watch.plan('conformance', selectChecks(conformanceSuite, { only: a.only, skip: a.skip }).map((c) => c.id));
     let results: CheckResult[];
     try {
       const slow = conformanceSuite.checks.filter((c) => isSlow(c, target)).length;
@@ -210,8 +223,14 @@ export const checkCommand: CommandModule = {
         expectations,
         signal: io.signal,
         onNotice: (text) => io.stdout(`${text}\n`),
-        onResult: (r) => io.stdout(line(r)),
+        onResult: (r) => {
+          watch.check(r);
+          io.stdout(line(r));
+        },
       });
+    } catch (e) {
+      await watch.abandon();
+      throw e;
     } finally {
       await connected.close();
     }
@@ -233,7 +252,8 @@ export const checkCommand: CommandModule = {
     io.stdout(`overall: ${result.overall.status.toUpperCase()}${result.overall.reasons.length > 0 && result.overall.status !== 'pass' ? `\n  ${result.overall.reasons.map(redactSecrets).join('\n  ')}` : ''}\n`);
     if (a.json !== undefined) await writeOut(a.json, renderJson(result));
     if (a.junit !== undefined) await writeOut(a.junit, renderJunit(result));
-    const written = await writeAllReports(result, a.out);
+    await watch.finish(result);
+    const written = await writeAllReports(result, dir, { updateLatest: a.out === undefined });
     io.stdout(`reports: ${written.dir}\n`);
     return result.overall.exitCode as ExitCode;
   },

@@ -8,10 +8,11 @@ import { z } from 'zod';
 import { usageError } from '../../errors.js';
 import type { ExitCode } from '../../exit-codes.js';
 import { FAULT_NAMES, isFaultName } from '../../emulator/faults.js';
-import { PROPERTY_NAMES, runFuzz, type FuzzRunResult } from '../../fuzz/runner.js';
+import { allProperties, PROPERTY_NAMES, runFuzz, type FuzzRunResult } from '../../fuzz/runner.js';
 import { resolveFuzzTarget } from '../../fuzz/resolve-target.js';
 import { describeProperty, fuzzResult, replayCommand } from '../../fuzz/fuzz-result.js';
-import { writeAllReports } from '../../report/write-all.js';
+import { runReportDir, writeAllReports } from '../../report/write-all.js';
+import { watchRun } from '../watch.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
@@ -107,6 +108,19 @@ export const fuzzCommand: CommandModule = {
       timeScale: f.timeScale,
     });
     const startedAt = new Date();
+    const t = resolved.target;
+    const dir = await runReportDir(startedAt, f.out);
+    const watch = await watchRun({
+      dir,
+      command: 'fuzz',
+      argv: ['qbench', 'fuzz', ...process.argv.slice(3)],
+      options: { seed, runs: f.runs, modelRuns: f.modelRuns, maxCommands: f.maxCommands, maxDurationMs, properties: f.properties, rateFraction: f.rateFraction },
+      target: { kind: t.kind, queueUrl: t.queueUrl, endpointId: t.endpointId, timeScale: t.timeScale, ...(t.restUrl !== undefined ? { restUrl: t.restUrl } : {}), ...(t.graphqlUrl !== undefined ? { graphqlUrl: t.graphqlUrl } : {}) },
+      env: io.env,
+      log: (l) => io.stderr(`${l}\n`),
+    });
+    watch.facts('fuzz', { seed, numRuns: f.runs });
+    watch.plan('fuzz', allProperties({ maxCommands: f.maxCommands, replayPath: f.replayPath }).map((p) => p.name).filter((n) => f.properties === undefined || f.properties.includes(n)));
     let run: FuzzRunResult;
     try {
       io.stdout(`qbench fuzz: seed ${seed}, ${f.runs} runs per property, ${f.modelRuns} command sequences, budget ${maxDurationMs / 1000} s${f.faults.length > 0 ? `, faults: ${f.faults.join(', ')}` : ''}\n`);
@@ -126,17 +140,22 @@ export const fuzzCommand: CommandModule = {
         onEvent: (e) => {
           if (e.kind === 'skip') io.stdout(`SKIP  ${e.property}: ${e.reason}\n`);
           if (e.kind === 'end') {
+            watch.property(e.property);
             const replayTarget = f.target === 'emulator' ? ['emulator', ...f.faults.map((x) => `--fault ${x}`)] : [f.target];
             io.stdout(describeProperty(e.property, replayCommand(e.property, replayTarget[0] ?? f.target, replayTarget.slice(1)), e.tally));
           }
         },
       });
+    } catch (e) {
+      await watch.abandon();
+      throw e;
     } finally {
       await resolved.close();
     }
     const result = fuzzResult({ run, target: resolved.target, startedAt, endedAt: new Date(), command: ['qbench', 'fuzz', ...process.argv.slice(3)], interrupted: io.signal.aborted });
     io.stdout(`${run.requests} requests${run.rateLimited > 0 ? `, ${run.rateLimited} answered 429 despite the rate budget (lower --rate-fraction)` : ''}\n`);
-    const written = await writeAllReports(result, f.out);
+    await watch.finish(result);
+    const written = await writeAllReports(result, dir, { updateLatest: f.out === undefined });
     io.stdout(renderConsole(result));
     io.stdout(`\nreports: ${written.dir}\n`);
     return result.overall.exitCode as ExitCode;

@@ -12,7 +12,8 @@ import { resolveTarget } from '../../load/target.js';
 import { runLoad, type ScenarioEntry } from '../../load/run-load.js';
 import { CONFIG_SCENARIOS_KEY } from '../../config/apply-config.js';
 import { createProgressPrinter } from '../../load/progress.js';
-import { writeAllReports } from '../../report/write-all.js';
+import { runReportDir, writeAllReports } from '../../report/write-all.js';
+import { watchRun } from '../watch.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
@@ -132,6 +133,18 @@ export const loadCommand: CommandModule = {
     const startAtMs = resolveStartAt(optionalText(argv['start-at'], '--start-at'), io.env);
     const resolved = await resolveTarget({ target: f.target, endpointId: f.endpointId, apiKey: io.env[f.apiKeyEnv], emulator: emulatorConfig });
     const progress = createProgressPrinter(io.stdout, io.isTty);
+    const dir = await runReportDir(new Date(), f.out);
+    const t = resolved.target;
+    const watch = await watchRun({
+      dir,
+      command: 'load',
+      argv: ['qbench', 'load', ...process.argv.slice(3)],
+      options: { ...f, set, params, only, ...(shard ? { shard } : {}), ...(startAtMs !== undefined ? { startAt: new Date(startAtMs).toISOString() } : {}) },
+      target: { kind: t.kind, queueUrl: t.queueUrl, endpointId: t.endpointId, timeScale: t.timeScale },
+      env: io.env,
+      labels: shard ? { shard: `${shard.index}/${shard.count}` } : undefined,
+      log: (line) => io.stderr(`${line}\n`),
+    });
     try {
       const result = await runLoad({
         files: fromConfig ?? f.scenarios,
@@ -150,6 +163,7 @@ export const loadCommand: CommandModule = {
         startAtMs,
         strict: f.strict,
         signal: io.signal,
+        observer: watch.load,
         command: ['qbench', 'load', ...process.argv.slice(3)],
         onProgress: (p) => progress.update(p),
         log: (line) => {
@@ -162,7 +176,8 @@ export const loadCommand: CommandModule = {
         },
       });
       progress.done();
-      const written = await writeAllReports(result, f.out);
+      await watch.finish(result);
+      const written = await writeAllReports(result, dir, { updateLatest: f.out === undefined });
       io.stdout(renderConsole(result));
       io.stdout(`\nreports: ${written.dir}\n`);
       // A shard's verdict covers its share only: the run's verdict is formed by qbench merge.
@@ -172,6 +187,9 @@ export const loadCommand: CommandModule = {
         return 0;
       }
       return result.overall.exitCode as ExitCode;
+    } catch (e) {
+      await watch.abandon();
+      throw e;
     } finally {
       await resolved.close();
     }

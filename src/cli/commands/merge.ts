@@ -1,12 +1,13 @@
 // `qbench merge <a.json> <b.json> ... -o all.json` (issue 7): combine shards of the same scenarios
 // losslessly (histograms merged, counts summed, series aligned), re-evaluate thresholds on the
-// merged whole, and exit with the merged verdict.
+// merged whole, and exit with the merged verdict. A shard whose process died is named by its
+// directory (or its missing result.json): its journal is rebuilt and merged as a partial shard.
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { type ExitCode } from '../../exit-codes.js';
 import { QbenchError } from '../../errors.js';
 import { mergeResults } from '../../report/merge.js';
-import { readResult } from '../../report/read-result.js';
+import { readRunSource } from '../../journal/source.js';
 import { renderConsole } from '../../report/render/console.js';
 import { renderJson } from '../../report/render/json.js';
 import { writeAllReports } from '../../report/write-all.js';
@@ -24,14 +25,20 @@ export const mergeCommand: CommandModule = {
   describe: 'Merge results of the same scenarios from several generators (shards) losslessly; thresholds are evaluated on the whole',
   builder: (y) =>
     y
-      .positional('results', { type: 'string', array: true, describe: 'Two or more result.json files' })
+      .positional('results', { type: 'string', array: true, describe: 'Two or more result.json files or run directories (a shard that died is rebuilt from its journal.ndjson and merged as partial)' })
       .option('out', { alias: 'o', type: 'string', describe: 'Where to write the merged result.json (required)' })
       .option('reports', { type: 'string', describe: 'Also write every report format of the merged result into this directory' })
       .example('$0 merge gen-a/result.json gen-b/result.json -o all.json', 'merge two shards')
       .example('$0 merge shard-*/result.json -o merged.json --reports merged', 'merge the shards of one --shard run and write every report'),
   run: async (argv, io) => {
     const { results, out, reports } = parseFlags('merge', Args, { results: argv['results'], out: argv['out'], reports: argv['reports'] });
-    const inputs = await Promise.all(results.map(async (source) => ({ result: await readResult(source), source })));
+    const inputs = await Promise.all(
+      results.map(async (source) => {
+        const read = await readRunSource(source);
+        if (read.journal !== undefined) io.stderr(`${source}: no result.json, rebuilt from ${read.journal}${read.result.incomplete ? ` (partial: ${read.result.incomplete.note})` : ''}\n`);
+        return { result: read.result, source };
+      }),
+    );
     const merged = mergeResults(inputs, { command: ['qbench', 'merge', ...results, '-o', out] });
     try {
       await writeFile(out, renderJson(merged));

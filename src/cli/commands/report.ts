@@ -1,10 +1,12 @@
-// `qbench report <result.json> [--html|--junit|--md|--json|--console] [out]` (issue 7): re-render
-// a saved result in one format (to a file, or stdout), or every format into a directory.
+// `qbench report <result.json|dir> [--html|--junit|--md|--json|--console] [out]`: re-render a
+// saved result in one format (to a file, or stdout), or every format into a directory. A run
+// directory whose process died (a journal, no result.json) is rebuilt from its journal, and
+// every format is written back into it unless [out] or a format is named.
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { QbenchError, usageError } from '../../errors.js';
-import { readResult } from '../../report/read-result.js';
+import { readRunSource } from '../../journal/source.js';
 import { renderConsole } from '../../report/render/console.js';
 import { renderHtml } from '../../report/render/html.js';
 import { renderJson } from '../../report/render/json.js';
@@ -33,7 +35,7 @@ export const reportCommand: CommandModule = {
   describe: 'Re-render a saved result: one format to [out] (or stdout), or every format into the directory [out]',
   builder: (y) =>
     y
-      .positional('result', { type: 'string', describe: 'A result.json written by qbench check, load, start or merge' })
+      .positional('result', { type: 'string', describe: 'A result.json written by qbench check, load, start or merge, or a run\'s report directory (rebuilt from its journal.ndjson when the process died before writing result.json)' })
       .positional('out', { type: 'string', describe: 'Output file for one format; output directory when no format is named' })
       .option('html', { type: 'boolean', describe: 'Single-file HTML report' })
       .option('junit', { type: 'boolean', describe: 'JUnit XML (every check and threshold a test case)' })
@@ -43,15 +45,25 @@ export const reportCommand: CommandModule = {
       .option('exit-code', { type: 'boolean', describe: "Exit with the result's own exit code (re-gate a saved run in CI)" })
       .example('$0 report reports/latest/result.json --html report.html', 'write the HTML report')
       .example('$0 report result.json --md >> "$GITHUB_STEP_SUMMARY"', 'markdown summary to stdout')
-      .example('$0 report result.json out/', 'every format into out/'),
+      .example('$0 report result.json out/', 'every format into out/')
+      .example('$0 report reports/k9', 'a run killed before its end: rebuild every report from reports/k9/journal.ndjson'),
   run: async (argv, io) => {
     const a = parseFlags('report', Args, argv);
     const chosen = FORMATS.filter((f) => a[f] === true);
     if (chosen.length > 1) throw usageError(`qbench report: name one format, got ${chosen.map((f) => `--${f}`).join(' ')}; with no format and an [out] directory every format is written`);
-    const result = await readResult(a.result);
+    const source = await readRunSource(a.result);
+    const result = source.result;
     const own: ExitCode = a['exit-code'] ? (result.overall.exitCode as ExitCode) : EXIT.OK;
     const format: Format | undefined = chosen[0];
+    if (source.journal !== undefined) io.stderr(`rebuilt from ${source.journal}${result.incomplete ? `: incomplete, ${result.incomplete.note}` : ''}\n`);
     if (format === undefined) {
+      const into = a.out ?? (source.journal !== undefined ? source.dir : undefined);
+      if (into !== undefined && a.out === undefined) {
+        const written = await writeAllReports(result, into, { updateLatest: false });
+        io.stdout(renderConsole(result, { color: io.isTty }));
+        io.stdout(`\nwrote ${written.json}\nwrote ${written.html}\nwrote ${written.junit}\nwrote ${written.markdown}\nwrote ${written.console}\n`);
+        return own;
+      }
       if (a.out === undefined) {
         io.stdout(renderConsole(result, { color: io.isTty }));
         return own;

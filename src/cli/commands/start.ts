@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { usageError } from '../../errors.js';
-import { NO_EXPECTATIONS, buildConformanceSection, loadExpectations, runChecks, startEmulatorTarget, unknownPatterns } from '../../conformance/index.js';
+import { NO_EXPECTATIONS, buildConformanceSection, buildCoverage, loadExpectations, runChecks, selectChecks, startEmulatorTarget, unknownPatterns } from '../../conformance/index.js';
 import type { LoadedExpectations } from '../../conformance/expectations.js';
 import { CONFIG_SCENARIOS_KEY } from '../../config/apply-config.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
-import { resolveFuzzTarget, runFuzz } from '../../fuzz/index.js';
+import { allProperties, resolveFuzzTarget, runFuzz } from '../../fuzz/index.js';
 import { resolveTarget } from '../../load/target.js';
 import { runLoad, type ScenarioEntry } from '../../load/run-load.js';
 import {
@@ -22,6 +22,8 @@ import {
 } from '../../report/index.js';
 import type { CliIo, CommandModule } from '../command.js';
 import { outOption } from '../target-options.js';
+import { runReportDir } from '../../report/write-all.js';
+import { watchRun, type RunWatch } from '../watch.js';
 import { parseFlags } from '../flags.js';
 import { parseDurationMs } from './load.js';
 
@@ -88,9 +90,11 @@ function suitesLoadDir(): string {
   return path.resolve(here, up, 'suites', 'load');
 }
 
-async function runConformancePart(io: CliIo, settings: ConformanceSettings): Promise<{ section: ConformanceSection; target: TargetInfo }> {
+async function runConformancePart(io: CliIo, settings: ConformanceSettings, watch: RunWatch): Promise<{ section: ConformanceSection; target: TargetInfo }> {
   const t = await startEmulatorTarget({});
   try {
+    watch.facts('conformance', { profile: settings.profile, coverage: buildCoverage(conformanceSuite) });
+    watch.plan('conformance', selectChecks(conformanceSuite, settings).map((c) => c.id));
     io.stdout(`[check] ${settings.profile} conformance profile against the emulator (time scale ${t.target.timeScale})\n`);
     const results = await runChecks(conformanceSuite, t.target, t.probe, {
       profile: settings.profile,
@@ -100,6 +104,7 @@ async function runConformancePart(io: CliIo, settings: ConformanceSettings): Pro
       expectations: settings.expectations,
       signal: io.signal,
       onResult: (r) => {
+        watch.check(r);
         if (r.verdict.status !== 'pass') io.stdout(`[check] ${r.verdict.status.toUpperCase()} ${r.id}\n`);
       },
     });
@@ -121,7 +126,7 @@ function loadRuns(fromConfig: readonly ScenarioEntry[] | undefined): { files: re
   return LOAD_MIX.map(({ file, params, timeScale, scaleRateWindows }) => ({ files: [path.join(suitesLoadDir(), file)], params, emulator: { timeScale, scaleRateWindows } }));
 }
 
-async function runLoadPart(io: CliIo, fromConfig: readonly ScenarioEntry[] | undefined): Promise<LoadScenarioResult[]> {
+async function runLoadPart(io: CliIo, fromConfig: readonly ScenarioEntry[] | undefined, watch: RunWatch): Promise<LoadScenarioResult[]> {
   const scenarios: LoadScenarioResult[] = [];
   for (const { files, params, emulator } of loadRuns(fromConfig)) {
     if (io.signal.aborted) break;
@@ -132,6 +137,7 @@ async function runLoadPart(io: CliIo, fromConfig: readonly ScenarioEntry[] | und
         target: resolved.target,
         params,
         signal: io.signal,
+        observer: watch.load,
         log: (l) => io.stdout(`[load] ${l}\n`),
         onScenarioDone: (s) => io.stdout(`[load] ${s.verdict.status.toUpperCase()} ${s.name}: ${s.verdict.summary}\n`),
       });
@@ -143,9 +149,11 @@ async function runLoadPart(io: CliIo, fromConfig: readonly ScenarioEntry[] | und
   return scenarios;
 }
 
-async function runFuzzPart(io: CliIo, seed: number, budget: FuzzBudget): Promise<FuzzSection> {
+async function runFuzzPart(io: CliIo, seed: number, budget: FuzzBudget, watch: RunWatch): Promise<FuzzSection> {
   const resolved = await resolveFuzzTarget({ target: 'emulator' });
   try {
+    watch.facts('fuzz', { seed, numRuns: budget.numRuns });
+    watch.plan('fuzz', allProperties(budget).map((p) => p.name));
     io.stdout(`[fuzz] seed ${seed}, ${budget.numRuns} cases per property, ${budget.modelRuns} command sequences\n`);
     const run = await runFuzz({
       target: resolved.target,
@@ -153,6 +161,7 @@ async function runFuzzPart(io: CliIo, seed: number, budget: FuzzBudget): Promise
       ...budget,
       signal: io.signal,
       onEvent: (e) => {
+        if (e.kind === 'end') watch.property(e.property);
         if (e.kind === 'end') io.stdout(`[fuzz] ${e.property.status.toUpperCase()} ${e.property.name} (${e.property.runs} runs)\n`);
       },
     });
@@ -200,11 +209,14 @@ export const startCommand: CommandModule = {
       }
     };
     const expectations = a.expect !== undefined ? await loadExpectations(a.expect) : NO_EXPECTATIONS;
-    const conformance = await attempt('check', () => runConformancePart(io, { profile: a.profile, only: a.only, skip: a.skip, expectations }));
-    const load = await attempt('load', () => runLoadPart(io, a[CONFIG_SCENARIOS_KEY]));
-    const fuzz = await attempt('fuzz', () => runFuzzPart(io, a.seed, budget));
+    const inProcess: TargetInfo = { kind: 'emulator', queueUrl: 'in-process', endpointId: 'qbench', timeScale: 1 };
+    const dir = await runReportDir(startedAt, a.out);
+    const watch = await watchRun({ dir, command: 'start', argv: ['qbench', 'start', ...process.argv.slice(3)], options: { parts: [...parts], seed: a.seed, profile: a.profile, strict: a.strict }, target: inProcess, env: io.env, log: (l) => io.stderr(`${l}\n`) });
+    const conformance = await attempt('check', () => runConformancePart(io, { profile: a.profile, only: a.only, skip: a.skip, expectations }, watch));
+    const load = await attempt('load', () => runLoadPart(io, a[CONFIG_SCENARIOS_KEY], watch));
+    const fuzz = await attempt('fuzz', () => runFuzzPart(io, a.seed, budget, watch));
     const endedAt = new Date();
-    const target: TargetInfo = conformance?.target ?? { kind: 'emulator', queueUrl: 'in-process', endpointId: 'qbench', timeScale: 1 };
+    const target: TargetInfo = conformance?.target ?? inProcess;
     const partial = {
       schemaVersion: SCHEMA_VERSION,
       kind: 'qbench-result' as const,
@@ -214,7 +226,8 @@ export const startCommand: CommandModule = {
       ...(fuzz ? { fuzz } : {}),
     };
     const result: QbenchResult = { ...partial, overall: computeOverall(partial, { interrupted: io.signal.aborted, internalErrors, strict: a.strict }) };
-    const written = await writeAllReports(result, a.out);
+    await watch.finish(result);
+    const written = await writeAllReports(result, dir, { updateLatest: a.out === undefined });
     io.stdout(`\n${renderConsole(result, { color: io.isTty })}\n`);
     io.stdout(`JSON: ${written.json}\nJUnit: ${written.junit}\nMarkdown: ${written.markdown}\n`);
     io.stdout(`HTML report: ${written.html}\n`);

@@ -235,6 +235,23 @@ export function renderJunit(r: QbenchResult): string {
       out: `seed ${f.seed}, ${f.numRuns} runs per property`,
     });
   }
+  if (r.incomplete) {
+    // A run rebuilt from its journal: CI sees it failed to finish, and which units never ran.
+    const inc = r.incomplete;
+    suites.push({
+      name: 'incomplete',
+      pkg: 'qbench.incomplete',
+      timestamp: junitTime(r.meta.startedAt),
+      hostname: host,
+      timeSec: sec(r.meta.durationMs),
+      properties: baseProps,
+      cases: [
+        { name: 'the run finished', classname: 'qbench.incomplete', timeSec: 0, outcome: { kind: 'error', message: inc.note, type: 'incomplete', body: r.overall.reasons.join('\n') } },
+        ...inc.notRun.map((name): Case => ({ name, classname: 'qbench.incomplete.not-run', timeSec: 0, outcome: { kind: 'skipped', message: `not run: ${inc.note}` } })),
+      ],
+      out: r.overall.reasons.join('\n'),
+    });
+  }
   if (suites.length === 0) {
     suites.push({
       name: 'qbench',
