@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILT_BIN } from '../../global-setup.js';
 import { EndpointBillingCounters } from '../../../src/spec/index.js';
-import { until } from './helpers.js';
+import { killAll, until } from './helpers.js';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/command.js';
 import { EXIT } from '../../../src/exit-codes.js';
@@ -19,14 +19,7 @@ const KEY = 'deployment-config-key-5521';
 const procs: ReturnType<typeof spawn>[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(
-    procs.splice(0).map((p) =>
-      p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => {
-        p.once('exit', () => resolve());
-        p.kill('SIGKILL');
-      }),
-    ),
-  );
+  await killAll(procs);
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
