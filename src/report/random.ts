@@ -1,24 +1,10 @@
 // Seeded pseudo-random numbers for reproducible statistics (bootstrap resampling in compare,
 // synthetic samples in tests): mulberry32, plus normal, gamma and beta variates.
 
-export interface Rng {
-  /** Uniform in [0, 1). */
-  next(): number;
-}
+import type { Rng } from '../emulator/deployment/random.js';
 
-/** mulberry32: small, fast, good enough for resampling; the same seed gives the same stream. */
-export function seededRng(seed: number): Rng {
-  let a = seed >>> 0;
-  return {
-    next(): number {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    },
-  };
-}
+// One mulberry32 for the whole tool: the emulator's deployment model owns it (it sits lower).
+export { seededRng, type Rng } from '../emulator/deployment/random.js';
 
 /** Standard normal variate (Box-Muller). */
 export function normal(rng: Rng): number {

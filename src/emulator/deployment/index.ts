@@ -1,0 +1,29 @@
+// The deployment model of one endpoint: settings with the public service's meanings, the timing
+// model's distributions and seeded sampler, the scaler, and the billing meter with its price table.
+export {
+  BaseDistribution,
+  ConstantDist,
+  DeploymentSettings,
+  Distribution,
+  EmpiricalDist,
+  ExecutionByClass,
+  ExecutionTiming,
+  GpuPrice,
+  LognormalDist,
+  MixtureDist,
+  SCALER_TYPES,
+  SERVICE_DEFAULTS,
+  TimingModel,
+  UniformDist,
+} from './schema.js';
+export type { DeploymentSettingsInput, ScalerType, TimingModelInput } from './schema.js';
+export { cdf, meanMs, normalCdf, normalQuantile, quantileMs, sampleMs } from './distributions.js';
+export { seededRng, streamSeed, type Rng } from './random.js';
+export { DEFAULT_GPU_TYPE_ID, DEFAULT_PRICES, PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, priceOf } from './prices.js';
+export { describeDeployment, QUEUE_DELAY_CHECK_MS, resolveDeployment } from './resolve.js';
+export type { EndpointDeployment, PoolDefaults, ResolvedTiming, ScalerSettings } from './resolve.js';
+export { startsOnChange, startsOnCheck, type ScalerView } from './scaler.js';
+export { TimingSampler } from './timing.js';
+export { BillingMeter, type BillingSnapshot, type MeteredState, type WorkerRole } from './billing.js';
+export { modelledInput, timedHandler, type ModelChunk } from './timed-handler.js';
+export { DeploymentModel } from './model.js';
