@@ -3,9 +3,13 @@
 // duration a distribution in emulated ms. One zod schema, shared by the emulator config, the
 // qbench config file and the file `qbench calibrate` writes.
 import { z } from 'zod';
+import { EXECUTION_TIMEOUT_MS } from '../../spec/index.js';
+
+/** A timing part lasts at most as long as the longest job the service runs (§2.1 executionTimeout). */
+const MAX_PART_MS = EXECUTION_TIMEOUT_MS.max;
 
 const msValue = (what: string) =>
-  z.number({ error: `${what} must be a number of ms` }).nonnegative({ error: `${what} must be >= 0` }).max(7 * 24 * 3_600_000, { error: `${what} must be at most 7 days` });
+  z.number({ error: `${what} must be a number of ms` }).nonnegative({ error: `${what} must be >= 0` }).max(MAX_PART_MS, { error: `${what} must be at most 7 days` });
 const nonNegInt = (what: string) => z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` }).nonnegative({ error: `${what} must be >= 0` });
 const posInt = (what: string) => z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` }).positive({ error: `${what} must be > 0` });
 const probability = (what: string) => z.number({ error: `${what} must be a number` }).min(0, { error: `${what} must be in [0, 1]` }).max(1, { error: `${what} must be in [0, 1]` });
@@ -19,7 +23,7 @@ export const UniformDist = z
 /** ln(X) ~ N(ln(medianMs), sigma). */
 export const LognormalDist = z.strictObject({
   kind: z.literal('lognormal'),
-  medianMs: z.number({ error: 'lognormal.medianMs must be a number' }).positive({ error: 'lognormal.medianMs must be > 0' }).max(7 * 24 * 3_600_000),
+  medianMs: z.number({ error: 'lognormal.medianMs must be a number' }).positive({ error: 'lognormal.medianMs must be > 0' }).max(MAX_PART_MS),
   sigma: z.number({ error: 'lognormal.sigma must be a number' }).nonnegative({ error: 'lognormal.sigma must be >= 0' }).max(5, { error: 'lognormal.sigma must be at most 5' }),
 });
 
