@@ -40,11 +40,12 @@ type Extension = (typeof EXTENSIONS)[number];
 const writtenAsCommonJs = (kind: ProjectKind, ext: Extension) => ext === 'cjs' || (ext === 'js' && kind === 'commonjs');
 
 /**
- * A config, a load scenario and a worker handler in `ext`, each importing a value from the
- * package root as its author would in that module system: TypeScript in ES module syntax
- * (compiled to CommonJS where the file is CommonJS), JavaScript in the syntax its type needs.
- * The handler answers whether its qbench is the CLI's own instance (the harness puts that on
- * globalThis): a second copy of the package would not share its state (registered secrets).
+ * A config, a load scenario and a worker handler in `ext`, each importing a value as its author
+ * would in that module system (TypeScript in ES module syntax, compiled to CommonJS where the
+ * file is CommonJS; JavaScript in the syntax its type needs): the config from the light entry
+ * qbench/config, the scenario and the handler from the package root. The handler answers whether
+ * its qbench is the CLI's own instance (the harness puts that on globalThis): a second copy of
+ * the package would not share its state (registered secrets).
  */
 function filesOfType(kind: ProjectKind, ext: Extension): Record<string, string> {
   const config = "defineConfig({ targets: { local: { url: 'emulator' } }, conformance: { only: ['queue.run.answer'] } })";
@@ -52,7 +53,7 @@ function filesOfType(kind: ProjectKind, ext: Extension): Record<string, string> 
   const answer = "(job) => Promise.resolve({ echo: job.input, sameQbench: defineConfig === globalThis.qbenchOfCli.defineConfig })";
   if (writtenAsCommonJs(kind, ext)) {
     return {
-      [`config.${ext}`]: `const { defineConfig } = require('qbench');\nmodule.exports = ${config};\n`,
+      [`config.${ext}`]: `const { defineConfig } = require('qbench/config');\nmodule.exports = ${config};\n`,
       [`scenario.${ext}`]: `const { defineConfig } = require('qbench');\nif (typeof defineConfig !== 'function') throw new Error('no defineConfig');\nmodule.exports = ${scenario};\n`,
       // A named export, as `worker --handler` also accepts.
       [`handler.${ext}`]: `const { defineConfig } = require('qbench');\nmodule.exports = { handler: ${answer} };\n`,
@@ -60,7 +61,7 @@ function filesOfType(kind: ProjectKind, ext: Extension): Record<string, string> 
   }
   const ts = ext.endsWith('ts');
   return {
-    [`config.${ext}`]: `import { defineConfig } from 'qbench';\n\nexport default ${config};\n`,
+    [`config.${ext}`]: `import { defineConfig } from 'qbench/config';\n\nexport default ${config};\n`,
     [`scenario.${ext}`]: ts
       ? `import { defineConfig, type LoadScenarioInput } from 'qbench';\n\nif (typeof defineConfig !== 'function') throw new Error('no defineConfig');\nconst scenario: LoadScenarioInput = ${scenario};\nexport default scenario;\n`
       : `import { defineConfig } from 'qbench';\n\nif (typeof defineConfig !== 'function') throw new Error('no defineConfig');\nexport default ${scenario};\n`,
@@ -95,8 +96,14 @@ for (const ext of process.argv.slice(2)) {
   }, problem);
   results[ext] = { config, scenario, handler };
 }
+let text = '';
+const io = { stdout: (t) => void (text += t), stderr: (t) => void (text += t), isTty: false, env: { QBENCH_PARSE_ONLY: '1' }, signal: new AbortController().signal };
+results.awaits = { code: await main(['check', '--config', 'types/awaits.ts', '--target', 'local'], io), text: text.trim() };
 console.log(JSON.stringify(results));
 `;
+
+/** A .ts config with top-level await: an ES module only, so a CommonJS project's is refused with the way out. */
+const AWAITS_TS = "import { defineConfig } from 'qbench/config';\n\nconst local = await Promise.resolve({ url: 'emulator' as const });\nexport default defineConfig({ targets: { local } });\n";
 
 let consumers: Consumers | undefined;
 
@@ -108,7 +115,7 @@ beforeAll(async () => {
   }
 }, 150_000);
 
-afterAll(() => consumers?.remove());
+afterAll(() => consumers?.remove(), 60_000);
 
 /**
  * A load run that passed, or whose only problem was the generator sending late (exit 4,
@@ -309,14 +316,21 @@ describe.each([
   { kind: 'commonjs' as const, made: 'as npm init -y leaves it ("type": "commonjs")' },
   { kind: 'module' as const, made: 'with "type": "module"' },
 ])('in a project made by npm init -y, $made', ({ kind }) => {
-  it('config, scenario and handler files of every extension load, importing the CLI\'s own qbench', async () => {
+  it('config, scenario and handler files of every extension load, importing the CLI\'s own qbench; top-level await needs a module', async () => {
     const p = projectOf(kind);
     mkdirSync(join(p.dir, 'types'));
     for (const ext of EXTENSIONS) for (const [name, text] of Object.entries(filesOfType(kind, ext))) writeFileSync(join(p.dir, 'types', name), text);
+    writeFileSync(join(p.dir, 'types/awaits.ts'), AWAITS_TS);
     writeFileSync(join(p.dir, 'load-every-type.mjs'), LOAD_EVERY_TYPE);
     const r = await p.run('node', ['load-every-type.mjs', ...EXTENSIONS]);
     expect(r.code, r.stderr).toBe(0);
-    const results = JSON.parse(r.stdout) as Record<Extension, { config: { code: number; text: string }; scenario: unknown; handler: unknown }>;
+    type Loaded = { config: { code: number; text: string }; scenario: unknown; handler: unknown };
+    const results = JSON.parse(r.stdout) as Record<Extension, Loaded> & { awaits: { code: number; text: string } };
+    if (kind === 'module') expect(results.awaits.code, results.awaits.text).toBe(0);
+    else {
+      expect(results.awaits.code).toBe(2);
+      expect(results.awaits.text).toMatch(/awaits\.ts is CommonJS, where top-level await does not exist: name it \.mts, or set "type": "module"/);
+    }
     for (const ext of EXTENSIONS) {
       const got = results[ext];
       expect(got.config, `config.${ext}`).toEqual({ code: 0, text: 'qbench check: the command line is valid (QBENCH_PARSE_ONLY=1: nothing run)' });
