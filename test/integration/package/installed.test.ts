@@ -107,6 +107,9 @@ const AWAITS_TS = "import { defineConfig } from 'qbench/config';\n\nconst local 
 
 let consumers: Consumers | undefined;
 
+// Each test below that starts the installed CLI (npx, a node process) gets 60 s: on the 2-core
+// machine, with other test files running beside this one, one npx start alone can take 10 s.
+
 beforeAll(async () => {
   consumers = await installedConsumers();
   for (const p of Object.values(consumers.projects)) {
@@ -273,7 +276,7 @@ describe('qbench installed from its tarball', () => {
     const r = await projectOf('commonjs').run('npx', ['qbench', '--version']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
-  });
+  }, 60_000);
 
   it('a shipped scenario, named as the README names it, runs against --target emulator', async () => {
     const p = projectOf('commonjs');
@@ -281,7 +284,7 @@ describe('qbench installed from its tarball', () => {
     expect(r.stderr).not.toMatch(/cannot load scenario/);
     expectRanOrLate(r);
     expect(resultOf(join(p.dir, 'reports/soak')).load?.scenarios.map((s) => s.name)).toEqual(['mixed-soak']);
-  });
+  }, 60_000);
 
   it('npx qbench check --target emulator --only queue.run.answer passes', async () => {
     const p = projectOf('commonjs');
@@ -291,7 +294,7 @@ describe('qbench installed from its tarball', () => {
     // Every report format, as load writes them, in reports/<timestamp> and reports/latest.
     const latest = JSON.parse(readFileSync(join(p.dir, 'reports/latest/result.json'), 'utf8')) as { conformance?: { summary: { pass: number } } };
     expect(latest.conformance?.summary.pass).toBe(1);
-  });
+  }, 60_000);
 
   it('a TypeScript config file with defineConfig from the package root drives check: --target <name>', async () => {
     const p = projectOf('commonjs');
@@ -303,7 +306,7 @@ describe('qbench installed from its tarball', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/1 pass, 0 fail/);
     expect(existsSync(join(p.dir, 'reports/from-config/result.json'))).toBe(true);
-  });
+  }, 60_000);
 
   it('ships the compiled suites beside their sources', () => {
     const dir = projectOf('commonjs').dir;
@@ -337,7 +340,7 @@ describe.each([
       expect(got.scenario, `scenario.${ext}`).toEqual([`types-${ext}`]);
       expect(got.handler, `handler.${ext}`).toEqual({ echo: { n: 1 }, sameQbench: true });
     }
-  });
+  }, 60_000);
 
   it("the user's own .ts scenario loads, in worker threads too", async () => {
     const p = projectOf(kind);
@@ -345,7 +348,7 @@ describe.each([
     expect(r.stderr).not.toMatch(/cannot load scenario|Unknown file extension/);
     expectRanOrLate(r);
     expect(resultOf(join(p.dir, 'reports/mine')).load?.scenarios.map((s) => s.name)).toEqual(['my-health']);
-  });
+  }, 60_000);
 
   it('qbench worker --handler handler.ts (the installed bin) serves a job from an emulator, then stops on SIGTERM', async () => {
     const p = projectOf(kind);
@@ -373,7 +376,7 @@ describe.each([
       await exited;
       await emu.close();
     }
-  });
+  }, 60_000);
 
   // The whole README once; its other sections load no user file (and no config file yet), so
   // they do not depend on the project's module system.
