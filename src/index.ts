@@ -1,55 +1,51 @@
-// qbench public API: named exports only.
-export { EXIT, EXIT_DESCRIPTIONS } from './exit-codes.js';
-export type { ExitCode } from './exit-codes.js';
-export { QbenchError, ERROR_CODES, redactSecrets, registerSecret, isQbenchError } from './errors.js';
-export type { ErrorCode } from './errors.js';
+// qbench's public API, the package root: what a user's own files and scripts use. The config
+// helper (also alone on the light `qbench/config` entry), the types a load scenario or worker
+// handler is written against, the programmatic entry points the README documents (emulator,
+// reference worker, typed clients), errors to branch on, and reading a saved result.
+// Everything else is internal; test/unit/public-api.test.ts lists these names.
 export { VERSION } from './version.js';
-export { defineConfig, QbenchConfig, loadConfig } from './config/index.js';
-export type { QbenchConfigInput, ConfigTarget, LoadedConfig } from './config/index.js';
-export {
-  startEmulator, parseEmulatorConfig, EmulatorConfigSchema, ScaledClock, ManualClock, FAULTS, FAULT_NAMES, isFaultName,
-  infoDocument, countersDocument,
-} from './emulator/index.js';
+export { EXIT } from './exit-codes.js';
+export type { ExitCode } from './exit-codes.js';
+export { QbenchError, isQbenchError } from './errors.js';
+export type { ErrorCode } from './errors.js';
+
+// Config files (qbench.config.*).
+export { defineConfig } from './config/define.js';
+export type { QbenchConfigInput } from './config/define.js';
+
+// Load scenarios: the default export of a scenario file and what its steps and hooks receive.
 export type {
-  EmulatorHandle, StartOptions as EmulatorStartOptions, EmulatorConfig, EmulatorConfigInput, Clock, FaultName, FaultSet,
-  Handler as EmulatorHandler, HandlerContext as EmulatorHandlerContext, HandlerOutcome as EmulatorHandlerOutcome,
-} from './emulator/index.js';
+  ScenarioInput as LoadScenarioInput, ScenarioModuleExport, ScenarioFactoryContext, ScenarioHooks, IterationContext,
+  RunContext as LoadRunContext, Analysis as LoadAnalysis, LoadTarget, CustomStepFn, ThresholdSpec,
+} from './load/index.js';
+
+// Conformance checks: a check's definition, its context and its verdict helpers.
+export { CheckFailure, CheckSkip, fail as failCheck, skip as skipCheck } from './conformance/index.js';
+export type { CheckDefinition, CheckContext, CheckPass, CheckTag } from './conformance/index.js';
+
+// The reference worker and the environment it attaches with.
 export { runWorker, urlsFromEnv, emulatorUrls, workerEnv, formatShellEnv } from './worker/index.js';
 export type { WorkerHandler, WorkerJob, WorkerJobContext, WorkerOptions, WorkerStats, WorkerUrls, WorkerEnvOptions } from './worker/index.js';
+
+// The emulator, in-process (tests, benches), with simulated workers' handlers of your own.
+export { startEmulator } from './emulator/index.js';
+export type {
+  EmulatorHandle, StartOptions as EmulatorStartOptions, EmulatorConfigInput, Handler as EmulatorHandler,
+  HandlerContext as EmulatorHandlerContext, HandlerOutcome as EmulatorHandlerOutcome,
+} from './emulator/index.js';
+
+// Typed clients of the three interfaces, their 429 policy and their errors.
 export {
-  QueueClient, TemplateClient, PodClient, HttpCore, DEFAULT_BACKOFF, withBackoff, ClientError, HttpStatusError, SchemaMismatchError,
-  RateLimitedError, RequestTimeoutError, RequestAbortedError, NetworkError, InvalidRequestError, GraphqlError,
+  QueueClient, TemplateClient, PodClient, DEFAULT_BACKOFF, ClientError, HttpStatusError, SchemaMismatchError, RateLimitedError,
+  RequestTimeoutError, RequestAbortedError, NetworkError, InvalidRequestError, GraphqlError,
 } from './client/index.js';
 export type {
   AttemptRecord, BackoffOptions, RequestOptions, QueueClientOptions, StreamEnd, TemplateClientOptions, PodClientOptions,
 } from './client/index.js';
-export {
-  SCHEMA_VERSION, QbenchResult, QbenchComparison, readResult, parseResult, computeOverall, collectMachineInfo, buildMeta,
-  renderJson, renderHtml, renderJunit, renderMarkdown, renderConsole, renderComparisonHtml, renderComparisonJunit,
-  renderComparisonMarkdown, renderComparisonConsole, writeAllReports, writeComparisonReports, compareResults,
-  parseMaxRegression, mergeResults, createHistogram, recordMs, encodeHistogram, decodeHistogram, mergeHistograms,
-  mergeEncoded, percentilesOf, summarize, evaluateThresholds,
+
+// A saved result (result.json) and a comparison (comparison.json).
+export { SCHEMA_VERSION, readResult, parseResult } from './report/index.js';
+export type {
+  QbenchResult, QbenchComparison, ConformanceSection, CheckResult, LoadSection, LoadScenarioResult, FuzzSection, OverallVerdict,
+  VerdictStatus,
 } from './report/index.js';
-export type { WrittenReports, CompareOptions, MergeInput, Histogram, ThresholdSpec } from './report/index.js';
-export {
-  runFuzz, resolveFuzzTarget, fuzzResult, describeProperty, replayCommand, PROPERTY_NAMES as FUZZ_PROPERTY_NAMES,
-  classifyJobRequest, classifyPayload, classifyStatusTtl, classifyTemplateCreate, classifyTemplateUpdate, classifyPodInput,
-} from './fuzz/index.js';
-export type { FuzzRunOptions, FuzzRunResult, FuzzTarget, ResolvedFuzzTarget, Expectation } from './fuzz/index.js';
-export {
-  runChecks, connectTarget, startEmulatorTarget, buildResult as buildConformanceResult, buildCoverage, renderCoverageMarkdown,
-  loadExpectations, parseExpectations, runSelfTest, renderDetectionTable, Probe, CheckFailure, CheckSkip, fail as failCheck,
-  skip as skipCheck, CHECK_TAGS,
-} from './conformance/index.js';
-export type {
-  CheckDefinition, CheckContext, CheckPass, CheckTag, Suite, ClauseDef, Target as ConformanceTarget, RunOptions as ConformanceRunOptions,
-  SelfTestReport, SelfTestRow, LoadedExpectations,
-} from './conformance/index.js';
-export {
-  parseScenario, runScenario, runLoad, loadScenarioFile, resolveTarget as resolveLoadTarget, knownMetrics as loadMetricNames,
-  HARD_LIMITS as LOAD_HARD_LIMITS,
-} from './load/index.js';
-export type {
-  Scenario as LoadScenario, ScenarioInput as LoadScenarioInput, LoadTarget, IterationContext, RunContext as LoadRunContext,
-  Analysis as LoadAnalysis, ScenarioHooks, ScenarioFactoryContext, RunLoadOptions, ProgressSnapshot,
-} from './load/index.js';

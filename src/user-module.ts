@@ -38,13 +38,20 @@ async function enableTypeScript(): Promise<void> {
   register();
   const { transformSync } = await import('esbuild');
   const compile = (module: NodeJS.Module, file: string) => {
-    const { code } = transformSync(readFileSync(file, 'utf8'), {
-      loader: file.endsWith('.tsx') ? 'tsx' : 'ts',
-      format: 'cjs',
-      target: `node${process.versions.node}`,
-      sourcefile: file,
-      sourcemap: 'inline',
-    });
+    let code: string;
+    try {
+      ({ code } = transformSync(readFileSync(file, 'utf8'), {
+        loader: file.endsWith('.tsx') ? 'tsx' : 'ts',
+        format: 'cjs',
+        target: `node${process.versions.node}`,
+        sourcefile: file,
+        sourcemap: 'inline',
+      }));
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      if (!/top-level await/i.test(message)) throw e;
+      throw new Error(`${message}\n${file} is CommonJS, where top-level await does not exist: name it .mts, or set "type": "module" in its package.json`, { cause: e });
+    }
     (module as unknown as CompilingModule)._compile(code, file);
   };
   for (const ext of COMMONJS_TYPESCRIPT) requireUser.extensions[ext] = compile;

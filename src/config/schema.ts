@@ -92,8 +92,3 @@ export const QbenchConfig = z.strictObject({
 });
 export type QbenchConfig = z.output<typeof QbenchConfig>;
 export type QbenchConfigInput = z.input<typeof QbenchConfig>;
-
-/** Typed identity for qbench.config.ts: `export default defineConfig({ ... })`. */
-export function defineConfig(config: QbenchConfigInput): QbenchConfigInput {
-  return config;
-}

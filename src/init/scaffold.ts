@@ -10,7 +10,7 @@ import { configError } from '../errors.js';
 export const CONFIG_TEMPLATE = `// qbench configuration: read by qbench check, load, fuzz, worker, start and emulate. Flags on
 // the command line win over what is written here. Validate by running one of them: every
 // problem of this file is reported at once.
-import { defineConfig } from 'qbench';
+import { defineConfig } from 'qbench/config';
 
 export default defineConfig({
   // Named targets: \`qbench check --target local\`, \`qbench load ... --target staging\`.

@@ -40,11 +40,12 @@ type Extension = (typeof EXTENSIONS)[number];
 const writtenAsCommonJs = (kind: ProjectKind, ext: Extension) => ext === 'cjs' || (ext === 'js' && kind === 'commonjs');
 
 /**
- * A config, a load scenario and a worker handler in `ext`, each importing a value from the
- * package root as its author would in that module system: TypeScript in ES module syntax
- * (compiled to CommonJS where the file is CommonJS), JavaScript in the syntax its type needs.
- * The handler answers whether its qbench is the CLI's own instance (the harness puts that on
- * globalThis): a second copy of the package would not share its state (registered secrets).
+ * A config, a load scenario and a worker handler in `ext`, each importing a value as its author
+ * would in that module system (TypeScript in ES module syntax, compiled to CommonJS where the
+ * file is CommonJS; JavaScript in the syntax its type needs): the config from the light entry
+ * qbench/config, the scenario and the handler from the package root. The handler answers whether
+ * its qbench is the CLI's own instance (the harness puts that on globalThis): a second copy of
+ * the package would not share its state (registered secrets).
  */
 function filesOfType(kind: ProjectKind, ext: Extension): Record<string, string> {
   const config = "defineConfig({ targets: { local: { url: 'emulator' } }, conformance: { only: ['queue.run.answer'] } })";
@@ -52,7 +53,7 @@ function filesOfType(kind: ProjectKind, ext: Extension): Record<string, string> 
   const answer = "(job) => Promise.resolve({ echo: job.input, sameQbench: defineConfig === globalThis.qbenchOfCli.defineConfig })";
   if (writtenAsCommonJs(kind, ext)) {
     return {
-      [`config.${ext}`]: `const { defineConfig } = require('qbench');\nmodule.exports = ${config};\n`,
+      [`config.${ext}`]: `const { defineConfig } = require('qbench/config');\nmodule.exports = ${config};\n`,
       [`scenario.${ext}`]: `const { defineConfig } = require('qbench');\nif (typeof defineConfig !== 'function') throw new Error('no defineConfig');\nmodule.exports = ${scenario};\n`,
       // A named export, as `worker --handler` also accepts.
       [`handler.${ext}`]: `const { defineConfig } = require('qbench');\nmodule.exports = { handler: ${answer} };\n`,
@@ -60,7 +61,7 @@ function filesOfType(kind: ProjectKind, ext: Extension): Record<string, string> 
   }
   const ts = ext.endsWith('ts');
   return {
-    [`config.${ext}`]: `import { defineConfig } from 'qbench';\n\nexport default ${config};\n`,
+    [`config.${ext}`]: `import { defineConfig } from 'qbench/config';\n\nexport default ${config};\n`,
     [`scenario.${ext}`]: ts
       ? `import { defineConfig, type LoadScenarioInput } from 'qbench';\n\nif (typeof defineConfig !== 'function') throw new Error('no defineConfig');\nconst scenario: LoadScenarioInput = ${scenario};\nexport default scenario;\n`
       : `import { defineConfig } from 'qbench';\n\nif (typeof defineConfig !== 'function') throw new Error('no defineConfig');\nexport default ${scenario};\n`,
@@ -95,10 +96,19 @@ for (const ext of process.argv.slice(2)) {
   }, problem);
   results[ext] = { config, scenario, handler };
 }
+let text = '';
+const io = { stdout: (t) => void (text += t), stderr: (t) => void (text += t), isTty: false, env: { QBENCH_PARSE_ONLY: '1' }, signal: new AbortController().signal };
+results.awaits = { code: await main(['check', '--config', 'types/awaits.ts', '--target', 'local'], io), text: text.trim() };
 console.log(JSON.stringify(results));
 `;
 
+/** A .ts config with top-level await: an ES module only, so a CommonJS project's is refused with the way out. */
+const AWAITS_TS = "import { defineConfig } from 'qbench/config';\n\nconst local = await Promise.resolve({ url: 'emulator' as const });\nexport default defineConfig({ targets: { local } });\n";
+
 let consumers: Consumers | undefined;
+
+// Each test below that starts the installed CLI (npx, a node process) gets 60 s: on the 2-core
+// machine, with other test files running beside this one, one npx start alone can take 10 s.
 
 beforeAll(async () => {
   consumers = await installedConsumers();
@@ -108,7 +118,7 @@ beforeAll(async () => {
   }
 }, 150_000);
 
-afterAll(() => consumers?.remove());
+afterAll(() => consumers?.remove(), 60_000);
 
 /**
  * A load run that passed, or whose only problem was the generator sending late (exit 4,
@@ -266,7 +276,7 @@ describe('qbench installed from its tarball', () => {
     const r = await projectOf('commonjs').run('npx', ['qbench', '--version']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
-  });
+  }, 60_000);
 
   it('a shipped scenario, named as the README names it, runs against --target emulator', async () => {
     const p = projectOf('commonjs');
@@ -274,7 +284,7 @@ describe('qbench installed from its tarball', () => {
     expect(r.stderr).not.toMatch(/cannot load scenario/);
     expectRanOrLate(r);
     expect(resultOf(join(p.dir, 'reports/soak')).load?.scenarios.map((s) => s.name)).toEqual(['mixed-soak']);
-  });
+  }, 60_000);
 
   it('npx qbench check --target emulator --only queue.run.answer passes', async () => {
     const p = projectOf('commonjs');
@@ -284,7 +294,7 @@ describe('qbench installed from its tarball', () => {
     // Every report format, as load writes them, in reports/<timestamp> and reports/latest.
     const latest = JSON.parse(readFileSync(join(p.dir, 'reports/latest/result.json'), 'utf8')) as { conformance?: { summary: { pass: number } } };
     expect(latest.conformance?.summary.pass).toBe(1);
-  });
+  }, 60_000);
 
   it('a TypeScript config file with defineConfig from the package root drives check: --target <name>', async () => {
     const p = projectOf('commonjs');
@@ -296,7 +306,7 @@ describe('qbench installed from its tarball', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/1 pass, 0 fail/);
     expect(existsSync(join(p.dir, 'reports/from-config/result.json'))).toBe(true);
-  });
+  }, 60_000);
 
   it('ships the compiled suites beside their sources', () => {
     const dir = projectOf('commonjs').dir;
@@ -309,21 +319,28 @@ describe.each([
   { kind: 'commonjs' as const, made: 'as npm init -y leaves it ("type": "commonjs")' },
   { kind: 'module' as const, made: 'with "type": "module"' },
 ])('in a project made by npm init -y, $made', ({ kind }) => {
-  it('config, scenario and handler files of every extension load, importing the CLI\'s own qbench', async () => {
+  it('config, scenario and handler files of every extension load, importing the CLI\'s own qbench; top-level await needs a module', async () => {
     const p = projectOf(kind);
     mkdirSync(join(p.dir, 'types'));
     for (const ext of EXTENSIONS) for (const [name, text] of Object.entries(filesOfType(kind, ext))) writeFileSync(join(p.dir, 'types', name), text);
+    writeFileSync(join(p.dir, 'types/awaits.ts'), AWAITS_TS);
     writeFileSync(join(p.dir, 'load-every-type.mjs'), LOAD_EVERY_TYPE);
     const r = await p.run('node', ['load-every-type.mjs', ...EXTENSIONS]);
     expect(r.code, r.stderr).toBe(0);
-    const results = JSON.parse(r.stdout) as Record<Extension, { config: { code: number; text: string }; scenario: unknown; handler: unknown }>;
+    type Loaded = { config: { code: number; text: string }; scenario: unknown; handler: unknown };
+    const results = JSON.parse(r.stdout) as Record<Extension, Loaded> & { awaits: { code: number; text: string } };
+    if (kind === 'module') expect(results.awaits.code, results.awaits.text).toBe(0);
+    else {
+      expect(results.awaits.code).toBe(2);
+      expect(results.awaits.text).toMatch(/awaits\.ts is CommonJS, where top-level await does not exist: name it \.mts, or set "type": "module"/);
+    }
     for (const ext of EXTENSIONS) {
       const got = results[ext];
       expect(got.config, `config.${ext}`).toEqual({ code: 0, text: 'qbench check: the command line is valid (QBENCH_PARSE_ONLY=1: nothing run)' });
       expect(got.scenario, `scenario.${ext}`).toEqual([`types-${ext}`]);
       expect(got.handler, `handler.${ext}`).toEqual({ echo: { n: 1 }, sameQbench: true });
     }
-  });
+  }, 60_000);
 
   it("the user's own .ts scenario loads, in worker threads too", async () => {
     const p = projectOf(kind);
@@ -331,7 +348,7 @@ describe.each([
     expect(r.stderr).not.toMatch(/cannot load scenario|Unknown file extension/);
     expectRanOrLate(r);
     expect(resultOf(join(p.dir, 'reports/mine')).load?.scenarios.map((s) => s.name)).toEqual(['my-health']);
-  });
+  }, 60_000);
 
   it('qbench worker --handler handler.ts (the installed bin) serves a job from an emulator, then stops on SIGTERM', async () => {
     const p = projectOf(kind);
@@ -359,7 +376,7 @@ describe.each([
       await exited;
       await emu.close();
     }
-  });
+  }, 60_000);
 
   // The whole README once; its other sections load no user file (and no config file yet), so
   // they do not depend on the project's module system.
