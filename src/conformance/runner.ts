@@ -259,7 +259,8 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
   // endpoint from the ledger (a shared endpoint serves checks of different operations at once, two
   // of one operation one window apart), and their bursts take turns on this host (suites/conformance/lib/bursts.ts).
   // On a shared endpoint, destructive checks (purges) run alone, last, so they never remove another check's jobs.
-  if (selected.some((c) => c.interface === 'queue' && exclusionReason(c, target, probe, opts) === null)) {
+  // Only checks whose jobs need a worker wait on leftovers (a rate burst does not).
+  if (selected.some((c) => c.interface === 'queue' && c.tags.includes('needs-mock-worker') && exclusionReason(c, target, probe, opts) === null)) {
     await awaitLeftovers(target, probe.fork(), signal, opts.onNotice ?? (() => undefined));
   }
   const shared = target.spareEndpoints.length === 0;

@@ -3,14 +3,14 @@
 // base, which is no violation; the check waits for a window with none running and judges there,
 // or ends inconclusive naming the running count. A real violation (no worker running, no 429)
 // fails with the purge that should have drawn the 429 as its reproduction, not a /health read.
-// The fake's rate window is 400 ms of real time (the target advertises it), so each run is short.
+// The fake's rate window is 1.5 s of real time (the target advertises it), so each run is short.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Probe, runChecks, specLimits, type Target } from '../../../src/conformance/index.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { startFakeTarget, type FakeTarget } from './fake-target.js';
 
 const KEY = 'sk-test-rate-quiet-0123456789';
-const WINDOW_MS = 400;
+const WINDOW_MS = 1_500;
 const BASE = 2;
 let fake: FakeTarget | undefined;
 afterEach(async () => {
