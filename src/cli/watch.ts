@@ -7,7 +7,7 @@ import { openJournal, runIdFrom, type OpenJournalInput } from '../journal/open.j
 import type { JournalWriter } from '../journal/writer.js';
 import { observeAll, type LoadObserver } from '../load/observer.js';
 import { runLabels } from '../metrics/labels.js';
-import { LiveMetrics, type MetricsEndpoint } from '../metrics/live.js';
+import type { MetricsEndpoint } from '../metrics/endpoints.js';
 import type { JournalSection } from '../journal/records.js';
 import type { CheckResult, FuzzProperty, QbenchResult, TargetInfo } from '../report/model.js';
 
@@ -50,7 +50,8 @@ export async function watchRun(i: WatchInput): Promise<RunWatch> {
     planned = true;
     journal.append({ type: 'plan', atMs: Date.now(), section, units: [...units] });
   };
-  const live = i.metrics && i.metrics.length > 0 ? new LiveMetrics(i.metrics, runLabels(runId, i.shard, i.target.queueUrl, i.target.endpointId)) : undefined;
+  // The exporter and its SDKs load only for a run that names an endpoint.
+  const live = i.metrics && i.metrics.length > 0 ? new (await import('../metrics/live.js')).LiveMetrics(i.metrics, runLabels(runId, i.shard, i.target.queueUrl, i.target.endpointId)) : undefined;
   const load = observeAll([{ ...loadJournal(journal), planned: (names) => plan('load', names) }, live?.observer]) ?? {};
   const closeLive = async (): Promise<void> => {
     for (const line of (await live?.close()) ?? []) i.log(line);

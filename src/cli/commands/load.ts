@@ -14,7 +14,7 @@ import { CONFIG_SCENARIOS_KEY } from '../../config/apply-config.js';
 import { createProgressPrinter } from '../../load/progress.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun } from '../watch.js';
-import { parseMetricsFlags } from '../../metrics/live.js';
+import { parseMetricsFlags } from '../../metrics/endpoints.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
