@@ -5,7 +5,9 @@ import { rm, rmdir } from 'node:fs/promises';
 import { loadJournal } from '../journal/load-journal.js';
 import { openJournal, runIdFrom, type OpenJournalInput } from '../journal/open.js';
 import type { JournalWriter } from '../journal/writer.js';
-import type { LoadObserver } from '../load/observer.js';
+import { observeAll, type LoadObserver } from '../load/observer.js';
+import { runLabels } from '../metrics/labels.js';
+import type { MetricsEndpoint } from '../metrics/endpoints.js';
 import type { JournalSection } from '../journal/records.js';
 import type { CheckResult, FuzzProperty, QbenchResult, TargetInfo } from '../report/model.js';
 
@@ -18,6 +20,9 @@ export interface WatchInput {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly labels?: Readonly<Record<string, string>> | undefined;
   readonly log: (line: string) => void;
+  /** Live metrics endpoints (`--metrics`), for a load run. */
+  readonly metrics?: readonly MetricsEndpoint[] | undefined;
+  readonly shard?: { readonly index: number; readonly count: number } | undefined;
 }
 
 export interface RunWatch {
@@ -45,7 +50,12 @@ export async function watchRun(i: WatchInput): Promise<RunWatch> {
     planned = true;
     journal.append({ type: 'plan', atMs: Date.now(), section, units: [...units] });
   };
-  const load: LoadObserver = { ...loadJournal(journal), planned: (names) => plan('load', names) };
+  // The exporter and its SDKs load only for a run that names an endpoint.
+  const live = i.metrics && i.metrics.length > 0 ? new (await import('../metrics/live.js')).LiveMetrics(i.metrics, runLabels(runId, i.shard, i.target.queueUrl, i.target.endpointId)) : undefined;
+  const load = observeAll([{ ...loadJournal(journal), planned: (names) => plan('load', names) }, live?.observer]) ?? {};
+  const closeLive = async (): Promise<void> => {
+    for (const line of (await live?.close()) ?? []) i.log(line);
+  };
   return {
     runId,
     journal,
@@ -55,10 +65,12 @@ export async function watchRun(i: WatchInput): Promise<RunWatch> {
     check: (result) => journal.append({ type: 'check', atMs: Date.now(), result }),
     property: (result) => journal.append({ type: 'property', atMs: Date.now(), result }),
     finish: async (result) => {
+      await closeLive();
       journal.append({ type: 'end', atMs: Date.now(), overall: result.overall });
       await journal.close();
     },
     abandon: async () => {
+      await closeLive();
       await journal.close();
       if (planned) return;
       await rm(journal.file, { force: true });

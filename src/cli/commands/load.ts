@@ -14,6 +14,7 @@ import { CONFIG_SCENARIOS_KEY } from '../../config/apply-config.js';
 import { createProgressPrinter } from '../../load/progress.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun } from '../watch.js';
+import { parseMetricsFlags } from '../../metrics/endpoints.js';
 import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName, TARGET_GRAMMAR } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
@@ -88,7 +89,8 @@ export const loadCommand: CommandModule = {
       .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive scenario (could not set up what it judges) fails the run: for gating on a private endpoint' })
       .option('shard', { type: 'string', describe: 'Run shard i of n (every n-th start of the one global schedule), e.g. --shard 0/4; qbench merge joins the shards' })
       .option('shards', { type: 'string', describe: 'Shard count, the index taken from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)' })
-      .option('start-at', { type: 'string', describe: 'ISO-8601 instant at which every shard starts its schedule (or QBENCH_START_AT)' }),
+      .option('start-at', { type: 'string', describe: 'ISO-8601 instant at which every shard starts its schedule (or QBENCH_START_AT)' })
+      .option('metrics', { type: 'string', array: true, describe: 'Stream live metrics every second: prometheus=<remote-write URL> or otlp=<OTLP/HTTP metrics URL> (repeatable); a slow endpoint loses samples, never the schedule' }),
   run: async (argv, io): Promise<ExitCode> => {
     let durationMs: number | undefined;
     const durationText = argv['duration'];
@@ -116,6 +118,7 @@ export const loadCommand: CommandModule = {
     const set = pairs('set', argv['set'], true);
     const params = Object.fromEntries(pairs('param', argv['param'], false)) as Record<string, string>;
     const only = flagList(argv['only']);
+    const metrics = parseMetricsFlags(flagList(argv['metrics']));
 
     let emulatorConfig: Record<string, unknown> = {};
     if (typeof argv['emulator-config'] === 'string') {
@@ -144,6 +147,8 @@ export const loadCommand: CommandModule = {
       env: io.env,
       labels: shard ? { shard: `${shard.index}/${shard.count}` } : undefined,
       log: (line) => io.stderr(`${line}\n`),
+      metrics,
+      shard,
     });
     try {
       const result = await runLoad({
