@@ -251,6 +251,7 @@ export class WorkerPool {
 
   /** Keep min workers active: tag or untag live workers first, start new ones for the rest. Answers how many started ready. */
   private keepMin(): number {
+    if (!this.settings.simulated) return 0;
     const min = this.settings.min;
     if (this.activeCount !== min) {
       const now = this.clock.now();

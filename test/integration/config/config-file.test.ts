@@ -169,6 +169,24 @@ export default config;
     }
   });
 
+  it('emulate: the emulator section\'s deployments win over the --emulator-config file\'s, endpoint by endpoint', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
+    const json = join(dir, 'emu.json');
+    writeFileSync(json, JSON.stringify({ endpoints: ['a', 'b'], deployments: { a: { workersMax: 2, scalerType: 'QUEUE_DELAY' }, b: { workersMax: 4, gpuTypeId: 'L4' } } }));
+    const file = join(dir, 'qbench.config.json');
+    writeFileSync(file, JSON.stringify({ emulator: { port: 0, deployments: { a: { workersMin: 0, workersMax: 3, scalerType: 'REQUEST_COUNT', scalerValue: 2 } } } }));
+    const em = await runUntilReady(['emulate', '--config', file, '--emulator-config', json, '--api-key', 'k-1234'], {});
+    try {
+      type Dep = { workersMin: number; workersMax: number; scaler: { type: string }; gpuTypeId: string };
+      const c = (await (await fetch(`${em.url}/_qbench/counters`, { headers: { authorization: 'k-1234' } })).json()) as { endpoints: Record<string, { deployment: Dep }> };
+      expect(c.endpoints['a']?.deployment).toMatchObject({ workersMin: 0, workersMax: 3, scaler: { type: 'REQUEST_COUNT' } });
+      expect(c.endpoints['b']?.deployment).toMatchObject({ workersMax: 4, gpuTypeId: 'L4', scaler: { type: 'QUEUE_DEPTH' } });
+      expect(em.out()).toContain('deployment a: workers 0..3');
+    } finally {
+      expect(await em.stop()).toBe(0);
+    }
+  });
+
   it('start takes the conformance selection, the load scenarios, the fuzz budget and the report directory; no target', async () => {
     dir = mkdtempSync(join(tmpdir(), 'qbench-config-'));
     writeFileSync(
