@@ -2,7 +2,7 @@
 // log-normal by maximum likelihood, a mixture of two log-normals by EM (cold starts: a fast
 // start from kept state and a full start), a constant when every sample is equal, and the
 // empirical quantiles when no parametric fit passes its goodness-of-fit test (Kolmogorov-Smirnov).
-import { cdf, type Distribution, type LognormalDist, type MixtureDist } from '../emulator/deployment/index.js';
+import { cdf, quantileMs, type Distribution, type LognormalDist, type MixtureDist } from '../emulator/deployment/index.js';
 
 /** Kolmogorov-Smirnov goodness of fit of one distribution to its samples. */
 export interface GoodnessOfFit {
@@ -37,6 +37,8 @@ const MIN_SIGMA = 1e-3;
 const MAX_SIGMA = 5;
 /** Most points an empirical fallback keeps (the quantiles at each 1%). */
 const MAX_EMPIRICAL_POINTS = 101;
+/** How far beyond the largest sample a fit's tail may reach (see tailExcess). */
+const TAIL_FACTOR = 2;
 
 export function ksCritical05(n: number): number {
   const r = Math.sqrt(n);
@@ -149,6 +151,9 @@ export function fitLognormalMixture(samples: readonly number[], maxIterations = 
     if (done) break;
   }
   const [fast, full, pFast] = lo.mu <= hi.mu ? [lo, hi, p] : [hi, lo, 1 - p];
+  // Two parts only when they are told apart (Ashman's D > 2) and each holds two samples or more.
+  const separation = (Math.SQRT2 * Math.abs(full.mu - fast.mu)) / Math.sqrt(fast.sigma ** 2 + full.sigma ** 2);
+  if (separation <= 2 || pFast * n < 2 || (1 - pFast) * n < 2) return undefined;
   return {
     dist: {
       kind: 'mixture',
@@ -179,6 +184,20 @@ export function empiricalOf(samples: readonly number[]): Distribution {
   return { kind: 'empirical', quantiles: points };
 }
 
+/**
+ * KS weighs the middle of a distribution; a fit can pass it with a tail far beyond every sample
+ * (many near-zero samples make a log-normal very wide), and a twin's p99 would follow that
+ * tail. The fit's quantile at 1 - 1/(2n), where the largest of n samples typically falls, must
+ * stay within TAIL_FACTOR of the largest sample. Says why not, or undefined when it does.
+ */
+function tailExcess(samples: readonly number[], dist: Distribution): string | undefined {
+  const n = samples.length;
+  const max = Math.max(...samples);
+  const q = 1 - 1 / (2 * n);
+  const atQ = quantileMs(dist, q);
+  return atQ > TAIL_FACTOR * Math.max(max, FLOOR_MS) ? `its ${(q * 100).toFixed(1)}% quantile (${Math.round(atQ)} ms) is over ${TAIL_FACTOR}x the largest sample (${Math.round(max)} ms)` : undefined;
+}
+
 export interface FitOptions {
   /** Try a two-part mixture (cold starts). */
   readonly mixture?: boolean;
@@ -206,6 +225,15 @@ export function fitSamples(samples: readonly number[], o: FitOptions = {}): Fit 
   const best = candidates.reduce((a, b) => ((b.bic ?? Infinity) < (a.bic ?? Infinity) ? b : a));
   const empirical = empiricalOf(samples);
   const empiricalCandidate: Candidate = { kind: empirical.kind, dist: empirical, gof: goodnessOfFit(samples, empirical) };
+  const tail = tailExcess(samples, best.dist);
+  if (best.gof.accepted && tail !== undefined) {
+    return {
+      dist: empirical,
+      gof: empiricalCandidate.gof,
+      candidates: [...candidates, empiricalCandidate],
+      why: `empirical quantiles: the best parametric fit (${best.kind}) passes KS (${best.gof.ks.toFixed(3)}) but ${tail}`,
+    };
+  }
   if (best.gof.accepted) {
     const other = candidates.length > 1 ? ` (BIC ${best.bic?.toFixed(1)} against ${candidates.filter((c) => c !== best).map((c) => `${c.kind} ${c.bic?.toFixed(1)}`).join(', ')})` : '';
     return { dist: best.dist, gof: best.gof, candidates: [...candidates, empiricalCandidate], why: `${best.kind}: lowest BIC${other}, KS ${best.gof.ks.toFixed(3)} within the 5% critical value ${best.gof.critical05.toFixed(3)}` };

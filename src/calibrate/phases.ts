@@ -56,10 +56,14 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - jobEndMs) * ctx.timeScale);
       }
       const sentAtMs = ctx.target.clock.now();
+      // The worker started between the last /health without it and the first with it.
+      let lastWithoutMs = sentAtMs;
       let seenAtMs: number | undefined;
       const job = ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
       await watchHealth(ctx, job, (h) => {
-        if (seenAtMs === undefined && workersUp(h.health) > o.floorWorkers) seenAtMs = midOf(h);
+        if (seenAtMs !== undefined) return;
+        if (workersUp(h.health) > o.floorWorkers) seenAtMs = (lastWithoutMs + midOf(h)) / 2;
+        else lastWithoutMs = midOf(h);
       });
       const j = await job;
       jobs += 1;
@@ -73,7 +77,10 @@ const upOf = (p: HealthPoint): number => p.idle + p.running + p.initializing + p
 
 /** Read the scale-up out of a burst's /health timeline. */
 export function summarizeBurst(jobs: number, workersBefore: number, timeline: readonly HealthPoint[]): BurstObservation {
-  const first = timeline.find((p) => upOf(p) > workersBefore);
+  const firstIndex = timeline.findIndex((p) => upOf(p) > workersBefore);
+  const first = timeline[firstIndex];
+  // The workers came between the last /health without them and the first with them.
+  const firstScaleUpMs = first === undefined ? undefined : (first.tMs + (firstIndex > 0 ? (timeline[firstIndex - 1] as HealthPoint).tMs : 0)) / 2;
   let peakWorkers = workersBefore;
   let peakAtMs = 0;
   let maxJobsPerRunningWorker = 0;
@@ -90,7 +97,7 @@ export function summarizeBurst(jobs: number, workersBefore: number, timeline: re
     jobs,
     workersBefore,
     timeline,
-    firstScaleUpMs: first?.tMs,
+    firstScaleUpMs,
     workersAtFirstScaleUp: first === undefined ? undefined : upOf(first),
     peakWorkers,
     peakAtMs,
@@ -139,8 +146,8 @@ export function streamPhase(ctx: PhaseContext, classes: readonly InputClass[], j
         const j = await ctx.target.streamJob(cls.body, ctx.deadline.signal);
         jobs += 1;
         const sample = recordJob(ctx, 'stream', cls.id, j, poolBefore(before.health));
-        if (j.chunks.length === 0) {
-          // The handler does not stream this input: one job said so, the rest are not sent.
+        if (j.chunks.length <= 1) {
+          // The handler does not stream this input (no chunk, or its one output at the end): one job said so, the rest are not sent.
           ctx.obs.nonStreamingClasses.push(cls.id);
           break;
         }
