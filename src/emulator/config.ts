@@ -6,6 +6,7 @@ import { configError } from '../errors.js';
 import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS, WORKER_PROTOCOL } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
 import { FAULT_NAMES, isFaultName, type FaultName } from './faults.js';
+import { DEFAULT_PRICES, DeploymentSettings, priceOf, resolveDeployment, type EndpointDeployment } from './deployment/index.js';
 
 const OPERATIONS = Object.keys(RATE_LIMITS) as RateLimitedOperation[];
 
@@ -26,6 +27,7 @@ export type RateOverride = z.infer<typeof RateOverride>;
 
 const RateOverrides = z.partialRecord(z.enum(OPERATIONS as [RateLimitedOperation, ...RateLimitedOperation[]]), RateOverride);
 
+/** The emulator's own pool settings; each endpoint's default (deployments.<id> overrides them). */
 export const WorkersConfig = z.strictObject({
   /** Workers kept up even when idle. */
   min: nonNegInt('workers.min').default(1),
@@ -67,6 +69,12 @@ export const EmulatorConfigSchema = z.strictObject({
   /** true: rate windows (10 s) run on the scaled clock too; false: real time. */
   scaleRateWindows: z.boolean().default(false),
   workers: WorkersConfig.default(WorkersConfig.parse({})),
+  /**
+   * Per endpoint: the deployment (workers, idle timeout, scaler, GPU, timing model, prices) with
+   * the public service's meanings (src/emulator/deployment/schema.ts); what it leaves out comes
+   * from `workers`.
+   */
+  deployments: z.record(EndpointId, DeploymentSettings).default({}),
   limits: LimitsConfig.default(LimitsConfig.parse({})),
   faults: z.array(z.string().refine(isFaultName, { error: `unknown fault; valid: ${FAULT_NAMES.join(', ')}` })).default([]),
   webhooks: z.strictObject({
@@ -130,5 +138,29 @@ export function parseEmulatorConfig(input: unknown): EmulatorConfig {
   const unknownEndpoints = Object.keys(r.data.endpointTemplates).filter((e) => !r.data.endpoints.includes(e));
   if (unknownEndpoints.length > 0) throw configError(`invalid emulator configuration: endpointTemplates names unknown endpoints: ${unknownEndpoints.join(', ')}`);
   if (new Set(r.data.endpoints).size !== r.data.endpoints.length) throw configError('invalid emulator configuration: endpoints repeats an id');
+  const problems = deploymentProblems(r.data.endpoints, r.data.workers, r.data.deployments);
+  if (problems.length > 0) throw configError(`invalid emulator configuration:\n${problems.map((p) => `✖ ${p}`).join('\n')}`);
   return deepFreeze(r.data);
+}
+
+/** What the deployments get wrong together with the rest of the config (every problem, not the first). */
+function deploymentProblems(endpoints: readonly string[], workers: WorkersConfig, deployments: Record<string, DeploymentSettings>): string[] {
+  const problems: string[] = [];
+  for (const [id, d] of Object.entries(deployments)) {
+    if (!endpoints.includes(id)) {
+      problems.push(`deployments.${id}: no such endpoint; served: ${endpoints.join(', ')}`);
+      continue;
+    }
+    const r = resolveDeployment(id, workers, d);
+    if (r.workersMin > r.workersMax) problems.push(`deployments.${id}: workersMin (${r.workersMin}) exceeds workersMax (${r.workersMax}) (one of them from the workers section)`);
+    if (priceOf(r.gpuTypeId, d.prices) === undefined) {
+      problems.push(`deployments.${id}.gpuTypeId: "${r.gpuTypeId}" has no price; use one of ${Object.keys(DEFAULT_PRICES).join(', ')} or give deployments.${id}.prices["${r.gpuTypeId}"]`);
+    }
+  }
+  return problems;
+}
+
+/** The deployment each endpoint runs: its deployments entry over the workers section. */
+export function endpointDeployment(config: EmulatorConfig, endpointId: string): EndpointDeployment {
+  return resolveDeployment(endpointId, config.workers, config.deployments[endpointId]);
 }

@@ -3,7 +3,8 @@
 // EmulatorServices they are given. server.ts routes requests onto it.
 import type { RateLimitedOperation } from '../spec/index.js';
 import { hostNowMs, type Clock } from './clock.js';
-import type { EmulatorConfig, RateOverride } from './config.js';
+import { endpointDeployment, type EmulatorConfig, type RateOverride } from './config.js';
+import { DeploymentModel } from './deployment/index.js';
 import type { FaultName, FaultSet } from './faults.js';
 import { QueueEndpoint, EndpointRateLimiter, rulesWithOverrides, WebhookDispatcher, mockWorkerHandler, RequestValidator } from './queue/index.js';
 import type { Handler, PoolSettings, RuleInForce } from './queue/index.js';
@@ -78,7 +79,8 @@ export class EmulatorCore {
         webhooks: this.webhooks,
         handler,
         limiter,
-        pool: this.poolSettings(),
+        pool: this.poolSettings(id),
+        model: new DeploymentModel(endpointDeployment(config, id)),
         streamChunkBytes: () => config.limits.streamChunkBytes,
         llm: config.llm,
       });
@@ -107,9 +109,20 @@ export class EmulatorCore {
     };
   }
 
-  poolSettings(): PoolSettings {
+  /** The pool settings of endpoint `id`: its deployment over the workers section. */
+  poolSettings(id: string): PoolSettings {
     const w = this.config.workers;
-    return { min: w.min, max: w.max, jobsPerWorker: w.jobsPerWorker, coldStartMs: w.coldStartMs, idleTimeoutMs: w.idleTimeoutMs, scaleUpQueueDepth: w.scaleUpQueueDepth, simulated: this.config.simulatedWorkers ?? !this.config.externalWorkers };
+    const d = endpointDeployment(this.config, id);
+    return {
+      min: d.workersMin,
+      max: d.workersMax,
+      jobsPerWorker: d.jobsPerWorker,
+      coldStartMs: w.coldStartMs,
+      idleTimeoutMs: d.idleTimeoutMs,
+      scaleUpQueueDepth: w.scaleUpQueueDepth,
+      scaler: d.scaler,
+      simulated: this.config.simulatedWorkers ?? !this.config.externalWorkers,
+    };
   }
 
   /** The first configured endpoint (served for unknown ids under 'unknown-endpoint-ok'). */
@@ -153,7 +166,7 @@ export class EmulatorCore {
     Object.assign(this.limits, this.initialLimits());
     this.webhooks.reset();
     for (const ep of this.endpoints.values()) {
-      ep.reset(this.poolSettings());
+      ep.reset(this.poolSettings(ep.id));
       ep.limiter.holdRealMs = null;
     }
     for (const s of this.subServices) s.reset?.();

@@ -2,10 +2,12 @@
 // §3.1 state table (with its unstated service rows from src/spec/job-states.ts), §2.1
 // ttl and execution timeout, §2.2 retention, §2.4 health and the §6 webhook trigger.
 // Every duration runs on the injected clock. Fault switches of the job lifecycle live here.
+// The deployment model adds its service overhead before a job joins the queue and its dispatch
+// delay before a worker starts it; in both the job is IN_QUEUE but held out of the queue.
 import { randomUUID } from 'node:crypto';
 import { RETENTION_MS, RETRYABLE_STATES, TTL_MS, EXECUTION_TIMEOUT_MS, isTerminal } from '../../spec/index.js';
 import type { JobState } from '../../spec/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock, TimerHandle } from '../clock.js';
 import type { FaultSet } from '../faults.js';
 import type { Job, StoredChunk, SubmitKind } from './job.js';
 import type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';
@@ -15,6 +17,7 @@ import type { EndpointRateLimiter } from './rate-limiter.js';
 import { toChunks } from './stream-chunks.js';
 import { JobQueue } from './job-queue.js';
 import { WorkerStops } from './worker-stops.js';
+import { DeploymentModel, modelledInput, resolveDeployment } from '../deployment/index.js';
 
 export interface JobCounters {
   submitted: number;
@@ -39,6 +42,14 @@ export interface EndpointDeps {
   readonly pool: PoolSettings;
   readonly streamChunkBytes: () => number;
   readonly llm: HandlerContext['llm'];
+  /** The deployment model (timings, billing); absent: one built from `pool` with no timing model beyond its cold start. */
+  readonly model?: DeploymentModel | undefined;
+}
+
+/** A job held out of the queue: joining it after the service overhead (no worker), or being handed to `worker`. */
+interface Held {
+  readonly timer: TimerHandle;
+  readonly worker: Worker | undefined;
 }
 
 export interface SubmitOptions {
@@ -113,6 +124,8 @@ export class QueueEndpoint {
   readonly id: string;
   readonly jobs = new Map<string, Job>();
   private readonly queue = new JobQueue();
+  /** IN_QUEUE jobs out of the queue for a while (see Held). */
+  private readonly held = new Map<Job, Held>();
   private queuedNormal = 0;
   private runningJobs = 0;
   readonly pool: WorkerPool;
@@ -122,10 +135,16 @@ export class QueueEndpoint {
   /** Template binding (§4.2 rolling releases). */
   templateId: string | undefined;
 
+  readonly model: DeploymentModel;
+
   constructor(private readonly deps: EndpointDeps) {
     this.id = deps.id;
     this.limiter = deps.limiter;
-    this.pool = new WorkerPool(deps.clock, deps.id, deps.pool, () => this.dispatch());
+    this.model = deps.model ?? new DeploymentModel(resolveDeployment(deps.id, deps.pool, undefined));
+    this.pool = new WorkerPool(deps.clock, deps.id, deps.pool, () => this.dispatch(), this.model, {
+      inProgress: () => this.runningJobs + this.held.size - this.arriving,
+      queuedSince: (cutoffMs, cap) => this.queue.countNormalSince(cutoffMs, cap),
+    });
     this.stops = new WorkerStops(deps.clock);
     this.pool.autoscale(0);
   }
@@ -186,7 +205,14 @@ export class QueueEndpoint {
     };
     this.jobs.set(id, job);
     this.counters.submitted += 1;
-    this.enqueue(job);
+    const overheadMs = this.model.timing.overheadMs();
+    if (overheadMs > 0) {
+      // The service's own overhead: the job joins the queue (and delayTime starts) this much later.
+      job.queuedAtMs = now + overheadMs;
+      this.hold(job, overheadMs, undefined);
+    } else {
+      this.enqueue(job);
+    }
     // The ttl timer is armed after the job's first continuations: a job that ends at once
     // gets its one expiry timer (min of ttl and retention) from settle() instead.
     queueMicrotask(() => {
@@ -229,7 +255,41 @@ export class QueueEndpoint {
     });
   }
 
+  /** Jobs held before joining the queue (the overhead), a part of `held`. */
+  private arriving = 0;
+
+  /** Hold `job` out of the queue for `ms`: then it joins the queue (no worker) or starts on `worker`. */
+  private hold(job: Job, ms: number, worker: Worker | undefined): void {
+    if (worker === undefined) this.arriving += 1;
+    const timer = this.clock.setTimer(ms, () => {
+      this.held.delete(job);
+      if (worker === undefined) {
+        this.arriving -= 1;
+        job.queuedAtMs = this.clock.now();
+        this.enqueue(job);
+      } else if (worker.jobs.has(job.id) && this.pool.workers.has(worker.id)) {
+        this.start(job, worker);
+      } else {
+        // Its worker died while the job was on the way: back to the queue.
+        this.enqueue(job);
+      }
+    });
+    this.held.set(job, { timer, worker });
+  }
+
+  /** End a hold early (cancel, expiry, purge); a reserved worker slot frees. */
+  private unhold(job: Job): boolean {
+    const h = this.held.get(job);
+    if (h === undefined) return false;
+    h.timer.cancel();
+    this.held.delete(job);
+    if (h.worker === undefined) this.arriving -= 1;
+    else this.pool.release(h.worker, job.id);
+    return true;
+  }
+
   private dequeue(job: Job): boolean {
+    if (this.held.size > 0 && this.unhold(job)) return true;
     if (!this.queue.remove(job)) return false;
     if (!job.lowPriority) this.queuedNormal -= 1;
     return true;
@@ -246,7 +306,7 @@ export class QueueEndpoint {
           if (!w) break;
           const job = this.queue.peek() as Job;
           this.dequeue(job);
-          this.start(job, w);
+          this.handTo(job, w);
         }
         // Workers without a cold start take jobs at once.
         if (this.pool.autoscale(this.queuedNormal) === 0 || this.queue.size === 0) break;
@@ -262,6 +322,14 @@ export class QueueEndpoint {
     if (job === undefined) return undefined;
     this.dequeue(job);
     return job;
+  }
+
+  /** A simulated worker takes `job`: it starts after the model's dispatch delay, its slot reserved meanwhile. */
+  private handTo(job: Job, w: Worker): void {
+    const ms = this.model.timing.dispatchMs();
+    if (ms <= 0) return this.start(job, w);
+    this.pool.assign(w, job);
+    this.hold(job, ms, w);
   }
 
   /** IN_QUEUE -> IN_PROGRESS on `w`. */
@@ -298,8 +366,9 @@ export class QueueEndpoint {
     const attempt = job.attempt;
     const ctx = new SimulatedRun(this, job, w, attempt);
     let p: Promise<HandlerOutcome>;
+    const handler = this.model.handler !== undefined && modelledInput(job.input) ? this.model.handler : this.deps.handler;
     try {
-      p = this.deps.handler(job.input, ctx);
+      p = handler(job.input, ctx);
     } catch (e) {
       p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
@@ -487,6 +556,9 @@ export class QueueEndpoint {
 
   /** Tear down every job, queued or running, and empty the queue (reset, close). */
   private teardownAll(reason: string): void {
+    for (const h of this.held.values()) h.timer.cancel();
+    this.held.clear();
+    this.arriving = 0;
     for (const job of [...this.jobs.values()]) this.teardown(job, reason);
     this.queue.clear();
     this.queuedNormal = 0;
@@ -543,7 +615,7 @@ export class QueueEndpoint {
   /** §3.1 purge: queued jobs are removed (deleted); jobs in progress continue. */
   purge(): number {
     let removed = 0;
-    for (const job of this.queue.toArray()) {
+    for (const job of [...this.held.keys(), ...this.queue.toArray()]) {
       this.dequeue(job);
       this.counters.purged += 1;
       this.teardown(job, 'job purged');
@@ -566,7 +638,8 @@ export class QueueEndpoint {
     if (!this.has('timing-fields-missing')) {
       const now = this.clock.now();
       const started = job.startedAtMs;
-      r['delayTime'] = Math.round((started ?? job.endedAtMs ?? now) - job.queuedAtMs);
+      // Not below 0: a job still in its service overhead has not joined the queue yet.
+      r['delayTime'] = Math.max(0, Math.round((started ?? job.endedAtMs ?? now) - job.queuedAtMs));
       r['executionTime'] = started === undefined ? 0 : Math.round((job.endedAtMs ?? now) - started);
     }
     if (job.workerId !== undefined) r['workerId'] = job.workerId;
@@ -602,7 +675,7 @@ export class QueueEndpoint {
         completed: c.completed,
         failed: c.failed,
         inProgress: this.runningJobs,
-        inQueue: this.queue.size + (this.has('health-miscount') ? 1 : 0),
+        inQueue: this.queue.size + this.held.size + (this.has('health-miscount') ? 1 : 0),
         retried: c.retried,
         cancelled: c.cancelled,
         timedOut: c.timedOut,
@@ -614,8 +687,9 @@ export class QueueEndpoint {
     };
   }
 
+  /** IN_QUEUE jobs: queued, or held (overhead, dispatch). */
   get queueSize(): number {
-    return this.queue.size;
+    return this.queue.size + this.held.size;
   }
 
   get inProgress(): number {
@@ -671,6 +745,7 @@ export class QueueEndpoint {
     this.stops.clear();
     for (const k of Object.keys(this.counters) as (keyof JobCounters)[]) this.counters[k] = 0;
     this.pool.clear();
+    this.model.reset();
     this.pool.settings = settings;
     this.limiter.reset();
     this.pool.autoscale(0);

@@ -44,6 +44,16 @@ export class JobQueue {
     return true;
   }
 
+  /**
+   * Jobs not lowPriority that joined at or before `cutoffMs`, counted from the head (jobs join
+   * in time order) and no further than `cap`: the queue-delay scaler's look at who waited too long.
+   */
+  countNormalSince(cutoffMs: number, cap: number): number {
+    let n = 0;
+    for (let j = this.head; j && j.queuedAtMs <= cutoffMs && n < cap; j = j.qNext) if (!j.lowPriority) n += 1;
+    return n;
+  }
+
   /** Every queued job, oldest first (a copy: safe to remove while iterating). */
   toArray(): Job[] {
     const out: Job[] = [];

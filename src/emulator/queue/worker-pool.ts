@@ -1,13 +1,17 @@
 // One endpoint's workers and their autoscaler. Simulated workers (handlers run in-process)
-// and external workers (real processes over the worker protocol, issue 9) are two kinds of
-// one Worker: both hold jobs and count in health; only simulated ones are pushed jobs,
-// external ones pull. Scale-up follows the queue depth of non-lowPriority jobs (§2.1),
-// within min/max, after a cold start; idle workers above min stop after the idle timeout.
+// and external workers (real processes over the worker protocol) are two kinds of one
+// Worker: both hold jobs and count in health; only simulated ones are pushed jobs, external
+// ones pull. The deployment model (src/emulator/deployment/) decides how many workers start
+// (its scaler; lowPriority jobs never count, §2.1), how long each waits for capacity and
+// cold-starts, and meters their time. workersMin workers are "active" and stay up; the others
+// ("flex") stop after the idle timeout.
 import type { Clock, TimerHandle } from '../clock.js';
 import type { Job } from './job.js';
+import { startsOnChange, startsOnCheck, type DeploymentModel, type ScalerSettings, type ScalerView } from '../deployment/index.js';
 
 export type WorkerKind = 'simulated' | 'external';
-export type WorkerState = 'initializing' | 'ready' | 'draining';
+/** throttled: waiting for GPU capacity; initializing: cold-starting; draining: finishing its jobs before it stops. */
+export type WorkerState = 'throttled' | 'initializing' | 'ready' | 'draining';
 
 export interface Worker {
   readonly id: string;
@@ -20,6 +24,8 @@ export interface Worker {
   readonly kvTokens: Map<string, number>;
   /** Template version the worker runs (rolling releases, §4.2). */
   version: number;
+  /** One of the workersMin workers: billed at the active price, never stopped by the idle timeout. */
+  active: boolean;
   /** Armed idle check; it is not cancelled when a job comes (cheaper), it re-checks instead. */
   idleTimer: TimerHandle | undefined;
   /** When the worker last became idle; undefined while it holds jobs. */
@@ -28,6 +34,7 @@ export interface Worker {
   lastSeenMs?: number;
   /** External workers: the last ping said `status=unhealthy` (a failed start-up check); no jobs until a healthy ping. */
   unhealthy?: boolean;
+  /** The throttle wait, then the cold start. */
   coldTimer: TimerHandle | undefined;
 }
 
@@ -35,9 +42,12 @@ export interface PoolSettings {
   min: number;
   max: number;
   jobsPerWorker: number;
+  /** The constant cold start of an endpoint whose deployment gives no cold-start distribution. */
   coldStartMs: number;
   idleTimeoutMs: number;
   scaleUpQueueDepth: number;
+  /** The scaler; absent: the emulator's own (QUEUE_DEPTH at scaleUpQueueDepth). */
+  scaler?: ScalerSettings | undefined;
   /** false when jobs go to external workers only (issue 9): no simulated worker starts. */
   simulated: boolean;
 }
@@ -52,11 +62,24 @@ export interface PoolCounts {
   total: number;
 }
 
+/** What the pool reads of its endpoint's queue. */
+export interface PoolQueueView {
+  /** Jobs on a worker (running or being handed to one). */
+  inProgress(): number;
+  /** Queued jobs, not lowPriority, that joined the queue at or before `cutoffMs`; counting stops at `cap`. */
+  queuedSince(cutoffMs: number, cap: number): number;
+}
+
 export class WorkerPool {
   readonly workers = new Map<string, Worker>();
   private seq = 0;
   version = 0;
   private readonly listeners = new Set<() => void>();
+  /** Live workers tagged active (kept equal to min by keepMin). */
+  private activeCount = 0;
+  /** QUEUE_DELAY's periodic check, armed while non-lowPriority jobs wait. */
+  private checkTimer: TimerHandle | undefined;
+  private queuedNormal = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -64,7 +87,13 @@ export class WorkerPool {
     public settings: PoolSettings,
     /** Called when a worker may take jobs (became ready, or a slot freed). */
     private readonly onCapacity: () => void,
+    readonly model: DeploymentModel,
+    private readonly queueView: PoolQueueView,
   ) {}
+
+  private get scaler(): ScalerSettings {
+    return this.settings.scaler ?? { type: 'QUEUE_DEPTH', depth: this.settings.scaleUpQueueDepth };
+  }
 
   /** Workers processing at least one job: health `workers.running` and the §8 dynamic rule's count. */
   busyCount = 0;
@@ -74,8 +103,12 @@ export class WorkerPool {
     return `${this.endpointId}-w${this.seq.toString(36)}-${Math.floor(Math.random() * 0x10000).toString(16)}`;
   }
 
-  /** Start one simulated worker; `warm` skips the cold start. */
+  /**
+   * Start one simulated worker: it may wait for capacity (throttled) and then cold-starts, as
+   * the timing model samples; `warm` skips both. It is active while fewer than min are.
+   */
   start(warm = false): Worker {
+    const active = this.activeCount < this.settings.min;
     const w: Worker = {
       id: this.newId(),
       kind: 'simulated',
@@ -84,29 +117,56 @@ export class WorkerPool {
       jobs: new Map(),
       kvTokens: new Map(),
       version: this.version,
+      active,
       idleTimer: undefined,
       idleSinceMs: undefined,
       coldTimer: undefined,
     };
+    if (active) this.activeCount += 1;
     this.workers.set(w.id, w);
-    if (warm || this.settings.coldStartMs === 0) {
-      this.becomeReady(w);
-    } else {
-      w.coldTimer = this.clock.setTimer(this.settings.coldStartMs, () => {
+    const now = this.clock.now();
+    const meter = this.model.meter;
+    const throttleMs = warm ? 0 : this.model.timing.throttleMs();
+    const coldMs = warm ? 0 : this.model.timing.coldStartMs();
+    if (throttleMs > 0) {
+      w.state = 'throttled';
+      meter.start(w.id, 'throttled', active ? 'active' : 'flex', now);
+      w.coldTimer = this.clock.setTimer(throttleMs, () => {
         w.coldTimer = undefined;
-        this.becomeReady(w);
-        this.onCapacity();
+        w.state = 'initializing';
+        this.model.meter.setState(w.id, 'initializing', this.clock.now());
+        this.coldStart(w, coldMs);
+        this.changed();
       });
+    } else if (coldMs > 0) {
+      meter.start(w.id, 'initializing', active ? 'active' : 'flex', now);
+      this.coldStart(w, coldMs);
+    } else {
+      meter.start(w.id, 'idle', active ? 'active' : 'flex', now);
+      this.becomeReady(w);
     }
     this.changed();
     return w;
+  }
+
+  private coldStart(w: Worker, coldMs: number): void {
+    if (coldMs <= 0) {
+      this.becomeReady(w);
+      this.onCapacity();
+      return;
+    }
+    w.coldTimer = this.clock.setTimer(coldMs, () => {
+      w.coldTimer = undefined;
+      this.becomeReady(w);
+      this.onCapacity();
+    });
   }
 
   /** Add an external worker (issue 9): ready at once, never pushed jobs. */
   attachExternal(id: string, capacity: number): Worker {
     const existing = this.workers.get(id);
     if (existing) return existing;
-    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new Map(), kvTokens: new Map(), version: this.version, idleTimer: undefined, idleSinceMs: undefined, coldTimer: undefined };
+    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new Map(), kvTokens: new Map(), version: this.version, active: false, idleTimer: undefined, idleSinceMs: undefined, coldTimer: undefined };
     this.workers.set(id, w);
     this.changed();
     return w;
@@ -114,6 +174,7 @@ export class WorkerPool {
 
   private becomeReady(w: Worker): void {
     if (w.state === 'initializing') w.state = 'ready';
+    if (w.kind === 'simulated') this.model.meter.setState(w.id, w.jobs.size > 0 ? 'running' : 'idle', this.clock.now());
     this.armIdle(w);
     this.changed();
   }
@@ -130,7 +191,10 @@ export class WorkerPool {
   }
 
   assign(w: Worker, job: Job): void {
-    if (w.jobs.size === 0) this.busyCount += 1;
+    if (w.jobs.size === 0) {
+      this.busyCount += 1;
+      if (w.kind === 'simulated') this.model.meter.setState(w.id, 'running', this.clock.now());
+    }
     w.jobs.set(job.id, job);
     w.idleSinceMs = undefined;
   }
@@ -141,6 +205,7 @@ export class WorkerPool {
     w.kvTokens.delete(jobId);
     if (w.jobs.size === 0) {
       this.busyCount -= 1;
+      if (w.kind === 'simulated') this.model.meter.setState(w.id, 'idle', this.clock.now());
       if (w.state === 'draining') {
         this.remove(w);
         return;
@@ -162,7 +227,7 @@ export class WorkerPool {
       if (!this.workers.has(w.id) || w.jobs.size > 0 || w.state !== 'ready' || w.idleSinceMs === undefined) return;
       const leftMs = w.idleSinceMs + this.settings.idleTimeoutMs - this.clock.now();
       if (leftMs > 0) this.scheduleIdleCheck(w, leftMs);
-      else if (this.simulatedCount() > this.settings.min) this.remove(w);
+      else if (!w.active) this.remove(w);
     });
   }
 
@@ -171,6 +236,8 @@ export class WorkerPool {
     if (!this.workers.delete(w.id)) return;
     w.idleTimer?.cancel();
     w.coldTimer?.cancel();
+    if (w.active) this.activeCount -= 1;
+    if (w.kind === 'simulated') this.model.meter.stop(w.id, this.clock.now());
     if (w.jobs.size > 0) this.busyCount -= 1;
     w.jobs.clear();
     this.changed();
@@ -182,31 +249,79 @@ export class WorkerPool {
     return n;
   }
 
+  /** Keep min workers active: tag or untag live workers first, start new ones for the rest. Answers how many started ready. */
+  private keepMin(): number {
+    const min = this.settings.min;
+    if (this.activeCount !== min) {
+      const now = this.clock.now();
+      // Idle workers change role first: a busy one keeps its role while it can.
+      const byIdleFirst = [...this.workers.values()].filter((w) => w.kind === 'simulated' && w.state !== 'draining').sort((a, b) => a.jobs.size - b.jobs.size);
+      for (const w of byIdleFirst) {
+        if (this.activeCount === min) break;
+        if (w.active === this.activeCount > min) {
+          w.active = !w.active;
+          this.activeCount += w.active ? 1 : -1;
+          this.model.meter.setRole(w.id, w.active ? 'active' : 'flex', now);
+          // A worker that became flex while idle now stops after its idle timeout.
+          if (!w.active && w.idleSinceMs !== undefined && !w.idleTimer) this.scheduleIdleCheck(w, Math.max(0, w.idleSinceMs + this.settings.idleTimeoutMs - now));
+        }
+      }
+    }
+    let readyNow = 0;
+    while (this.activeCount < min) if (this.start().state === 'ready') readyNow += 1;
+    return readyNow;
+  }
+
+  /** What the scaler reads now. */
+  private view(): ScalerView {
+    let workers = 0;
+    let freeSlots = 0;
+    for (const w of this.workers.values()) {
+      if (w.kind !== 'simulated' || w.state === 'draining') continue;
+      workers += 1;
+      freeSlots += w.capacity - w.jobs.size;
+    }
+    return { workers, freeSlots, workersMax: this.settings.max, jobsPerWorker: this.settings.jobsPerWorker, queuedNormal: this.queuedNormal, inProgress: this.queueView.inProgress() };
+  }
+
   /**
-   * Start workers for `queuedNormal` waiting non-lowPriority jobs beyond the free and coming
-   * slots, within max; keep at least min. Answers how many started ready at once (no cold start).
+   * After a change of the queue (`queuedNormal` non-lowPriority jobs wait): keep min workers,
+   * and start those the scaler asks for, within max. Answers how many started ready at once
+   * (no cold start), so the caller can hand them jobs.
    */
   autoscale(queuedNormal: number): number {
+    this.queuedNormal = queuedNormal;
     if (!this.settings.simulated) return 0;
-    let count = this.simulatedCount();
-    let readyNow = 0;
-    const startOne = () => {
-      if (this.start().state === 'ready') readyNow += 1;
-      count += 1;
-    };
-    while (count < this.settings.min) startOne();
-    if (queuedNormal <= 0 || count >= this.settings.max) return readyNow;
-    let slots = 0;
-    for (const w of this.workers.values()) {
-      if (w.kind === 'simulated' && w.state !== 'draining') slots += w.capacity - w.jobs.size;
+    let readyNow = this.keepMin();
+    const scaler = this.scaler;
+    if (scaler.type === 'QUEUE_DELAY') {
+      if (queuedNormal > 0) this.armCheck(scaler.checkIntervalMs);
+      return readyNow;
     }
-    let need = queuedNormal - slots;
-    if (need < this.settings.scaleUpQueueDepth) return readyNow;
-    while (need > 0 && count < this.settings.max) {
-      startOne();
-      need -= this.settings.jobsPerWorker;
-    }
+    // Only a change that can call for a worker costs a look at the pool.
+    if (queuedNormal <= 0 && scaler.type === 'QUEUE_DEPTH') return readyNow;
+    for (let n = startsOnChange(scaler, this.view()); n > 0; n -= 1) if (this.start().state === 'ready') readyNow += 1;
     return readyNow;
+  }
+
+  /** QUEUE_DELAY: the next periodic check, on the check grid of the emulated clock. */
+  private armCheck(intervalMs: number): void {
+    if (this.checkTimer) return;
+    const now = this.clock.now();
+    this.checkTimer = this.clock.setTimer(intervalMs - (now % intervalMs), () => {
+      this.checkTimer = undefined;
+      const s = this.scaler;
+      if (s.type !== 'QUEUE_DELAY' || !this.settings.simulated || this.queuedNormal <= 0) return;
+      const v = this.view();
+      let startingFree = 0;
+      for (const w of this.workers.values()) if (w.kind === 'simulated' && (w.state === 'initializing' || w.state === 'throttled')) startingFree += w.capacity - w.jobs.size;
+      const cap = startingFree + Math.max(0, v.workersMax - v.workers) * v.jobsPerWorker;
+      const overdue = this.queueView.queuedSince(this.clock.now() - s.delayMs - 1e-9, cap + 1);
+      let readyNow = 0;
+      for (let n = startsOnCheck(overdue, startingFree, v); n > 0; n -= 1) if (this.start().state === 'ready') readyNow += 1;
+      this.armCheck(s.checkIntervalMs);
+      if (readyNow > 0) this.onCapacity();
+    });
   }
 
   /** Change min/max (control route); stops idle workers above the new bounds. */
@@ -216,6 +331,7 @@ export class WorkerPool {
       if (this.simulatedCount() <= max) break;
       if (w.kind === 'simulated' && w.jobs.size === 0) this.remove(w);
     }
+    this.keepMin();
     for (const w of this.workers.values()) {
       if (w.idleSinceMs !== undefined && !w.idleTimer) this.scheduleIdleCheck(w, Math.max(0, w.idleSinceMs + this.settings.idleTimeoutMs - this.clock.now()));
     }
@@ -227,13 +343,15 @@ export class WorkerPool {
     let running = 0;
     let unhealthy = 0;
     // Each worker counts once: one still holding jobs is running even after an unhealthy ping.
+    let throttled = 0;
     for (const w of this.workers.values()) {
       if (w.jobs.size > 0) running += 1;
       else if (w.unhealthy === true) unhealthy += 1;
       else if (w.state === 'initializing') initializing += 1;
+      else if (w.state === 'throttled') throttled += 1;
       else idle += 1;
     }
-    return { idle, running, initializing, ready: idle, throttled: 0, unhealthy, total: this.workers.size };
+    return { idle, running, initializing, ready: idle, throttled, unhealthy, total: this.workers.size };
   }
 
   /** Sum of KV tokens on a worker after setting `jobId`'s share. */
@@ -270,7 +388,7 @@ export class WorkerPool {
       const old = [...this.workers.values()].find((w) => w.kind === 'simulated' && w.version < version && w.state !== 'draining');
       if (!old) break;
       const fresh = this.start();
-      while (fresh.state === 'initializing' && this.workers.has(fresh.id)) await this.nextChange();
+      while ((fresh.state === 'initializing' || fresh.state === 'throttled') && this.workers.has(fresh.id)) await this.nextChange();
       if (!this.workers.has(old.id)) continue;
       old.state = 'draining';
       old.idleTimer?.cancel();
@@ -286,5 +404,8 @@ export class WorkerPool {
   clear(): void {
     for (const w of [...this.workers.values()]) this.remove(w);
     this.busyCount = 0;
+    this.checkTimer?.cancel();
+    this.checkTimer = undefined;
+    this.queuedNormal = 0;
   }
 }

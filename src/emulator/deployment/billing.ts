@@ -1,0 +1,185 @@
+// The billing meter of one endpoint: every simulated worker's time by state, from the start
+// signal to its stop. Billed, as the public pricing page says: a worker's time from ready to
+// stopped (running and idle, idle timeout included), rounded up to the second per worker at its
+// stop; throttled and initializing time is not billed. Active (workersMin) and flex seconds are
+// priced apart. O(1) per transition: the planner drives it on a virtual clock.
+import type { GpuPrice } from './schema.js';
+
+export type MeteredState = 'throttled' | 'initializing' | 'idle' | 'running';
+export type WorkerRole = 'active' | 'flex';
+
+interface Meter {
+  state: MeteredState;
+  role: WorkerRole;
+  sinceMs: number;
+  /** Billed ms (idle + running) as an active and as a flex worker. */
+  activeMs: number;
+  flexMs: number;
+}
+
+interface Totals {
+  throttledMs: number;
+  initializingMs: number;
+  idleMs: number;
+  runningMs: number;
+  /** Billed seconds, rounded up per stopped worker, split active/flex in proportion to its billed ms. */
+  activeS: number;
+  flexS: number;
+}
+
+/** What /_qbench/counters shows under `billing` (seconds of the time the workers spent in each state). */
+export interface BillingSnapshot {
+  gpuTypeId: string;
+  gpuCount: number;
+  /** Per GPU, $/s, and where the price comes from; null when the GPU type has no price. */
+  price: { flexPerS: number; activePerS: number; source: string } | null;
+  /** Workers that got a start signal, cold starts (initializing) among them, and those throttled first. */
+  workerStarts: number;
+  coldStarts: number;
+  throttledStarts: number;
+  /** Most workers up at once (any state). */
+  peakWorkers: number;
+  throttledS: number;
+  initializingS: number;
+  idleS: number;
+  runningS: number;
+  /** Billed worker-seconds (whole seconds per worker, live workers counted to now). */
+  billedS: number;
+  activeS: number;
+  flexS: number;
+  /** $ of billedS at the per-GPU price times gpuCount; null without a price. */
+  costUsd: number | null;
+}
+
+const zeroTotals = (): Totals => ({ throttledMs: 0, initializingMs: 0, idleMs: 0, runningMs: 0, activeS: 0, flexS: 0 });
+
+/** Whole seconds billed for `billedMs`, split active/flex in proportion (a tiny epsilon keeps 3000.0000001 ms at 3 s). */
+function rounded(activeMs: number, flexMs: number): { activeS: number; flexS: number } {
+  const totalMs = activeMs + flexMs;
+  if (totalMs <= 0) return { activeS: 0, flexS: 0 };
+  const s = Math.ceil(totalMs / 1_000 - 1e-9);
+  return { activeS: (s * activeMs) / totalMs, flexS: (s * flexMs) / totalMs };
+}
+
+export class BillingMeter {
+  private readonly live = new Map<string, Meter>();
+  private totals = zeroTotals();
+  private starts = { workers: 0, cold: 0, throttled: 0, peak: 0 };
+
+  constructor(
+    private readonly gpuTypeId: string,
+    private readonly gpuCount: number,
+    private readonly price: GpuPrice | undefined,
+    /** Where the price comes from (the default table and its date, or the deployment's override). */
+    private readonly priceSource: string,
+  ) {}
+
+  /** A worker got its start signal, in its first state. */
+  start(id: string, state: MeteredState, role: WorkerRole, nowMs: number): void {
+    this.live.set(id, { state, role, sinceMs: nowMs, activeMs: 0, flexMs: 0 });
+    this.starts.workers += 1;
+    if (state === 'throttled') this.starts.throttled += 1;
+    if (this.live.size > this.starts.peak) this.starts.peak = this.live.size;
+    this.noteCold(state);
+  }
+
+  private noteCold(state: MeteredState): void {
+    if (state === 'initializing') this.starts.cold += 1;
+  }
+
+  /** Book the time since the worker's last change to its state and role. */
+  private book(m: Meter, nowMs: number): void {
+    const ms = nowMs - m.sinceMs;
+    m.sinceMs = nowMs;
+    if (ms <= 0) return;
+    switch (m.state) {
+      case 'throttled':
+        this.totals.throttledMs += ms;
+        return;
+      case 'initializing':
+        this.totals.initializingMs += ms;
+        return;
+      case 'idle':
+        this.totals.idleMs += ms;
+        break;
+      case 'running':
+        this.totals.runningMs += ms;
+        break;
+    }
+    if (m.role === 'active') m.activeMs += ms;
+    else m.flexMs += ms;
+  }
+
+  setState(id: string, state: MeteredState, nowMs: number): void {
+    const m = this.live.get(id);
+    if (!m || m.state === state) return;
+    this.book(m, nowMs);
+    if (m.state === 'throttled') this.noteCold(state);
+    m.state = state;
+  }
+
+  setRole(id: string, role: WorkerRole, nowMs: number): void {
+    const m = this.live.get(id);
+    if (!m || m.role === role) return;
+    this.book(m, nowMs);
+    m.role = role;
+  }
+
+  /** The worker has stopped: its billed time is rounded up to whole seconds now. */
+  stop(id: string, nowMs: number): void {
+    const m = this.live.get(id);
+    if (!m) return;
+    this.book(m, nowMs);
+    this.live.delete(id);
+    const r = rounded(m.activeMs, m.flexMs);
+    this.totals.activeS += r.activeS;
+    this.totals.flexS += r.flexS;
+  }
+
+  /** Forget everything (emulator reset). */
+  reset(): void {
+    this.live.clear();
+    this.totals = zeroTotals();
+    this.starts = { workers: 0, cold: 0, throttled: 0, peak: 0 };
+  }
+
+  /** Totals to `nowMs`, live workers billed as if they stopped now. O(live workers). */
+  snapshot(nowMs: number): BillingSnapshot {
+    const t = { ...this.totals };
+    for (const m of this.live.values()) {
+      const ms = nowMs - m.sinceMs;
+      const extra = { active: 0, flex: 0 };
+      if (ms > 0) {
+        if (m.state === 'throttled') t.throttledMs += ms;
+        else if (m.state === 'initializing') t.initializingMs += ms;
+        else {
+          if (m.state === 'idle') t.idleMs += ms;
+          else t.runningMs += ms;
+          extra[m.role] = ms;
+        }
+      }
+      const r = rounded(m.activeMs + extra.active, m.flexMs + extra.flex);
+      t.activeS += r.activeS;
+      t.flexS += r.flexS;
+    }
+    const p = this.price;
+    const costUsd = p === undefined ? null : (t.activeS * p.activePerS + t.flexS * p.flexPerS) * this.gpuCount;
+    return {
+      gpuTypeId: this.gpuTypeId,
+      gpuCount: this.gpuCount,
+      price: p === undefined ? null : { flexPerS: p.flexPerS, activePerS: p.activePerS, source: this.priceSource },
+      workerStarts: this.starts.workers,
+      coldStarts: this.starts.cold,
+      throttledStarts: this.starts.throttled,
+      peakWorkers: this.starts.peak,
+      throttledS: t.throttledMs / 1_000,
+      initializingS: t.initializingMs / 1_000,
+      idleS: t.idleMs / 1_000,
+      runningS: t.runningMs / 1_000,
+      billedS: t.activeS + t.flexS,
+      activeS: t.activeS,
+      flexS: t.flexS,
+      costUsd,
+    };
+  }
+}
