@@ -15,7 +15,7 @@ import { RateOverride, type EmulatorConfig } from './config.js';
 import { FAULTS } from './faults.js';
 import { MAX_JSON_DEPTH } from './json-limits.js';
 import { EMULATOR_INFO_NAME } from './info-schema.js';
-import { HOLD_MAX_REAL_MS } from './queue/index.js';
+import { HOLD_MAX_REAL_MS, type QueueEndpoint } from './queue/index.js';
 import { closeIfBodyPending, closeLingering, parseJson, readBody, sendError, sendJson } from './json-io.js';
 import { headerAuthorizes } from './auth.js';
 
@@ -121,6 +121,13 @@ export function infoDocument(core: EmulatorCore): EmulatorInfoDocument {
   };
 }
 
+/** The deployment an endpoint runs now (min/max as the control route left them). */
+function deploymentSummary(ep: QueueEndpoint): Record<string, unknown> {
+  const s = ep.pool.settings;
+  const d = ep.model.deployment;
+  return { workersMin: s.min, workersMax: s.max, jobsPerWorker: s.jobsPerWorker, idleTimeoutMs: s.idleTimeoutMs, scaler: d.scaler, gpuTypeId: d.gpuTypeId, gpuCount: d.gpuCount, seed: d.seed };
+}
+
 export function countersDocument(core: EmulatorCore): Record<string, unknown> {
   const endpoints: Record<string, unknown> = {};
   for (const [id, ep] of core.endpoints) {
@@ -129,6 +136,8 @@ export function countersDocument(core: EmulatorCore): Record<string, unknown> {
       jobsHeld: ep.jobs.size,
       workers: [...ep.pool.workers.values()].map((w) => ({ id: w.id, kind: w.kind, state: w.state, jobs: w.jobs.size, capacity: w.capacity, version: w.version })),
       requests: ep.limiter.snapshot(),
+      deployment: deploymentSummary(ep),
+      billing: ep.model.meter.snapshot(core.clock.now()),
     };
   }
   const mem = process.memoryUsage();

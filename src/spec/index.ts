@@ -31,4 +31,4 @@ export {
 } from './schemas/pod.js';
 export type { ResolvedPolicy } from './schemas/queue.js';
 export type { TemplateCreateResolved } from './schemas/template.js';
-export { EmulatorInfoDocument, AdvertisedRate, AdvertisedFault, AdvertisedWorkers, parseEmulatorInfo } from './schemas/emulator-info.js';
+export { EmulatorInfoDocument, AdvertisedRate, AdvertisedFault, AdvertisedWorkers, EndpointBillingCounters, parseEmulatorInfo } from './schemas/emulator-info.js';

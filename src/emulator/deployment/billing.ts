@@ -4,6 +4,7 @@
 // stop; throttled and initializing time is not billed. Active (workersMin) and flex seconds are
 // priced apart. O(1) per transition: the planner drives it on a virtual clock.
 import type { GpuPrice } from './schema.js';
+import type { EndpointBillingCounters } from '../../spec/index.js';
 
 export type MeteredState = 'throttled' | 'initializing' | 'idle' | 'running';
 export type WorkerRole = 'active' | 'flex';
@@ -27,28 +28,30 @@ interface Totals {
   flexS: number;
 }
 
-/** What /_qbench/counters shows under `billing` (seconds of the time the workers spent in each state). */
-export interface BillingSnapshot {
-  gpuTypeId: string;
-  gpuCount: number;
-  /** Per GPU, $/s, and where the price comes from; null when the GPU type has no price. */
-  price: { flexPerS: number; activePerS: number; source: string } | null;
-  /** Workers that got a start signal, cold starts (initializing) among them, and those throttled first. */
-  workerStarts: number;
-  coldStarts: number;
-  throttledStarts: number;
-  /** Most workers up at once (any state). */
-  peakWorkers: number;
-  throttledS: number;
-  initializingS: number;
-  idleS: number;
-  runningS: number;
-  /** Billed worker-seconds (whole seconds per worker, live workers counted to now). */
-  billedS: number;
-  activeS: number;
-  flexS: number;
-  /** $ of billedS at the per-GPU price times gpuCount; null without a price. */
-  costUsd: number | null;
+/** What /_qbench/counters shows under `billing` (its one schema: src/spec/schemas/emulator-info.ts). */
+export type BillingSnapshot = EndpointBillingCounters;
+
+/** Add `m`'s time since its last change to `t` (and to its own billed ms); `m.sinceMs` moves to `nowMs`. */
+function bookInto(t: Totals, m: Meter, nowMs: number): void {
+  const ms = nowMs - m.sinceMs;
+  m.sinceMs = nowMs;
+  if (ms <= 0) return;
+  switch (m.state) {
+    case 'throttled':
+      t.throttledMs += ms;
+      return;
+    case 'initializing':
+      t.initializingMs += ms;
+      return;
+    case 'idle':
+      t.idleMs += ms;
+      break;
+    case 'running':
+      t.runningMs += ms;
+      break;
+  }
+  if (m.role === 'active') m.activeMs += ms;
+  else m.flexMs += ms;
 }
 
 const zeroTotals = (): Totals => ({ throttledMs: 0, initializingMs: 0, idleMs: 0, runningMs: 0, activeS: 0, flexS: 0 });
@@ -65,6 +68,8 @@ export class BillingMeter {
   private readonly live = new Map<string, Meter>();
   private totals = zeroTotals();
   private starts = { workers: 0, cold: 0, throttled: 0, peak: 0 };
+  /** Tokens streamed by modelled jobs (cost per million tokens). */
+  private tokens = 0;
 
   constructor(
     private readonly gpuTypeId: string,
@@ -89,32 +94,14 @@ export class BillingMeter {
 
   /** Book the time since the worker's last change to its state and role. */
   private book(m: Meter, nowMs: number): void {
-    const ms = nowMs - m.sinceMs;
-    m.sinceMs = nowMs;
-    if (ms <= 0) return;
-    switch (m.state) {
-      case 'throttled':
-        this.totals.throttledMs += ms;
-        return;
-      case 'initializing':
-        this.totals.initializingMs += ms;
-        return;
-      case 'idle':
-        this.totals.idleMs += ms;
-        break;
-      case 'running':
-        this.totals.runningMs += ms;
-        break;
-    }
-    if (m.role === 'active') m.activeMs += ms;
-    else m.flexMs += ms;
+    bookInto(this.totals, m, nowMs);
   }
 
   setState(id: string, state: MeteredState, nowMs: number): void {
     const m = this.live.get(id);
     if (!m || m.state === state) return;
     this.book(m, nowMs);
-    if (m.state === 'throttled') this.noteCold(state);
+    this.noteCold(state);
     m.state = state;
   }
 
@@ -136,8 +123,13 @@ export class BillingMeter {
     this.totals.flexS += r.flexS;
   }
 
+  addTokens(n: number): void {
+    this.tokens += n;
+  }
+
   /** Forget everything (emulator reset). */
   reset(): void {
+    this.tokens = 0;
     this.live.clear();
     this.totals = zeroTotals();
     this.starts = { workers: 0, cold: 0, throttled: 0, peak: 0 };
@@ -146,19 +138,10 @@ export class BillingMeter {
   /** Totals to `nowMs`, live workers billed as if they stopped now. O(live workers). */
   snapshot(nowMs: number): BillingSnapshot {
     const t = { ...this.totals };
-    for (const m of this.live.values()) {
-      const ms = nowMs - m.sinceMs;
-      const extra = { active: 0, flex: 0 };
-      if (ms > 0) {
-        if (m.state === 'throttled') t.throttledMs += ms;
-        else if (m.state === 'initializing') t.initializingMs += ms;
-        else {
-          if (m.state === 'idle') t.idleMs += ms;
-          else t.runningMs += ms;
-          extra[m.role] = ms;
-        }
-      }
-      const r = rounded(m.activeMs + extra.active, m.flexMs + extra.flex);
+    for (const live of this.live.values()) {
+      const m = { ...live };
+      bookInto(t, m, nowMs);
+      const r = rounded(m.activeMs, m.flexMs);
       t.activeS += r.activeS;
       t.flexS += r.flexS;
     }
@@ -179,6 +162,7 @@ export class BillingMeter {
       billedS: t.activeS + t.flexS,
       activeS: t.activeS,
       flexS: t.flexS,
+      tokens: this.tokens,
       costUsd,
     };
   }

@@ -12,18 +12,14 @@ export class DeploymentModel {
   readonly meter: BillingMeter;
   /** The handler of jobs whose timings the model gives (undefined: the endpoint's handler times every job). */
   readonly handler: Handler | undefined;
-  /** Tokens streamed by modelled jobs (for cost per million tokens). */
-  tokens = 0;
-
   constructor(readonly deployment: EndpointDeployment) {
     this.timing = new TimingSampler(deployment.timing, deployment.seed);
     this.meter = new BillingMeter(deployment.gpuTypeId, deployment.gpuCount, deployment.price, deployment.priceSource);
-    this.handler = this.timing.modelsExecution ? timedHandler(this.timing, (n) => (this.tokens += n)) : undefined;
+    this.handler = this.timing.modelsExecution ? timedHandler(this.timing, (n) => this.meter.addTokens(n)) : undefined;
   }
 
   reset(): void {
     this.timing.reset();
     this.meter.reset();
-    this.tokens = 0;
   }
 }

@@ -93,3 +93,30 @@ export function parseEmulatorInfo(json: unknown): EmulatorInfoDocument | undefin
   const r = EmulatorInfoDocument.safeParse(json);
   return r.success ? r.data : undefined;
 }
+
+/**
+ * GET /_qbench/counters, endpoints.<id>.billing: one endpoint's worker time and its cost by
+ * the deployment model's billing meter (src/emulator/deployment/billing.ts). Seconds are of
+ * emulated time; billedS = activeS + flexS, whole seconds per worker.
+ */
+export const EndpointBillingCounters = z.strictObject({
+  gpuTypeId: z.string(),
+  gpuCount: posInt,
+  /** Per GPU, $/s, and where the price comes from; null when the GPU type has no price. */
+  price: z.strictObject({ flexPerS: z.number().nonnegative(), activePerS: z.number().nonnegative(), source: z.string() }).nullable(),
+  workerStarts: nonNegInt,
+  coldStarts: nonNegInt,
+  throttledStarts: nonNegInt,
+  peakWorkers: nonNegInt,
+  throttledS: z.number().nonnegative(),
+  initializingS: z.number().nonnegative(),
+  idleS: z.number().nonnegative(),
+  runningS: z.number().nonnegative(),
+  billedS: z.number().nonnegative(),
+  activeS: z.number().nonnegative(),
+  flexS: z.number().nonnegative(),
+  /** Tokens streamed by modelled streaming jobs. */
+  tokens: nonNegInt,
+  costUsd: z.number().nonnegative().nullable(),
+});
+export type EndpointBillingCounters = z.infer<typeof EndpointBillingCounters>;
