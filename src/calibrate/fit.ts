@@ -28,6 +28,8 @@ export interface Fit {
   readonly candidates: readonly Candidate[];
   /** Why this candidate was kept, in words. */
   readonly why: string;
+  /** Samples left out as far outliers (see splitOutliers); the fit and its KS are of the rest. */
+  readonly outliersMs: readonly number[];
 }
 
 /** Durations are whole ms: a 0 means under 1 ms, taken as half of one for the logarithm. */
@@ -210,13 +212,46 @@ export interface FitOptions {
  */
 export function fitSamples(samples: readonly number[], o: FitOptions = {}): Fit {
   if (samples.length === 0) throw new RangeError('fitSamples needs at least one sample');
+  const { kept, outliers } = splitOutliers(samples);
+  const fit = fitKept(kept, o);
+  if (outliers.length === 0) return fit;
+  return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: over Q3 + ${FENCE_IQR} IQR of ln x)` };
+}
+
+/** Far-out fence on ln x (Tukey): only with enough samples to place the quartiles. */
+const FENCE_IQR = 3;
+const FENCE_MIN_SAMPLES = 8;
+
+/**
+ * Split off the far outliers above Q3 + 3 IQR of ln x (Tukey's far-out fence on the log
+ * scale: for log-normal data beyond 4.7 sigma, about one in a million). A stall of the client or
+ * the network (or, on a scaled emulator, of the host) yields such a value; fitted, it would
+ * hand the twin a tail the deployment does not have. The report lists what was left out.
+ */
+export function splitOutliers(samples: readonly number[]): { kept: number[]; outliers: number[] } {
+  if (samples.length < FENCE_MIN_SAMPLES) return { kept: [...samples], outliers: [] };
+  const y = logs(samples).sort((a, b) => a - b);
+  const at = (q: number) => {
+    const pos = q * (y.length - 1);
+    const i = Math.floor(pos);
+    return (y[i] as number) + (pos - i) * ((y[Math.min(y.length - 1, i + 1)] as number) - (y[i] as number));
+  };
+  const q3 = at(0.75);
+  const fence = q3 + FENCE_IQR * (q3 - at(0.25));
+  const kept: number[] = [];
+  const outliers: number[] = [];
+  for (const x of samples) (Math.log(Math.max(FLOOR_MS, x)) > fence ? outliers : kept).push(x);
+  return { kept, outliers };
+}
+
+function fitKept(samples: readonly number[], o: FitOptions): Fit {
   const n = samples.length;
   const min = Math.min(...samples);
   const max = Math.max(...samples);
   if (min === max) {
     const dist: Distribution = { kind: 'constant', ms: min };
     const gof = goodnessOfFit(samples, dist);
-    return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: 'every sample is equal' };
+    return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: 'every sample is equal', outliersMs: [] };
   }
   const ln = fitLognormal(samples);
   const candidates: Candidate[] = [{ kind: 'lognormal', dist: ln.dist, gof: goodnessOfFit(samples, ln.dist), bic: 2 * Math.log(n) - 2 * ln.logLik }];
@@ -232,16 +267,18 @@ export function fitSamples(samples: readonly number[], o: FitOptions = {}): Fit 
       gof: empiricalCandidate.gof,
       candidates: [...candidates, empiricalCandidate],
       why: `empirical quantiles: the best parametric fit (${best.kind}) passes KS (${best.gof.ks.toFixed(3)}) but ${tail}`,
+      outliersMs: [],
     };
   }
   if (best.gof.accepted) {
     const other = candidates.length > 1 ? ` (BIC ${best.bic?.toFixed(1)} against ${candidates.filter((c) => c !== best).map((c) => `${c.kind} ${c.bic?.toFixed(1)}`).join(', ')})` : '';
-    return { dist: best.dist, gof: best.gof, candidates: [...candidates, empiricalCandidate], why: `${best.kind}: lowest BIC${other}, KS ${best.gof.ks.toFixed(3)} within the 5% critical value ${best.gof.critical05.toFixed(3)}` };
+    return { dist: best.dist, gof: best.gof, candidates: [...candidates, empiricalCandidate], why: `${best.kind}: lowest BIC${other}, KS ${best.gof.ks.toFixed(3)} within the 5% critical value ${best.gof.critical05.toFixed(3)}`, outliersMs: [] };
   }
   return {
     dist: empirical,
     gof: empiricalCandidate.gof,
     candidates: [...candidates, empiricalCandidate],
     why: `empirical quantiles: the best parametric fit (${best.kind}) has KS ${best.gof.ks.toFixed(3)} over the 5% critical value ${best.gof.critical05.toFixed(3)}`,
+    outliersMs: [],
   };
 }

@@ -44,7 +44,7 @@ export function cdfChart(f: FitEntry, id: string): ChartSpec {
   return {
     id,
     title: `${fitTitle(f)}: ${n} samples against the fit`,
-    note: `${describeDist(f.dist)}. KS ${f.gof.ks.toFixed(3)} (5% critical ${f.gof.critical05.toFixed(3)}). ${f.derivation}.`,
+    note: `${describeDist(f.dist)}. KS ${f.gof.ks.toFixed(3)} (5% critical ${f.gof.critical05.toFixed(3)}). ${f.derivation}.${f.outliersMs.length > 0 ? ` Left out as far outliers: ${f.outliersMs.map((x) => fmtMs(x)).join(', ')}.` : ''}`,
     xLabel: 'target ms',
     yLabel: 'share of samples at or below',
     xKind: 'linear',

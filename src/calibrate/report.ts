@@ -12,8 +12,11 @@ export const CALIBRATION_SCHEMA_VERSION = 1;
 export interface FitEntry {
   readonly part: TimingPart;
   readonly classId?: string;
+  /** Samples fitted (outliers left out). */
   readonly n: number;
   readonly samplesMs: readonly number[];
+  /** Far outliers left out of the fit (see splitOutliers in fit.ts). */
+  readonly outliersMs: readonly number[];
   readonly dist: Distribution;
   readonly gof: GoodnessOfFit;
   readonly why: string;
@@ -54,11 +57,14 @@ export interface CalibrationReport {
 }
 
 export function fitEntry(f: PartFit): FitEntry {
+  const out = new Set(f.fit.outliersMs);
+  const kept = f.samplesMs.filter((x) => !out.has(x));
   return {
     part: f.part,
     ...(f.classId !== undefined ? { classId: f.classId } : {}),
-    n: f.samplesMs.length,
-    samplesMs: f.samplesMs,
+    n: kept.length,
+    samplesMs: kept,
+    outliersMs: f.fit.outliersMs,
     dist: f.fit.dist,
     gof: f.fit.gof,
     why: f.fit.why,

@@ -2,7 +2,7 @@
 // fits recover the parameters within their sampling error, the KS statistic is right on a case
 // worked by hand, and the choice between log-normal, mixture and empirical follows the data.
 import { describe, expect, it } from 'vitest';
-import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic } from '../../../src/calibrate/fit.js';
+import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, splitOutliers } from '../../../src/calibrate/fit.js';
 import { cdf, sampleMs, seededRng, type Distribution } from '../../../src/emulator/deployment/index.js';
 
 function draw(d: Distribution, n: number, seed: number): number[] {
@@ -107,5 +107,25 @@ describe('fallbacks', () => {
     const s = draw({ kind: 'lognormal', medianMs: 1_000, sigma: 0.2 }, 100, 4);
     expect(goodnessOfFit(s, { kind: 'lognormal', medianMs: 2_000, sigma: 0.2 }).accepted).toBe(false);
     expect(goodnessOfFit(s, { kind: 'lognormal', medianMs: 1_000, sigma: 0.2 }).accepted).toBe(true);
+  });
+});
+
+describe('far outliers', () => {
+  it('a stall 50x the median is left out of a log-normal fit, and said', () => {
+    const s = draw({ kind: 'lognormal', medianMs: 400, sigma: 0.3 }, 30, 9);
+    const f = fitSamples([...s, 20_000]);
+    expect(f.outliersMs).toEqual([20_000]);
+    expect(f.dist.kind).toBe('lognormal');
+    expect(f.gof.n).toBe(30);
+    expect(f.why).toMatch(/1 far outlier\(s\) left out \(20000 ms/);
+  });
+
+  it('leaves every sample of clean log-normal or bimodal data in', () => {
+    expect(splitOutliers(draw({ kind: 'lognormal', medianMs: 6_000, sigma: 0.5 }, 2_000, 12)).outliers).toEqual([]);
+    expect(splitOutliers(draw(COLD, 500, 13)).outliers).toEqual([]);
+  });
+
+  it('does not judge fewer than 8 samples', () => {
+    expect(splitOutliers([1, 1, 1, 1000]).outliers).toEqual([]);
   });
 });
