@@ -42,8 +42,13 @@ function lastJobEndMs(ctx: PhaseContext): number | undefined {
 export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: ColdOptions): Promise<PhaseOutcome> {
   return runPhase(ctx, 'cold', async () => {
     let jobs = 0;
+    // The real instant the last /health showing the job running was taken: the job ended between
+    // it and its answer. Both ends of an idle sample are then read on /health, so a late answer
+    // (a slow client or network) does not move one end alone.
+    let lastRunningMs: number | undefined;
     for (let i = 0; i < count; i += 1) {
-      const jobEndMs = lastJobEndMs(ctx);
+      const answeredEndMs = lastJobEndMs(ctx);
+      const jobEndMs = answeredEndMs === undefined || lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
       if (!rest.reached) {
         if (ctx.deadline.signal.aborted) return { jobs, reason: stopReason(ctx, undefined) };
@@ -60,7 +65,9 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       let lastWithoutMs = sentAtMs;
       let seenAtMs: number | undefined;
       const job = ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
+      lastRunningMs = undefined;
       await watchHealth(ctx, job, (h) => {
+        if (h.health.workers.running > 0) lastRunningMs = midOf(h);
         if (seenAtMs !== undefined) return;
         if (workersUp(h.health) > o.floorWorkers) seenAtMs = (lastWithoutMs + midOf(h)) / 2;
         else lastWithoutMs = midOf(h);

@@ -18,25 +18,26 @@ export const TWIN_KEY_ENV = 'QBENCH_TWIN_KEY';
 export const ENDPOINT = 'twin';
 
 /**
- * The ground truth: the service's shape with non-default settings (idle timeout 20 s, a 2 s
- * queue delay, 4 workers), a bimodal cold start (60% fast from kept state, 40% full), log-normal
- * execution, dispatch and overhead. Durations are emulated ms.
+ * The ground truth: the service's shape with the sizes its users report (DEPLOYMENT-FACTS.md:
+ * a full start of about 40 s, a start from kept state of a few seconds, about 600 ms of service
+ * overhead) and non-default settings (idle timeout 40 s, a 3 s queue delay, 4 workers): a
+ * bimodal cold start (60% fast, 40% full), log-normal execution, dispatch and overhead. Emulated ms.
  */
 export function groundTruth(seed: number): DeploymentSettingsInput {
   return {
     workersMin: 0,
     workersMax: 4,
-    idleTimeoutS: 20,
+    idleTimeoutS: 40,
     scalerType: 'QUEUE_DELAY',
-    scalerValue: 2,
+    scalerValue: 3,
     jobsPerWorker: 1,
     gpuTypeId: 'L4',
     seed,
     timing: {
-      coldStart: { kind: 'mixture', p: 0.6, first: { kind: 'lognormal', medianMs: 1_500, sigma: 0.2 }, second: { kind: 'lognormal', medianMs: 20_000, sigma: 0.15 } },
-      dispatch: { kind: 'lognormal', medianMs: 300, sigma: 0.3 },
-      execution: { kind: 'lognormal', medianMs: 6_000, sigma: 0.35 },
-      overhead: { kind: 'lognormal', medianMs: 400, sigma: 0.3 },
+      coldStart: { kind: 'mixture', p: 0.6, first: { kind: 'lognormal', medianMs: 3_000, sigma: 0.2 }, second: { kind: 'lognormal', medianMs: 40_000, sigma: 0.15 } },
+      dispatch: { kind: 'lognormal', medianMs: 600, sigma: 0.3 },
+      execution: { kind: 'lognormal', medianMs: 12_000, sigma: 0.35 },
+      overhead: { kind: 'lognormal', medianMs: 800, sigma: 0.3 },
     },
   };
 }
@@ -94,16 +95,16 @@ export interface Segment {
 }
 
 /**
- * Bursts above what 4 workers serve (they scale to the maximum and a queue builds), a
- * lighter stretch, and idle gaps longer than the idle timeout (every worker stops, the next
- * burst starts cold).
+ * Stretches at rates the pool meets by scaling (a job waiting over the 3 s queue delay calls a
+ * worker; near the 4 workers' capacity a queue builds), and idle gaps longer than the idle
+ * timeout and the drain (every worker stops, the next stretch starts cold). Emulated ms.
  */
 export const SCHEDULE: readonly Segment[] = [
-  { durationMs: 90_000, ratePerSec: 0.8 },
-  { durationMs: 80_000, ratePerSec: 0 },
-  { durationMs: 60_000, ratePerSec: 0.3 },
-  { durationMs: 60_000, ratePerSec: 0 },
-  { durationMs: 45_000, ratePerSec: 1 },
+  { durationMs: 150_000, ratePerSec: 0.2 },
+  { durationMs: 100_000, ratePerSec: 0 },
+  { durationMs: 120_000, ratePerSec: 0.12 },
+  { durationMs: 100_000, ratePerSec: 0 },
+  { durationMs: 120_000, ratePerSec: 0.22 },
 ];
 
 /** Arrival instants (emulated ms from the start) of the schedule, from a seeded generator. */
