@@ -6,6 +6,8 @@ import type { LoadedConfig } from './load-config.js';
 
 /** Where the load and start commands find the config's scenario entries (files with params and thresholds). */
 export const CONFIG_SCENARIOS_KEY = 'qbench-config-scenarios';
+/** Where `emulate` finds the config's per-endpoint deployments (no flag spells them). */
+export const CONFIG_DEPLOYMENTS_KEY = 'qbench-config-deployments';
 
 type Section = 'target' | 'interfaces' | 'spares' | 'conformance' | 'load' | 'fuzz' | 'emulator' | 'reportDir';
 
@@ -87,6 +89,7 @@ export function applyConfig(command: string, argv: Record<string, unknown>, toke
     fill('simulated-workers', e.simulatedWorkers);
     fill('worker-ping-interval-ms', e.workerPingIntervalMs);
     fill('fault', e.faults);
+    if (e.deployments) argv[CONFIG_DEPLOYMENTS_KEY] = e.deployments;
   }
   if (takes.has('reportDir')) fill('out', path(c.reportDir));
 }

@@ -3,6 +3,7 @@
 // scenarios, fuzz budgets and the report directory; flags given on the command line win.
 import { z } from 'zod';
 import { FAULT_NAMES } from '../emulator/faults.js';
+import { DeploymentSettings } from '../emulator/deployment/index.js';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'an environment variable name (letters, digits, _)' });
 const endpointId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, { error: 'an endpoint id (letters, digits, - and _)' });
@@ -81,6 +82,8 @@ export const QbenchConfig = z.strictObject({
       externalWorkers: z.boolean().optional(),
       simulatedWorkers: z.boolean().optional(),
       workerPingIntervalMs: z.number().int().positive().optional(),
+      /** Per endpoint: the deployment (workers, idle timeout, scaler, GPU, timing model), as in the emulator config's `deployments`. */
+      deployments: z.record(endpointId, DeploymentSettings).optional(),
       faults: z.array(z.enum(FAULT_NAMES as unknown as [string, ...string[]], { error: `a fault: ${FAULT_NAMES.join(', ')}` })).optional(),
     })
     .default({}),

@@ -8,6 +8,8 @@ import { usageError, configError } from '../../errors.js';
 import { WORKER_PROTOCOL } from '../../spec/index.js';
 import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
 import { FAULT_NAMES, isFaultName } from '../../emulator/faults.js';
+import { describeDeployment } from '../../emulator/deployment/index.js';
+import { CONFIG_DEPLOYMENTS_KEY } from '../../config/apply-config.js';
 import { workerEnv, formatShellEnv, MIN_WORKER_PING_INTERVAL_MS } from '../../worker/worker-env.js';
 import { apiKeyEnvName } from '../../target/index.js';
 import type { CommandModule } from '../command.js';
@@ -91,6 +93,9 @@ export const emulateCommand: CommandModule = {
     set(limits, 'enabled', 'limits');
     cfg['workers'] = workers;
     cfg['limits'] = limits;
+    // The config file's deployments win over the JSON file's, endpoint by endpoint.
+    const fromConfig = argv[CONFIG_DEPLOYMENTS_KEY] as Record<string, unknown> | undefined;
+    if (fromConfig !== undefined) cfg['deployments'] = { ...(base['deployments'] as Record<string, unknown> | undefined), ...fromConfig };
     if (faults.length > 0) cfg['faults'] = [...new Set([...flagList(base['faults']), ...faults])];
 
     const printFor = argv['print-worker-env'] as string | undefined;
@@ -122,6 +127,7 @@ export const emulateCommand: CommandModule = {
     io.stdout(`qbench emulator ${em.url}\n`);
     for (const ep of c.endpoints) io.stdout(`  endpoint ${ep}: ${em.baseUrl}/${ep}\n`);
     io.stdout(`  time scale ${c.timeScale}x, limits ${em.core.limits.enabled ? 'on' : 'off'}, workers ${c.workers.min}..${c.workers.max}${c.faults.length > 0 ? `, faults: ${c.faults.join(', ')}` : ''}\n`);
+    for (const [id, ep] of em.core.endpoints) if (c.deployments[id] !== undefined) io.stdout(`  deployment ${id}: ${describeDeployment(ep.model.deployment)}\n`);
     io.stdout(`  info: ${em.url}/_qbench/info (with the API key, like every route)\n`);
     io.stdout(`ready on ${em.url}\n`);
     await new Promise<void>((resolve) => {

@@ -20,7 +20,7 @@ export type { DeploymentSettingsInput, ScalerType, TimingModelInput } from './sc
 export { cdf, meanMs, normalCdf, normalQuantile, quantileMs, sampleMs } from './distributions.js';
 export { seededRng, streamSeed, type Rng } from './random.js';
 export { DEFAULT_GPU_TYPE_ID, DEFAULT_PRICES, PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, priceOf } from './prices.js';
-export { QUEUE_DELAY_CHECK_MS, resolveDeployment } from './resolve.js';
+export { describeDeployment, QUEUE_DELAY_CHECK_MS, resolveDeployment } from './resolve.js';
 export type { EndpointDeployment, PoolDefaults, ResolvedTiming, ScalerSettings } from './resolve.js';
 export { startsOnChange, startsOnCheck, type ScalerView } from './scaler.js';
 export { TimingSampler } from './timing.js';

@@ -75,3 +75,11 @@ export function resolveDeployment(endpointId: string, defaults: PoolDefaults, d:
     timing: Object.freeze({ ...rest, coldStart: coldStart ?? constantStart }),
   });
 }
+
+/** One line for a person: workers, idle timeout, scaler, GPU, seed. */
+export function describeDeployment(d: EndpointDeployment): string {
+  const s = d.scaler;
+  const scaler =
+    s.type === 'QUEUE_DELAY' ? `QUEUE_DELAY ${s.delayMs / 1_000} s` : s.type === 'REQUEST_COUNT' ? `REQUEST_COUNT ${s.jobsPerWorkerTarget} jobs/worker` : `queue depth ${s.depth}`;
+  return `workers ${d.workersMin}..${d.workersMax} (${d.jobsPerWorker} job${d.jobsPerWorker === 1 ? '' : 's'} each), idle timeout ${d.idleTimeoutMs / 1_000} s, scaler ${scaler}, ${d.gpuCount}x ${d.gpuTypeId}, seed ${d.seed}`;
+}

@@ -5,21 +5,14 @@
 // stderr without the key, and the process answers the next request.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from './helpers.js';
+import { killAll, until } from './helpers.js';
 
 const KEY = 'cli-process-key-9182';
 /** A job whose record contains this cannot be serialized in the emulator process (fixtures/stringify-throws.ts). */
 const MARKER = 'qbench-test-unserializable';
 const procs: ReturnType<typeof spawn>[] = [];
 afterEach(async () => {
-  await Promise.all(
-    procs.splice(0).map((p) =>
-      p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => {
-        p.once('exit', () => resolve());
-        p.kill('SIGKILL');
-      }),
-    ),
-  );
+  await killAll(procs);
 });
 
 describe('qbench emulate (separate process)', () => {

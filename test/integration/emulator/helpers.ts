@@ -1,6 +1,7 @@
 // Shared helpers of the emulator integration tests: an in-process emulator on port 0 with a
 // ManualClock (time moves only when a test says so, so lifecycle boundaries are exact), a
 // small JSON client, raw sockets that hold a request in flight, and a bounded wait.
+import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { ManualClock } from '../../../src/emulator/clock.js';
@@ -86,3 +87,15 @@ export function holdRequest(url: string, method: string, path: string, extraHead
   });
 }
 
+
+/** Kill (SIGKILL) every process of `procs` still running, emptying the list; resolves once all have exited. */
+export async function killAll(procs: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    procs.splice(0).map((p) =>
+      p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => {
+        p.once('exit', () => resolve());
+        p.kill('SIGKILL');
+      }),
+    ),
+  );
+}
