@@ -11,6 +11,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
+  /** Ask a question on the terminal and resolve to the answer; absent when stdin is not a terminal (CI). */
+  ask?: ((question: string) => Promise<string>) | undefined;
 }
 
 export interface CommandModule {

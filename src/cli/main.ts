@@ -1,4 +1,5 @@
 // The CLI: yargs commands. The only place that reads argv and env and decides exit codes.
+import { createInterface } from 'node:readline/promises';
 import yargs from 'yargs';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { QbenchError, redactSecrets } from '../errors.js';
@@ -35,7 +36,18 @@ export function defaultIo(signal: AbortSignal = new AbortController().signal): C
     isTty: Boolean(process.stdout.isTTY) && !process.env['CI'],
     env: process.env,
     signal,
+    ask: process.stdin.isTTY ? askOnTerminal : undefined,
   };
+}
+
+/** One line read from the terminal after `question`. */
+async function askOnTerminal(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }
 
 /** Run the CLI with `argv` (without node and script); resolve to the exit code. */

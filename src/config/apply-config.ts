@@ -3,13 +3,14 @@
 // name and spare endpoints); each command then takes the sections that apply to it.
 import { isAbsolute, resolve } from 'node:path';
 import type { LoadedConfig } from './load-config.js';
+import { EMULATOR_TARGET, parseTarget } from '../target/index.js';
 
 /** Where the load and start commands find the config's scenario entries (files with params and thresholds). */
 export const CONFIG_SCENARIOS_KEY = 'qbench-config-scenarios';
 /** Where `emulate` finds the config's per-endpoint deployments (no flag spells them). */
 export const CONFIG_DEPLOYMENTS_KEY = 'qbench-config-deployments';
 
-type Section = 'target' | 'interfaces' | 'spares' | 'conformance' | 'load' | 'fuzz' | 'emulator' | 'reportDir';
+type Section = 'target' | 'interfaces' | 'spares' | 'conformance' | 'load' | 'fuzz' | 'emulator' | 'unobservable' | 'reportDir';
 
 /**
  * What each command takes from the file. `start` runs on its own in-process emulators, so it
@@ -22,6 +23,7 @@ const SECTIONS: Readonly<Record<string, readonly Section[]>> = {
   worker: ['target'],
   start: ['conformance', 'load', 'fuzz', 'reportDir'],
   emulate: ['emulator'],
+  calibrate: ['target', 'unobservable'],
 };
 
 /** The commands that read the config file. */
@@ -90,6 +92,17 @@ export function applyConfig(command: string, argv: Record<string, unknown>, toke
     fill('worker-ping-interval-ms', e.workerPingIntervalMs);
     fill('fault', e.faults);
     if (e.deployments) argv[CONFIG_DEPLOYMENTS_KEY] = e.deployments;
+  }
+  if (takes.has('unobservable')) {
+    // What calibration cannot see through the queue interface, from the endpoint's deployment
+    // in the emulator section (the values it measures are measured, not taken from the file).
+    const target = argv['target'];
+    const named = argv['endpoint'];
+    const endpoint = typeof named === 'string' ? named : typeof target === 'string' && target !== EMULATOR_TARGET ? parseTarget(target).endpointId : undefined;
+    const d = endpoint === undefined ? undefined : c.emulator.deployments?.[endpoint];
+    fill('workers-max', d?.workersMax);
+    fill('gpu-type', d?.gpuTypeId);
+    fill('gpu-count', d?.gpuCount);
   }
   if (takes.has('reportDir')) fill('out', path(c.reportDir));
 }

@@ -11,6 +11,7 @@ import { kubeCommand } from './kube.js';
 import { fuzzCommand } from './fuzz.js';
 import { checkCommand } from './check.js';
 import { initCommand } from './init.js';
+import { calibrateCommand } from './calibrate.js';
 
 export const COMMANDS: readonly CommandModule[] = [
   startCommand,
@@ -23,5 +24,6 @@ export const COMMANDS: readonly CommandModule[] = [
   kubeCommand,
   fuzzCommand,
   checkCommand,
+  calibrateCommand,
   initCommand,
 ];

@@ -172,12 +172,13 @@ export const PAGE_SCRIPT = String.raw`
     var xScale = { time: false };
     if (bars) xScale.range = function (u, min, max) { return [min - 0.5, max + 0.5]; };
     if (c.xKind === 'nines') xScale.range = function (u, min, max) { return [0, Math.max(1, Math.ceil(max))]; };
+    if (c.logX) { xScale.distr = 3; xScale.log = 10; }
     var opts = {
       width: width, height: 280,
       scales: { x: xScale, y: { distr: c.logY ? 3 : 1, log: 10, range: yRange(c) } },
       axes: [
         { label: c.xLabel, values: function (u, vals) { var f = xValue(c); return vals.map(function (v) { return f(u, v); }); },
-          splits: (c.xKind === 'nines' || c.xKind === 'time' || bars) ? integerSplits : undefined, stroke: '#5b6477', grid: { stroke: '#eceef3' } },
+          splits: (c.xKind === 'nines' || c.xKind === 'time' || bars) ? integerSplits : c.logX ? logSplits : undefined, stroke: '#5b6477', grid: { stroke: '#eceef3' } },
         { label: c.yLabel, size: 64, values: function (u, vals) { return vals.map(fmtNum); }, splits: c.logY ? logSplits : undefined, filter: c.logY ? function (u, splits) { return splits; } : undefined, stroke: '#5b6477', grid: { stroke: '#eceef3' } }
       ],
       series: series,

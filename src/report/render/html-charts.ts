@@ -15,6 +15,8 @@ export interface ChartSpec {
   /** nines: x is -log10(1 - p); labelled as percentiles. */
   xKind: 'time' | 'linear' | 'category' | 'nines';
   logY: boolean;
+  /** A logarithmic x axis (linear x with positive values only). */
+  logX?: boolean;
   categories?: string[];
   series: Array<{ name: string; color: string; dash?: number[] }>;
   /** data[0] is x; data[i] is series i-1. */

@@ -17,12 +17,13 @@ export function esc(s: string | number): string {
   return redactSecrets(String(s)).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-const badge = (status: string, text = status): string => `<span class="badge b-${esc(status)}">${esc(text)}</span>`;
+export const badge = (status: string, text = status): string => `<span class="badge b-${esc(status)}">${esc(text)}</span>`;
 
 /** JSON inside <script type="application/json">: no "<" can close the element early. */
 const inlineJson = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-function page(title: string, body: string, charts: ChartSpec[]): string {
+/** One self-contained page: uPlot, the stylesheet, the charts' data and the script that draws them, all inlined. */
+export function page(title: string, body: string, charts: ChartSpec[]): string {
   const { js, css } = uplotAssets();
   return `<!doctype html>
 <html lang="en">
@@ -176,7 +177,7 @@ function statusCodes(s: LoadScenarioResult): string {
   return `<h4>HTTP status codes</h4><table><thead><tr><th>step</th><th>status</th><th class="num">count</th><th class="num">share</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-function chartCards(charts: ChartSpec[]): string {
+export function chartCards(charts: ChartSpec[]): string {
   if (charts.length === 0) return '';
   return `<div class="charts">${charts
     .map((c) => `<div class="chart-card"><h3>${esc(c.title)}</h3>${c.note ? `<div class="note">${esc(c.note)}</div>` : ''}<div class="chart" id="${esc(c.id)}" role="img" aria-label="${esc(c.title)}"></div></div>`)

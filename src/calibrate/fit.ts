@@ -1,0 +1,284 @@
+// Fitting a timing part's samples (target ms) to a distribution of the deployment model:
+// log-normal by maximum likelihood, a mixture of two log-normals by EM (cold starts: a fast
+// start from kept state and a full start), a constant when every sample is equal, and the
+// empirical quantiles when no parametric fit passes its goodness-of-fit test (Kolmogorov-Smirnov).
+import { cdf, quantileMs, type Distribution, type LognormalDist, type MixtureDist } from '../emulator/deployment/index.js';
+
+/** Kolmogorov-Smirnov goodness of fit of one distribution to its samples. */
+export interface GoodnessOfFit {
+  /** The largest gap between the samples' CDF and the fitted CDF. */
+  readonly ks: number;
+  readonly n: number;
+  /** The 5% critical value for n samples (Stephens' approximation). Conservative here: the parameters come from the same samples. */
+  readonly critical05: number;
+  readonly accepted: boolean;
+}
+
+export interface Candidate {
+  readonly kind: Distribution['kind'];
+  readonly dist: Distribution;
+  readonly gof: GoodnessOfFit;
+  /** Bayesian information criterion (lower is better); parametric fits only. */
+  readonly bic?: number;
+}
+
+export interface Fit {
+  readonly dist: Distribution;
+  readonly gof: GoodnessOfFit;
+  readonly candidates: readonly Candidate[];
+  /** Why this candidate was kept, in words. */
+  readonly why: string;
+  /** Samples left out as far outliers (see splitOutliers); the fit and its KS are of the rest. */
+  readonly outliersMs: readonly number[];
+}
+
+/** Durations are whole ms: a 0 means under 1 ms, taken as half of one for the logarithm. */
+const FLOOR_MS = 0.5;
+/** Log-space spreads below this are a constant in practice (and keep EM away from a spike). */
+const MIN_SIGMA = 1e-3;
+const MAX_SIGMA = 5;
+/** Most points an empirical fallback keeps (the quantiles at each 1%). */
+const MAX_EMPIRICAL_POINTS = 101;
+/** How far beyond the largest sample a fit's tail may reach (see tailExcess). */
+const TAIL_FACTOR = 2;
+
+export function ksCritical05(n: number): number {
+  const r = Math.sqrt(n);
+  return 1.358 / (r + 0.12 + 0.11 / r);
+}
+
+/** The KS statistic of `samples` against `F`, with ties handled (the ECDF jumps once per distinct value). */
+export function ksStatistic(samples: readonly number[], F: (ms: number) => number): number {
+  const xs = [...samples].sort((a, b) => a - b);
+  const n = xs.length;
+  let d = 0;
+  let i = 0;
+  while (i < n) {
+    const x = xs[i] as number;
+    let j = i;
+    while (j < n && xs[j] === x) j += 1;
+    const below = i / n;
+    const atOrBelow = j / n;
+    // F just below x (a constant or empirical fit jumps at x).
+    const fBelow = F(x - Math.max(1e-9, Math.abs(x) * 1e-12));
+    d = Math.max(d, Math.abs(atOrBelow - F(x)), Math.abs(below - fBelow));
+    i = j;
+  }
+  return d;
+}
+
+export function goodnessOfFit(samples: readonly number[], dist: Distribution): GoodnessOfFit {
+  const n = samples.length;
+  const ks = ksStatistic(samples, (ms) => cdf(dist, ms));
+  const critical05 = ksCritical05(n);
+  return { ks, n, critical05, accepted: ks <= critical05 };
+}
+
+const logs = (samples: readonly number[]): number[] => samples.map((x) => Math.log(Math.max(FLOOR_MS, x)));
+const mean = (v: readonly number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
+const clampSigma = (s: number): number => Math.min(MAX_SIGMA, Math.max(MIN_SIGMA, s));
+
+function normalLogPdf(y: number, mu: number, sigma: number): number {
+  const z = (y - mu) / sigma;
+  return -0.5 * z * z - Math.log(sigma) - 0.5 * Math.log(2 * Math.PI);
+}
+
+/** Maximum-likelihood log-normal (the mean and spread of ln x) and its log-likelihood in log space. */
+export function fitLognormal(samples: readonly number[]): { dist: LognormalDist; logLik: number } {
+  const y = logs(samples);
+  const mu = mean(y);
+  const sigma = clampSigma(Math.sqrt(mean(y.map((v) => (v - mu) ** 2))));
+  const logLik = y.reduce((a, v) => a + normalLogPdf(v, mu, sigma), 0);
+  return { dist: { kind: 'lognormal', medianMs: Math.exp(mu), sigma }, logLik };
+}
+
+export interface MixtureFit {
+  readonly dist: MixtureDist;
+  readonly logLik: number;
+  readonly iterations: number;
+}
+
+/**
+ * A mixture of two log-normals by expectation-maximisation on ln x, started from the widest
+ * gap between sorted values (where a fast and a full start separate). `first` is the faster
+ * part and `p` its weight. Undefined when fewer than 4 samples or no gap to start from.
+ */
+export function fitLognormalMixture(samples: readonly number[], maxIterations = 500): MixtureFit | undefined {
+  const y = logs(samples).sort((a, b) => a - b);
+  const n = y.length;
+  if (n < 4) return undefined;
+  // The widest gap with at least two values on each side.
+  let cut = -1;
+  let widest = 0;
+  for (let i = 1; i + 1 < n - 1; i += 1) {
+    const gap = (y[i + 1] as number) - (y[i] as number);
+    if (gap > widest) {
+      widest = gap;
+      cut = i + 1;
+    }
+  }
+  if (cut < 0 || widest <= 0) return undefined;
+  const side = (a: number[]) => {
+    const mu = mean(a);
+    return { mu, sigma: clampSigma(Math.sqrt(mean(a.map((v) => (v - mu) ** 2)))) };
+  };
+  let lo = side(y.slice(0, cut));
+  let hi = side(y.slice(cut));
+  let p = cut / n;
+  let logLik = -Infinity;
+  let iterations = 0;
+  const r = new Array<number>(n).fill(0);
+  for (; iterations < maxIterations; iterations += 1) {
+    // E step: each value's responsibility of the fast part, in log space for stability.
+    let ll = 0;
+    for (let i = 0; i < n; i += 1) {
+      const v = y[i] as number;
+      const a = Math.log(p) + normalLogPdf(v, lo.mu, lo.sigma);
+      const b = Math.log(1 - p) + normalLogPdf(v, hi.mu, hi.sigma);
+      const m = Math.max(a, b);
+      const total = m + Math.log(Math.exp(a - m) + Math.exp(b - m));
+      r[i] = Math.exp(a - total);
+      ll += total;
+    }
+    // M step.
+    const w = r.reduce((s, x) => s + x, 0);
+    if (w < 1e-9 || n - w < 1e-9) return undefined;
+    p = w / n;
+    const muLo = r.reduce((s, x, i) => s + x * (y[i] as number), 0) / w;
+    const muHi = r.reduce((s, x, i) => s + (1 - x) * (y[i] as number), 0) / (n - w);
+    lo = { mu: muLo, sigma: clampSigma(Math.sqrt(r.reduce((s, x, i) => s + x * ((y[i] as number) - muLo) ** 2, 0) / w)) };
+    hi = { mu: muHi, sigma: clampSigma(Math.sqrt(r.reduce((s, x, i) => s + (1 - x) * ((y[i] as number) - muHi) ** 2, 0) / (n - w))) };
+    const done = Math.abs(ll - logLik) < 1e-9 * Math.max(1, Math.abs(ll));
+    logLik = ll;
+    if (done) break;
+  }
+  const [fast, full, pFast] = lo.mu <= hi.mu ? [lo, hi, p] : [hi, lo, 1 - p];
+  // Two parts only when they are told apart (Ashman's D > 2) and each holds two samples or more.
+  const separation = (Math.SQRT2 * Math.abs(full.mu - fast.mu)) / Math.sqrt(fast.sigma ** 2 + full.sigma ** 2);
+  if (separation <= 2 || pFast * n < 2 || (1 - pFast) * n < 2) return undefined;
+  return {
+    dist: {
+      kind: 'mixture',
+      p: pFast,
+      first: { kind: 'lognormal', medianMs: Math.exp(fast.mu), sigma: fast.sigma },
+      second: { kind: 'lognormal', medianMs: Math.exp(full.mu), sigma: full.sigma },
+    },
+    logLik,
+    iterations,
+  };
+}
+
+/** The samples' own quantiles (at most 101 points, linear between them). */
+export function empiricalOf(samples: readonly number[]): Distribution {
+  const xs = [...samples].sort((a, b) => a - b);
+  const n = xs.length;
+  if (n === 1 || xs[0] === xs[n - 1]) return { kind: 'constant', ms: xs[0] as number };
+  if (n <= MAX_EMPIRICAL_POINTS) return { kind: 'empirical', quantiles: xs.map((x, i) => [i / (n - 1), x] as [number, number]) };
+  const points: [number, number][] = [];
+  for (let k = 0; k < MAX_EMPIRICAL_POINTS; k += 1) {
+    const q = k / (MAX_EMPIRICAL_POINTS - 1);
+    const pos = q * (n - 1);
+    const i = Math.floor(pos);
+    const a = xs[i] as number;
+    const b = xs[Math.min(n - 1, i + 1)] as number;
+    points.push([q, a + (pos - i) * (b - a)]);
+  }
+  return { kind: 'empirical', quantiles: points };
+}
+
+/**
+ * KS weighs the middle of a distribution; a fit can pass it with a tail far beyond every sample
+ * (many near-zero samples make a log-normal very wide), and a twin's p99 would follow that
+ * tail. The fit's quantile at 1 - 1/(2n), where the largest of n samples typically falls, must
+ * stay within TAIL_FACTOR of the largest sample. Says why not, or undefined when it does.
+ */
+function tailExcess(samples: readonly number[], dist: Distribution): string | undefined {
+  const n = samples.length;
+  const max = Math.max(...samples);
+  const q = 1 - 1 / (2 * n);
+  const atQ = quantileMs(dist, q);
+  return atQ > TAIL_FACTOR * Math.max(max, FLOOR_MS) ? `its ${(q * 100).toFixed(1)}% quantile (${Math.round(atQ)} ms) is over ${TAIL_FACTOR}x the largest sample (${Math.round(max)} ms)` : undefined;
+}
+
+export interface FitOptions {
+  /** Try a two-part mixture (cold starts). */
+  readonly mixture?: boolean;
+}
+
+/**
+ * Fit `samples` (at least one): a constant when all are equal; otherwise the parametric fit
+ * with the lower BIC (log-normal, or the two-part mixture when asked), kept when its KS
+ * statistic is within the 5% critical value, else the empirical quantiles.
+ */
+export function fitSamples(samples: readonly number[], o: FitOptions = {}): Fit {
+  if (samples.length === 0) throw new RangeError('fitSamples needs at least one sample');
+  const { kept, outliers } = splitOutliers(samples);
+  const fit = fitKept(kept, o);
+  if (outliers.length === 0) return fit;
+  return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: over Q3 + ${FENCE_IQR} IQR of ln x)` };
+}
+
+/** Far-out fence on ln x (Tukey): only with enough samples to place the quartiles. */
+const FENCE_IQR = 3;
+const FENCE_MIN_SAMPLES = 8;
+
+/**
+ * Split off the far outliers above Q3 + 3 IQR of ln x (Tukey's far-out fence on the log
+ * scale: for log-normal data beyond 4.7 sigma, about one in a million). A stall of the client or
+ * the network (or, on a scaled emulator, of the host) yields such a value; fitted, it would
+ * hand the twin a tail the deployment does not have. The report lists what was left out.
+ */
+export function splitOutliers(samples: readonly number[]): { kept: number[]; outliers: number[] } {
+  if (samples.length < FENCE_MIN_SAMPLES) return { kept: [...samples], outliers: [] };
+  const y = logs(samples).sort((a, b) => a - b);
+  const at = (q: number) => {
+    const pos = q * (y.length - 1);
+    const i = Math.floor(pos);
+    return (y[i] as number) + (pos - i) * ((y[Math.min(y.length - 1, i + 1)] as number) - (y[i] as number));
+  };
+  const q3 = at(0.75);
+  const fence = q3 + FENCE_IQR * (q3 - at(0.25));
+  const kept: number[] = [];
+  const outliers: number[] = [];
+  for (const x of samples) (Math.log(Math.max(FLOOR_MS, x)) > fence ? outliers : kept).push(x);
+  return { kept, outliers };
+}
+
+function fitKept(samples: readonly number[], o: FitOptions): Fit {
+  const n = samples.length;
+  const min = Math.min(...samples);
+  const max = Math.max(...samples);
+  if (min === max) {
+    const dist: Distribution = { kind: 'constant', ms: min };
+    const gof = goodnessOfFit(samples, dist);
+    return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: 'every sample is equal', outliersMs: [] };
+  }
+  const ln = fitLognormal(samples);
+  const candidates: Candidate[] = [{ kind: 'lognormal', dist: ln.dist, gof: goodnessOfFit(samples, ln.dist), bic: 2 * Math.log(n) - 2 * ln.logLik }];
+  const mix = o.mixture === true ? fitLognormalMixture(samples) : undefined;
+  if (mix) candidates.push({ kind: 'mixture', dist: mix.dist, gof: goodnessOfFit(samples, mix.dist), bic: 5 * Math.log(n) - 2 * mix.logLik });
+  const best = candidates.reduce((a, b) => ((b.bic ?? Infinity) < (a.bic ?? Infinity) ? b : a));
+  const empirical = empiricalOf(samples);
+  const empiricalCandidate: Candidate = { kind: empirical.kind, dist: empirical, gof: goodnessOfFit(samples, empirical) };
+  const tail = tailExcess(samples, best.dist);
+  if (best.gof.accepted && tail !== undefined) {
+    return {
+      dist: empirical,
+      gof: empiricalCandidate.gof,
+      candidates: [...candidates, empiricalCandidate],
+      why: `empirical quantiles: the best parametric fit (${best.kind}) passes KS (${best.gof.ks.toFixed(3)}) but ${tail}`,
+      outliersMs: [],
+    };
+  }
+  if (best.gof.accepted) {
+    const other = candidates.length > 1 ? ` (BIC ${best.bic?.toFixed(1)} against ${candidates.filter((c) => c !== best).map((c) => `${c.kind} ${c.bic?.toFixed(1)}`).join(', ')})` : '';
+    return { dist: best.dist, gof: best.gof, candidates: [...candidates, empiricalCandidate], why: `${best.kind}: lowest BIC${other}, KS ${best.gof.ks.toFixed(3)} within the 5% critical value ${best.gof.critical05.toFixed(3)}`, outliersMs: [] };
+  }
+  return {
+    dist: empirical,
+    gof: empiricalCandidate.gof,
+    candidates: [...candidates, empiricalCandidate],
+    why: `empirical quantiles: the best parametric fit (${best.kind}) has KS ${best.gof.ks.toFixed(3)} over the 5% critical value ${best.gof.critical05.toFixed(3)}`,
+    outliersMs: [],
+  };
+}

@@ -1,0 +1,224 @@
+// From observations to a deployment: each setting measured, given (a flag or the config file)
+// or the service's default, said which; each timing part fitted from the samples that show it.
+// What a job's timing fields mix is taken apart here (DEPLOYMENT-FACTS.md "Timing fields"):
+//  - a warm job's delayTime is the dispatch to an idle worker;
+//  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
+//  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
+import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../emulator/deployment/index.js';
+import { fitSamples, type Fit } from './fit.js';
+import type { BurstObservation, JobSample, Observations } from './observations.js';
+
+export type SettingSource = 'measured' | 'given' | 'service default';
+
+export interface SettingValue {
+  readonly name: keyof DeploymentSettings;
+  readonly value: number | string;
+  readonly source: SettingSource;
+  /** How it was measured, or what the measurement said beside a given value. */
+  readonly detail: string;
+}
+
+/** What the user knows and calibration cannot (or need not) observe. */
+export interface GivenSettings {
+  readonly workersMin?: number | undefined;
+  readonly workersMax?: number | undefined;
+  readonly idleTimeoutS?: number | undefined;
+  readonly scalerType?: ScalerType | undefined;
+  readonly scalerValue?: number | undefined;
+  readonly jobsPerWorker?: number | undefined;
+  readonly gpuTypeId?: string | undefined;
+  readonly gpuCount?: number | undefined;
+}
+
+export type TimingPart = 'dispatch' | 'execution' | 'overhead' | 'coldStart' | 'firstChunk' | 'chunkGap';
+
+export interface PartFit {
+  readonly part: TimingPart;
+  /** The input class, for execution by class. */
+  readonly classId?: string;
+  /** Samples in target ms, as fitted. */
+  readonly samplesMs: readonly number[];
+  readonly fit: Fit;
+  /** Which jobs the samples come from and how they were derived. */
+  readonly derivation: string;
+}
+
+export interface Inferred {
+  readonly settings: readonly SettingValue[];
+  readonly fits: readonly PartFit[];
+  readonly deployment: DeploymentSettings;
+  readonly notes: readonly string[];
+}
+
+/** The QUEUE_DELAY scaler looks at the queue on a periodic check; the emulator's runs each second. */
+export const QUEUE_DELAY_CHECK_MS = 1_000;
+/** A first scale-up sooner than this cannot be QUEUE_DELAY (its least value is 1 s). */
+const IMMEDIATE_MS = 700;
+
+const median = (v: readonly number[]): number => {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+const completed = (j: JobSample): boolean => j.status === 'COMPLETED' && j.delayMs !== undefined && j.executionMs !== undefined;
+
+interface ScalerGuess {
+  readonly type: ScalerType;
+  readonly value: number;
+  readonly detail: string;
+}
+
+/**
+ * The scaler from its reactions: REQUEST_COUNT answers a burst at once (workers for
+ * ceil(jobs / value)); QUEUE_DELAY only after a job has waited `value` s, on its next periodic
+ * check, so each reaction lies in (value, value + check] and their mean is value + check/2.
+ */
+export function inferScaler(burst: BurstObservation | undefined, coldReactionsMs: readonly number[]): ScalerGuess | undefined {
+  const burstReaction = burst?.firstScaleUpMs;
+  if (burst !== undefined && burstReaction !== undefined && burstReaction < IMMEDIATE_MS) {
+    const upAtOnce = Math.max(1, burst.workersAtFirstScaleUp ?? burst.peakWorkers);
+    // ceil(jobs / value) = workers holds for value = ceil(jobs / workers) (the least such value).
+    const value = Math.max(1, Math.ceil(burst.jobs / upAtOnce));
+    return { type: 'REQUEST_COUNT', value, detail: `a burst of ${burst.jobs} jobs had ${upAtOnce} workers up ${Math.round(burstReaction)} ms after it was sent: workers for ceil(jobs / ${value})` };
+  }
+  const reactions = [...coldReactionsMs, ...(burstReaction === undefined ? [] : [burstReaction])];
+  if (reactions.length === 0) return undefined;
+  const mean = reactions.reduce((a, b) => a + b, 0) / reactions.length;
+  const value = Math.max(1, Math.round((mean - QUEUE_DELAY_CHECK_MS / 2) / 1_000));
+  return {
+    type: 'QUEUE_DELAY',
+    value,
+    detail: `workers came ${reactions.map((r) => (r / 1_000).toFixed(1)).join(', ')} s after jobs started waiting (mean ${(mean / 1_000).toFixed(2)} s = the delay + half of a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check)`,
+  };
+}
+
+function pick<T extends number | string>(name: keyof DeploymentSettings, given: T | undefined, measured: { value: T; detail: string } | undefined, fallback: T): SettingValue {
+  if (given !== undefined) return { name, value: given, source: 'given', detail: measured === undefined ? 'not measured' : `measured ${measured.value}: ${measured.detail}` };
+  if (measured !== undefined) return { name, value: measured.value, source: 'measured', detail: measured.detail };
+  return { name, value: fallback, source: 'service default', detail: 'not measured, not given' };
+}
+
+function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string): PartFit | undefined {
+  if (samplesMs.length === 0) return undefined;
+  return { part, samplesMs, fit: fitSamples(samplesMs, { mixture }), derivation, ...(classId !== undefined ? { classId } : {}) };
+}
+
+export interface InferOptions {
+  readonly given: GivenSettings;
+  /** The input field whose value names a job's class (several --input files). */
+  readonly classField: string | undefined;
+  readonly classIds: readonly string[];
+  readonly seed: number;
+}
+
+export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
+  const notes: string[] = [];
+  const rttTargetMs = obs.rttRealMs * obs.timeScale;
+  const done = obs.jobs.filter(completed);
+  const fits: PartFit[] = [];
+  const add = (f: PartFit | undefined) => {
+    if (f) fits.push(f);
+  };
+
+  // Dispatch: warm jobs, sent one at a time to an idle worker.
+  const warm = done.filter((j) => j.phase === 'warm' && j.poolBefore === 'warm');
+  const dispatch = partFit('dispatch', warm.map((j) => j.delayMs as number), `delayTime of ${warm.length} warm-phase jobs sent to an idle worker`);
+  add(dispatch);
+  const dispatchMedianMs = dispatch === undefined ? 0 : median(dispatch.samplesMs);
+
+  // Execution: every finished job, by class when there are several.
+  const execOf = (jobs: readonly JobSample[]) => jobs.map((j) => j.executionMs as number);
+  for (const id of o.classIds) {
+    const mine = done.filter((j) => j.classId === id);
+    add(partFit('execution', execOf(mine), `executionTime of ${mine.length} finished jobs of class ${id}`, false, o.classIds.length > 1 ? id : undefined));
+  }
+  const allExecution = o.classIds.length > 1 ? fitSamples(execOf(done)) : undefined;
+
+  // Overhead: warm jobs, one at a time, so no wait on the client's side is counted.
+  const overhead = warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs));
+  add(partFit('overhead', overhead, `end to end less delayTime, executionTime and the /health round trip (${Math.round(rttTargetMs)} ms) of ${warm.length} warm jobs`));
+
+  // Cold starts: jobs sent with no worker up.
+  // A job reaches the queue half a round trip after it was sent, and (in the model) after its overhead.
+  const overheadMedianMs = overhead.length > 0 ? median(overhead) : 0;
+  const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
+  const reactionOf = (sinceSendMs: number) => Math.max(0, sinceSendMs - queuedAfterMs);
+  const cold = done.filter((j) => j.poolBefore === 'cold' && j.phase !== 'burst');
+  const coldReactions = cold.map((j) => j.workerSeenAfterMs).filter((r): r is number => r !== undefined).map(reactionOf);
+  const coldSamples = cold.map((j) => Math.max(0, (j.delayMs as number) - dispatchMedianMs - (j.workerSeenAfterMs === undefined ? 0 : reactionOf(j.workerSeenAfterMs))));
+  add(partFit('coldStart', coldSamples, `delayTime of ${cold.length} jobs sent with no worker up, less the scaler's reaction seen on /health and the median dispatch (${Math.round(dispatchMedianMs)} ms)`, true));
+  if (cold.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
+
+  // Streaming.
+  add(partFit('firstChunk', obs.streams.flatMap((s) => (s.firstChunkMs === undefined ? [] : [s.firstChunkMs])), `time to the first /stream chunk of ${obs.streams.length} streamed jobs, less delayTime and the round trip`));
+  add(partFit('chunkGap', obs.streams.flatMap((s) => (s.chunkGapMs === undefined ? [] : [s.chunkGapMs])), 'the rest of executionTime after the first chunk, over the chunks after it (each job its mean gap)'));
+  const tokens = obs.streams.flatMap((s) => (s.tokensPerChunk === undefined ? [] : [s.tokensPerChunk]));
+
+  // Settings.
+  const b = obs.burst;
+  const measuredJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? { value: Math.max(1, Math.round(b.maxJobsPerRunningWorker)), detail: `the most jobs in progress per running worker during the burst (${b.maxJobsPerRunningWorker.toFixed(2)})` } : undefined;
+  const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
+  const idle = obs.idleTimeoutSamplesMs;
+  const measuredIdle = idle.length > 0 ? { value: Math.min(3600, Math.max(1, Math.round(median(idle) / 1_000))), detail: `a worker stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after its last job (median, whole seconds)` } : undefined;
+  const measuredMin = obs.restWorkers !== undefined && Number.isFinite(obs.restWorkers) ? { value: obs.restWorkers, detail: `workers up at rest, after the idle timeout` } : undefined;
+  const measuredMax =
+    b !== undefined
+      ? {
+          value: Math.max(1, b.peakWorkers),
+          detail: `the most workers up during a burst of ${b.jobs} jobs${b.peakWorkers * (jobsPerWorker.value as number) >= b.jobs ? ' (every job had a worker: the real maximum may be higher, give --workers-max)' : ''}`,
+        }
+      : undefined;
+  const scaler = o.given.scalerType !== undefined && o.given.scalerValue !== undefined ? undefined : inferScaler(b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: reactionOf(b.firstScaleUpMs) }, coldReactions);
+  const settings: SettingValue[] = [
+    pick('workersMin', o.given.workersMin, measuredMin, SERVICE_DEFAULTS.workersMin),
+    pick('workersMax', o.given.workersMax, measuredMax, SERVICE_DEFAULTS.workersMax),
+    pick('idleTimeoutS', o.given.idleTimeoutS, measuredIdle, SERVICE_DEFAULTS.idleTimeoutS),
+    pick<ScalerType>('scalerType', o.given.scalerType, scaler === undefined ? undefined : { value: scaler.type, detail: scaler.detail }, SERVICE_DEFAULTS.scalerType),
+    pick('scalerValue', o.given.scalerValue, scaler === undefined ? undefined : { value: scaler.value, detail: scaler.detail }, SERVICE_DEFAULTS.scalerValue),
+    jobsPerWorker,
+  ];
+  if (o.given.gpuTypeId !== undefined) settings.push({ name: 'gpuTypeId', value: o.given.gpuTypeId, source: 'given', detail: 'not observable through the queue interface' });
+  settings.push(pick('gpuCount', o.given.gpuCount, undefined, SERVICE_DEFAULTS.gpuCount));
+  const value = (n: keyof DeploymentSettings) => settings.find((s) => s.name === n)?.value;
+  if ((value('workersMin') as number) > (value('workersMax') as number)) {
+    notes.push(`workersMin ${value('workersMin')} exceeds workersMax ${value('workersMax')}: workersMax raised to match`);
+    const i = settings.findIndex((s) => s.name === 'workersMax');
+    settings[i] = { ...(settings[i] as SettingValue), value: value('workersMin') as number, detail: `${(settings[i] as SettingValue).detail}; raised to workersMin` };
+  }
+
+  const fitOf = (part: TimingPart): Distribution | undefined => fits.find((f) => f.part === part && f.classId === undefined)?.fit.dist;
+  let execution: ExecutionTiming | undefined = fitOf('execution');
+  if (allExecution !== undefined && o.classField !== undefined) {
+    execution = {
+      byInputField: o.classField,
+      classes: Object.fromEntries(fits.filter((f) => f.part === 'execution' && f.classId !== undefined).map((f) => [f.classId as string, f.fit.dist])),
+      default: allExecution.dist,
+    };
+  }
+  const firstChunk = fitOf('firstChunk');
+  const chunkGap = fitOf('chunkGap');
+  const timing: TimingModel = {
+    ...(fitOf('coldStart') !== undefined ? { coldStart: fitOf('coldStart') } : {}),
+    ...(fitOf('dispatch') !== undefined ? { dispatch: fitOf('dispatch') } : {}),
+    ...(execution !== undefined ? { execution } : {}),
+    ...(firstChunk !== undefined && chunkGap !== undefined ? { stream: { firstChunk, chunkGap, tokensPerChunk: Math.max(1, Math.round(tokens.length > 0 ? median(tokens) : 1)) } } : {}),
+    ...(fitOf('overhead') !== undefined ? { overhead: fitOf('overhead') } : {}),
+  };
+  const deployment: DeploymentSettings = {
+    workersMin: value('workersMin') as number,
+    workersMax: value('workersMax') as number,
+    idleTimeoutS: value('idleTimeoutS') as number,
+    scalerType: value('scalerType') as ScalerType,
+    scalerValue: value('scalerValue') as number,
+    jobsPerWorker: value('jobsPerWorker') as number,
+    ...(o.given.gpuTypeId !== undefined ? { gpuTypeId: o.given.gpuTypeId } : {}),
+    gpuCount: value('gpuCount') as number,
+    seed: o.seed,
+    timing,
+  };
+  if (b !== undefined && b.throttledSeen > 0) notes.push(`${b.throttledSeen} worker(s) were seen throttled (waiting for GPU capacity) during the burst: throttling is not fitted, the twin starts workers without it`);
+  const failed = obs.jobs.filter((j) => j.status !== 'COMPLETED');
+  if (failed.length > 0) notes.push(`${failed.length} job(s) did not complete (${[...new Set(failed.map((j) => j.status))].join(', ')}): their timings are left out of the fits`);
+  return { settings, fits, deployment, notes };
+}

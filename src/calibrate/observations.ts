@@ -1,0 +1,103 @@
+// What the measurement phases record, in the target's own time (emulated ms on a scaled
+// emulator, real ms on the service): one record per job, the /health timelines, idle-timeout
+// samples and the streaming chunks. Fitting and inference read only these.
+import type { JobState } from '../spec/index.js';
+import type { JobBody } from './target.js';
+
+export const PHASES = ['warm', 'idle', 'cold', 'burst', 'stream'] as const;
+export type PhaseName = (typeof PHASES)[number];
+
+/** One input class: a --input file (or the default body) and the name its jobs are fitted under. */
+export interface InputClass {
+  readonly id: string;
+  readonly body: JobBody;
+}
+
+/** What /health said just before a job was sent. */
+export type PoolBefore = 'warm' | 'cold' | 'busy';
+
+export interface JobSample {
+  readonly phase: PhaseName;
+  readonly classId: string;
+  readonly status: JobState;
+  /** Real ms since the calibration started. */
+  readonly sentAtMs: number;
+  readonly answeredAtMs: number;
+  /** Client-observed end to end, target ms. */
+  readonly e2eMs: number;
+  readonly delayMs: number | undefined;
+  readonly executionMs: number | undefined;
+  /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
+  readonly poolBefore: PoolBefore;
+  /** Cold jobs: target ms from the send until /health first showed a worker. */
+  readonly workerSeenAfterMs?: number | undefined;
+}
+
+export interface HealthPoint {
+  /** Target ms since the phase started (the middle of the /health round trip). */
+  readonly tMs: number;
+  readonly idle: number;
+  readonly running: number;
+  readonly initializing: number;
+  readonly throttled: number;
+  readonly unhealthy: number;
+  readonly inQueue: number;
+  readonly inProgress: number;
+}
+
+export interface BurstObservation {
+  readonly jobs: number;
+  /** Workers up (any state) just before the burst. */
+  readonly workersBefore: number;
+  readonly timeline: readonly HealthPoint[];
+  /** Target ms from the burst's send to the first /health showing more workers than before; undefined: none came. */
+  readonly firstScaleUpMs: number | undefined;
+  /** Workers up (any state) at that first scale-up. */
+  readonly workersAtFirstScaleUp: number | undefined;
+  /** The largest number of workers up at once. */
+  readonly peakWorkers: number;
+  /** Target ms from the send until the peak was first seen. */
+  readonly peakAtMs: number;
+  /** The most jobs in progress per running worker seen (jobs per worker). */
+  readonly maxJobsPerRunningWorker: number;
+  readonly throttledSeen: number;
+}
+
+export interface StreamSample {
+  readonly classId: string;
+  readonly job: JobSample;
+  readonly chunks: number;
+  /** Target ms from the job's start (send + delayTime + the round trip's half) to the first chunk. */
+  readonly firstChunkMs: number | undefined;
+  /** Target ms between chunks, the job's mean. */
+  readonly chunkGapMs: number | undefined;
+  /** Output tokens per chunk (from `output_tokens` or the `text` list), when the chunks say. */
+  readonly tokensPerChunk: number | undefined;
+}
+
+export interface PhaseOutcome {
+  readonly phase: PhaseName;
+  readonly status: 'done' | 'partial' | 'skipped';
+  readonly jobs: number;
+  readonly realMs: number;
+  /** Why it was cut short or skipped. */
+  readonly reason?: string;
+}
+
+export interface Observations {
+  /** Target ms per real ms (given: the service runs at 1). */
+  readonly timeScale: number;
+  /** Median real round trip of /health: the network and HTTP part of every answer. */
+  readonly rttRealMs: number;
+  readonly jobs: JobSample[];
+  /** Target ms from a job's end to its worker's stop, seen on /health. */
+  readonly idleTimeoutSamplesMs: number[];
+  /** Workers still up after the quiet wait (active workers); undefined: not measured. */
+  restWorkers: number | undefined;
+  burst: BurstObservation | undefined;
+  readonly streams: StreamSample[];
+  /** Classes whose first streamed job brought no chunk. */
+  readonly nonStreamingClasses: string[];
+  readonly phases: PhaseOutcome[];
+  readonly notes: string[];
+}

@@ -1,0 +1,135 @@
+// What every measurement phase shares: the budgeted target, the deadline, the time scale that
+// turns real ms into the target's ms, and the helpers that read /health into timelines and
+// wait for the pool to come to rest (the idle gaps).
+import type { Deadline } from './budget.js';
+import type { HealthPoint, JobSample, Observations, PhaseName, PhaseOutcome, PoolBefore } from './observations.js';
+import { workersUp, type CalibrationTarget, type TimedHealth, type TimedJob } from './target.js';
+import type { HealthRecord } from '../spec/index.js';
+import { BudgetExhaustedError } from './budget.js';
+
+export interface PhaseContext {
+  readonly target: CalibrationTarget;
+  readonly deadline: Deadline;
+  /** Target ms per real ms. */
+  readonly timeScale: number;
+  /** Real ms at which the calibration started (sample times are relative to it). */
+  readonly originMs: number;
+  /** Real ms between /health polls while watching the pool. */
+  readonly healthPollMs: number;
+  readonly obs: Observations;
+  readonly log: (line: string) => void;
+}
+
+/** The real instant a /health answer describes: the middle of its round trip. */
+export const midOf = (h: TimedHealth): number => (h.sentAtMs + h.answeredAtMs) / 2;
+
+export function poolBefore(h: HealthRecord): PoolBefore {
+  if (h.workers.idle > 0) return 'warm';
+  return workersUp(h) === 0 ? 'cold' : 'busy';
+}
+
+export function healthPoint(h: TimedHealth, phaseStartMs: number, timeScale: number): HealthPoint {
+  const w = h.health.workers;
+  return {
+    tMs: (midOf(h) - phaseStartMs) * timeScale,
+    idle: w.idle,
+    running: w.running,
+    initializing: w.initializing ?? 0,
+    throttled: w.throttled ?? 0,
+    unhealthy: w.unhealthy ?? 0,
+    inQueue: h.health.jobs.inQueue,
+    inProgress: h.health.jobs.inProgress,
+  };
+}
+
+/** Record one finished job in the target's ms. */
+export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, workerSeenAfterMs?: number): JobSample {
+  const sample: JobSample = {
+    phase,
+    classId,
+    status: j.record.status,
+    sentAtMs: j.sentAtMs - ctx.originMs,
+    answeredAtMs: j.answeredAtMs - ctx.originMs,
+    e2eMs: (j.answeredAtMs - j.sentAtMs) * ctx.timeScale,
+    delayMs: j.record.delayTime,
+    executionMs: j.record.executionTime,
+    poolBefore: before,
+    ...(workerSeenAfterMs !== undefined ? { workerSeenAfterMs } : {}),
+  };
+  ctx.obs.jobs.push(sample);
+  return sample;
+}
+
+/**
+ * Poll /health every healthPollMs until `until` settles (or the deadline), calling `onPoint`
+ * with each answer. Polls are sequential: one /health in flight at a time.
+ */
+export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, onPoint: (h: TimedHealth) => void): Promise<void> {
+  let settled = false;
+  const done = until.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  while (!settled && !ctx.deadline.signal.aborted) {
+    onPoint(await ctx.target.health());
+    if (settled) break;
+    await Promise.race([done, ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal)]);
+  }
+}
+
+export interface RestOutcome {
+  /** The pool came down to `floorWorkers` or fewer. */
+  readonly reached: boolean;
+  /** Real instant the last worker above the floor stopped (between the two polls around it). */
+  readonly droppedAtMs: number | undefined;
+  /** The fewest workers seen up while waiting. */
+  readonly fewestUp: number;
+  readonly last: TimedHealth;
+}
+
+/**
+ * Wait, polling /health, until at most `floorWorkers` workers are up (the idle timeout has
+ * stopped the others), for at most `maxWaitMs` real ms and never past the deadline.
+ */
+export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWaitMs: number): Promise<RestOutcome> {
+  const clock = ctx.target.clock;
+  const endMs = clock.now() + Math.min(maxWaitMs, ctx.deadline.remainingMs());
+  let prev: TimedHealth | undefined;
+  let fewestUp = Infinity;
+  for (;;) {
+    const h = await ctx.target.health();
+    const up = workersUp(h.health);
+    fewestUp = Math.min(fewestUp, up);
+    if (up <= floorWorkers) {
+      return { reached: true, droppedAtMs: prev === undefined ? undefined : (midOf(prev) + midOf(h)) / 2, fewestUp, last: h };
+    }
+    prev = h;
+    if (clock.now() >= endMs || !(await clock.sleep(Math.min(ctx.healthPollMs, Math.max(0, endMs - clock.now())), ctx.deadline.signal))) {
+      return { reached: false, droppedAtMs: undefined, fewestUp, last: h };
+    }
+  }
+}
+
+/** Why a phase stopped early, in words; rethrows what is not a budget or deadline stop. */
+export function stopReason(ctx: PhaseContext, e: unknown): string {
+  if (e instanceof BudgetExhaustedError) return e.message;
+  if (ctx.deadline.signal.aborted) return `stopped: ${ctx.deadline.signal.reason instanceof Error ? ctx.deadline.signal.reason.message : 'deadline'}`;
+  return `stopped by an error: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+/** Run one phase body, turning a budget, deadline or request failure into a partial outcome. */
+export async function runPhase(ctx: PhaseContext, phase: PhaseName, body: () => Promise<{ jobs: number; reason?: string; skipped?: boolean }>): Promise<PhaseOutcome> {
+  const startMs = ctx.target.clock.now();
+  const before = ctx.target.budget.sent;
+  let outcome: PhaseOutcome;
+  try {
+    const r = await body();
+    const realMs = ctx.target.clock.now() - startMs;
+    outcome = r.skipped === true ? { phase, status: 'skipped', jobs: r.jobs, realMs, ...(r.reason !== undefined ? { reason: r.reason } : {}) } : { phase, status: r.reason === undefined ? 'done' : 'partial', jobs: r.jobs, realMs, ...(r.reason !== undefined ? { reason: r.reason } : {}) };
+  } catch (e) {
+    outcome = { phase, status: 'partial', jobs: ctx.target.budget.sent - before, realMs: ctx.target.clock.now() - startMs, reason: stopReason(ctx, e) };
+  }
+  ctx.obs.phases.push(outcome);
+  ctx.log(`phase ${phase}: ${outcome.status}, ${outcome.jobs} jobs, ${(outcome.realMs / 1000).toFixed(1)} s${outcome.reason !== undefined ? ` (${outcome.reason})` : ''}`);
+  return outcome;
+}

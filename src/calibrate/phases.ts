@@ -1,0 +1,177 @@
+// The measurement phases, each bounded by the job budget and the deadline:
+//  - warm: one job at a time (a worker stays warm): dispatch, execution and overhead samples;
+//  - cold: wait until the idle timeout has stopped the workers (/health), then one job: a cold
+//    start each time, and an idle-timeout sample from each wait;
+//  - burst: many jobs at once with /health polled throughout: the scaler's reaction, the scale-up
+//    timeline, the most workers reached, jobs per worker;
+//  - stream: jobs read through /stream, for handlers that stream (time to first chunk, gaps).
+import type { InputClass } from './observations.js';
+import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
+import { workersUp, type TimedHealth } from './target.js';
+import type { BurstObservation, HealthPoint, PhaseOutcome } from './observations.js';
+
+export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
+  return runPhase(ctx, 'warm', async () => {
+    let jobs = 0;
+    for (const cls of classes) {
+      for (let i = 0; i < jobsPerClass; i += 1) {
+        if (ctx.deadline.signal.aborted) return { jobs, reason: stopReason(ctx, undefined) };
+        const before = await ctx.target.health();
+        const j = await ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
+        jobs += 1;
+        recordJob(ctx, 'warm', cls.id, j, poolBefore(before.health));
+      }
+    }
+    return { jobs };
+  });
+}
+
+export interface ColdOptions {
+  /** Workers that stay up at rest (workersMin, given or assumed 0). */
+  readonly floorWorkers: number;
+  /** Real ms one idle gap may last before the phase gives up. */
+  readonly maxIdleWaitMs: number;
+}
+
+/** The real instant the latest job ended on its worker: its answer, less half a round trip. */
+function lastJobEndMs(ctx: PhaseContext): number | undefined {
+  const last = ctx.obs.jobs.at(-1);
+  return last === undefined ? undefined : ctx.originMs + last.answeredAtMs - ctx.obs.rttRealMs / 2;
+}
+
+export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: ColdOptions): Promise<PhaseOutcome> {
+  return runPhase(ctx, 'cold', async () => {
+    let jobs = 0;
+    // The real instant the last /health showing the job running was taken: the job ended between
+    // it and its answer. Both ends of an idle sample are then read on /health, so a late answer
+    // (a slow client or network) does not move one end alone.
+    let lastRunningMs: number | undefined;
+    for (let i = 0; i < count; i += 1) {
+      const answeredEndMs = lastJobEndMs(ctx);
+      const jobEndMs = answeredEndMs === undefined || lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
+      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+      if (!rest.reached) {
+        if (ctx.deadline.signal.aborted) return { jobs, reason: stopReason(ctx, undefined) };
+        ctx.obs.restWorkers = rest.fewestUp;
+        const reason = `workers stayed up (${rest.fewestUp} at the fewest) for ${(o.maxIdleWaitMs / 1000).toFixed(0)} s: either ${rest.fewestUp} active workers (--workers-min ${rest.fewestUp}) or an idle timeout longer than that wait (--idle-timeout)`;
+        return jobs === 0 ? { jobs, reason, skipped: true } : { jobs, reason };
+      }
+      ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
+      if (rest.droppedAtMs !== undefined && jobEndMs !== undefined && rest.droppedAtMs > jobEndMs) {
+        ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - jobEndMs) * ctx.timeScale);
+      }
+      const sentAtMs = ctx.target.clock.now();
+      // The worker started between the last /health without it and the first with it.
+      let lastWithoutMs = sentAtMs;
+      let seenAtMs: number | undefined;
+      const job = ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
+      lastRunningMs = undefined;
+      await watchHealth(ctx, job, (h) => {
+        if (h.health.workers.running > 0) lastRunningMs = midOf(h);
+        if (seenAtMs !== undefined) return;
+        if (workersUp(h.health) > o.floorWorkers) seenAtMs = (lastWithoutMs + midOf(h)) / 2;
+        else lastWithoutMs = midOf(h);
+      });
+      const j = await job;
+      jobs += 1;
+      recordJob(ctx, 'cold', cls.id, j, poolBefore(rest.last.health), seenAtMs === undefined ? undefined : Math.max(0, seenAtMs - sentAtMs) * ctx.timeScale);
+    }
+    return { jobs };
+  });
+}
+
+const upOf = (p: HealthPoint): number => p.idle + p.running + p.initializing + p.throttled + p.unhealthy;
+
+/** Read the scale-up out of a burst's /health timeline. */
+export function summarizeBurst(jobs: number, workersBefore: number, timeline: readonly HealthPoint[]): BurstObservation {
+  const firstIndex = timeline.findIndex((p) => upOf(p) > workersBefore);
+  const first = timeline[firstIndex];
+  // The workers came between the last /health without them and the first with them.
+  const firstScaleUpMs = first === undefined ? undefined : (first.tMs + (firstIndex > 0 ? (timeline[firstIndex - 1] as HealthPoint).tMs : 0)) / 2;
+  let peakWorkers = workersBefore;
+  let peakAtMs = 0;
+  let maxJobsPerRunningWorker = 0;
+  let throttledSeen = 0;
+  for (const p of timeline) {
+    if (upOf(p) > peakWorkers) {
+      peakWorkers = upOf(p);
+      peakAtMs = p.tMs;
+    }
+    if (p.running > 0) maxJobsPerRunningWorker = Math.max(maxJobsPerRunningWorker, p.inProgress / p.running);
+    throttledSeen = Math.max(throttledSeen, p.throttled);
+  }
+  return {
+    jobs,
+    workersBefore,
+    timeline,
+    firstScaleUpMs,
+    workersAtFirstScaleUp: first === undefined ? undefined : upOf(first),
+    peakWorkers,
+    peakAtMs,
+    maxJobsPerRunningWorker,
+    throttledSeen,
+  };
+}
+
+export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], count: number): Promise<PhaseOutcome> {
+  return runPhase(ctx, 'burst', async () => {
+    const before = await ctx.target.health();
+    const startMs = ctx.target.clock.now();
+    const timeline: HealthPoint[] = [];
+    // Every job is taken from the budget as it is created: a job past the budget is never sent.
+    const sends = Array.from({ length: count }, (_, i) => {
+      const cls = classes[i % classes.length] as InputClass;
+      return ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal).then((j) => recordJob(ctx, 'burst', cls.id, j, 'busy'));
+    });
+    const all = Promise.allSettled(sends);
+    const onPoint = (h: TimedHealth) => timeline.push(healthPoint(h, startMs, ctx.timeScale));
+    await watchHealth(ctx, all, onPoint);
+    const settled = await all;
+    const failed = settled.filter((s) => s.status === 'rejected');
+    ctx.obs.burst = summarizeBurst(count, workersUp(before.health), timeline);
+    const jobs = settled.length - failed.filter((s) => s.status === 'rejected' && s.reason instanceof Error && s.reason.name === 'BudgetExhaustedError').length;
+    const firstFailure = failed[0];
+    return firstFailure === undefined ? { jobs } : { jobs, reason: `${failed.length} of ${count} burst jobs did not finish: ${stopReason(ctx, firstFailure.status === 'rejected' ? firstFailure.reason : undefined)}` };
+  });
+}
+
+/** Tokens a chunk carries: the length of its `output.text` list, when it has one. */
+function tokensOf(chunk: unknown): number | undefined {
+  if (typeof chunk !== 'object' || chunk === null) return undefined;
+  const out = (chunk as { output?: unknown }).output;
+  const text = typeof out === 'object' && out !== null ? (out as { text?: unknown }).text : undefined;
+  return Array.isArray(text) ? text.length : undefined;
+}
+
+export function streamPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
+  return runPhase(ctx, 'stream', async () => {
+    let jobs = 0;
+    for (const cls of classes) {
+      for (let i = 0; i < jobsPerClass; i += 1) {
+        if (ctx.deadline.signal.aborted) return { jobs, reason: stopReason(ctx, undefined) };
+        const before = await ctx.target.health();
+        const j = await ctx.target.streamJob(cls.body, ctx.deadline.signal);
+        jobs += 1;
+        const sample = recordJob(ctx, 'stream', cls.id, j, poolBefore(before.health));
+        if (j.chunks.length <= 1) {
+          // The handler does not stream this input (no chunk, or its one output at the end): one job said so, the rest are not sent.
+          ctx.obs.nonStreamingClasses.push(cls.id);
+          break;
+        }
+        const first = j.chunkArrivalsMs[0] as number;
+        const firstChunkMs = Math.max(0, (first - j.sentAtMs - ctx.obs.rttRealMs) * ctx.timeScale - (sample.delayMs ?? 0));
+        const counts = j.chunks.map(tokensOf).filter((t): t is number => t !== undefined);
+        ctx.obs.streams.push({
+          classId: cls.id,
+          job: sample,
+          chunks: j.chunks.length,
+          firstChunkMs,
+          // The last chunk comes at the end of execution: the rest of it is split over the gaps.
+          chunkGapMs: j.chunks.length > 1 && sample.executionMs !== undefined ? Math.max(0, sample.executionMs - firstChunkMs) / (j.chunks.length - 1) : undefined,
+          tokensPerChunk: counts.length > 0 ? counts.reduce((a, b) => a + b, 0) / counts.length : undefined,
+        });
+      }
+    }
+    return { jobs };
+  });
+}

@@ -1,0 +1,101 @@
+// The calibration plan and what it may cost, known before anything is sent: jobs per phase
+// (their sum never above --max-jobs), the wall-clock limit, and worker-seconds at most (every
+// worker the endpoint may run, up for the whole run and its idle timeout after), priced when
+// the GPU type is known (DEPLOYMENT-FACTS.md: billing per worker-second, the flex price).
+import { usageError } from '../errors.js';
+import { priceOf, SERVICE_DEFAULTS } from '../emulator/deployment/index.js';
+
+export interface PlanInput {
+  readonly classes: number;
+  /** Warm jobs per input class. */
+  readonly warmJobs: number;
+  readonly coldStarts: number;
+  readonly burstJobs: number;
+  /** Streamed jobs per input class (the first tells whether the handler streams). */
+  readonly streamJobs: number;
+  readonly maxJobs: number;
+  readonly maxDurationMs: number;
+}
+
+export interface CalibrationPlan extends PlanInput {
+  readonly totalJobs: number;
+}
+
+/** The plan, or a usage error naming the flags when its jobs exceed --max-jobs. */
+export function planCalibration(p: PlanInput): CalibrationPlan {
+  const warm = p.warmJobs * p.classes;
+  const stream = p.streamJobs * p.classes;
+  const totalJobs = warm + p.coldStarts + p.burstJobs + stream;
+  if (totalJobs > p.maxJobs) {
+    throw usageError(
+      `the plan needs ${totalJobs} jobs (warm ${p.warmJobs} x ${p.classes} class(es), cold starts ${p.coldStarts}, burst ${p.burstJobs}, stream ${p.streamJobs} x ${p.classes}), over --max-jobs ${p.maxJobs}: raise --max-jobs or lower --warm-jobs, --cold-starts, --burst-jobs or --stream-jobs`,
+    );
+  }
+  return { ...p, totalJobs };
+}
+
+/** A value calibration uses before it measures: given by the user, or the service's default. */
+export interface Assumed<T> {
+  readonly value: T;
+  readonly source: 'given' | 'service default';
+}
+
+export interface CostInput {
+  readonly workersMax: Assumed<number>;
+  readonly idleTimeoutS: Assumed<number>;
+  readonly gpuTypeId: string | undefined;
+  readonly gpuCount: number;
+  /** Flex price per GPU-second given on the command line (overrides the table). */
+  readonly pricePerS: number | undefined;
+}
+
+/** The service may run up to 2 workers beyond workersMax during spikes (DEPLOYMENT-FACTS.md). */
+export const SPIKE_WORKERS = 2;
+
+export interface CostEstimate {
+  readonly workerSecondsAtMost: number;
+  /** Flex $ per GPU-second used, and where it came from. */
+  readonly pricePerS: number | undefined;
+  readonly priceSource: string | undefined;
+  readonly dollarsAtMost: number | undefined;
+  /** The assumptions behind the bound, in words. */
+  readonly basis: string;
+}
+
+export function estimateCost(plan: CalibrationPlan, c: CostInput): CostEstimate {
+  const workers = c.workersMax.value + SPIKE_WORKERS;
+  const seconds = plan.maxDurationMs / 1000 + c.idleTimeoutS.value;
+  const workerSecondsAtMost = Math.ceil(workers * seconds);
+  const tablePrice = c.gpuTypeId === undefined ? undefined : priceOf(c.gpuTypeId);
+  const pricePerS = c.pricePerS ?? tablePrice?.flexPerS;
+  const priceSource = c.pricePerS !== undefined ? '--price-per-s' : tablePrice !== undefined ? `the price table (${c.gpuTypeId}, flex)` : undefined;
+  return {
+    workerSecondsAtMost,
+    pricePerS,
+    priceSource,
+    dollarsAtMost: pricePerS === undefined ? undefined : workerSecondsAtMost * pricePerS * c.gpuCount,
+    basis:
+      `${workers} workers (workersMax ${c.workersMax.value}, ${c.workersMax.source}, + ${SPIKE_WORKERS} the service may add in spikes) ` +
+      `up for the whole --max-duration and an idle timeout of ${c.idleTimeoutS.value} s (${c.idleTimeoutS.source}) after it`,
+  };
+}
+
+export const DEFAULT_ASSUMPTIONS = { workersMax: SERVICE_DEFAULTS.workersMax, idleTimeoutS: SERVICE_DEFAULTS.idleTimeoutS } as const;
+
+/** The plan and its cost as printed before anything is sent. */
+export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEstimate, gpuCount: number): string {
+  const s = (ms: number) => `${Math.round(ms / 1000)} s`;
+  const lines = [
+    `calibration plan for ${target}:`,
+    `  warm      ${plan.warmJobs} job(s) per input class x ${plan.classes}, one at a time`,
+    `  cold      ${plan.coldStarts} job(s), each after the workers have stopped (an idle gap)`,
+    `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout`,
+    `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,
+    `  budget    at most ${plan.totalJobs} jobs (--max-jobs ${plan.maxJobs}), at most ${s(plan.maxDurationMs)} (--max-duration)`,
+    `  cost      at most ${cost.workerSecondsAtMost} worker-seconds: ${cost.basis}`,
+    cost.dollarsAtMost === undefined
+      ? '            no price: name the GPU with --gpu-type (or --price-per-s) for a $ figure'
+      : `            at most $${cost.dollarsAtMost.toFixed(2)} at $${cost.pricePerS} per GPU-second x ${gpuCount} GPU(s) (${cost.priceSource})`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

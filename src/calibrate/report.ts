@@ -1,0 +1,80 @@
+// The calibration report (calibration.json; the HTML page renders the same object): what was
+// planned and spent, each phase's outcome, each setting measured or given, each fit with its
+// samples and goodness of fit, the burst's /health timeline, and the emulator config written.
+import type { Distribution } from '../emulator/deployment/index.js';
+import type { GoodnessOfFit } from './fit.js';
+import type { PartFit, SettingValue, TimingPart } from './infer.js';
+import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
+import type { CalibrationPlan, CostEstimate } from './plan.js';
+
+export const CALIBRATION_SCHEMA_VERSION = 1;
+
+export interface FitEntry {
+  readonly part: TimingPart;
+  readonly classId?: string;
+  /** Samples fitted (outliers left out). */
+  readonly n: number;
+  readonly samplesMs: readonly number[];
+  /** Far outliers left out of the fit (see splitOutliers in fit.ts). */
+  readonly outliersMs: readonly number[];
+  readonly dist: Distribution;
+  readonly gof: GoodnessOfFit;
+  readonly why: string;
+  readonly derivation: string;
+  /** Every candidate tried, with its KS statistic (and BIC for parametric ones). */
+  readonly candidates: ReadonlyArray<{ readonly kind: Distribution['kind']; readonly ks: number; readonly accepted: boolean; readonly bic?: number }>;
+}
+
+export interface CalibrationReport {
+  readonly schemaVersion: typeof CALIBRATION_SCHEMA_VERSION;
+  readonly kind: 'qbench-calibration';
+  readonly qbenchVersion: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly command: readonly string[];
+  /** The queue URL and endpoint (never the key). */
+  readonly target: { readonly queueUrl: string; readonly endpointId: string };
+  /** Target ms per real ms, and whether the user gave it (a scaled emulator) or it is the service's 1. */
+  readonly timeScale: { readonly value: number; readonly source: 'given' | 'default' };
+  readonly budget: {
+    readonly plan: CalibrationPlan;
+    readonly cost: CostEstimate;
+    readonly jobsSent: number;
+    readonly realMs: number;
+    /** Jobs still unfinished when the run stopped, cancelled then. */
+    readonly cancelledAtEnd: number;
+  };
+  readonly rttRealMs: number;
+  readonly phases: readonly PhaseOutcome[];
+  readonly jobs: { readonly total: number; readonly completed: number; readonly byPhase: Readonly<Record<string, number>> };
+  readonly settings: readonly SettingValue[];
+  readonly fits: readonly FitEntry[];
+  readonly idleTimeoutSamplesMs: readonly number[];
+  readonly burst: BurstObservation | undefined;
+  readonly notes: readonly string[];
+  /** What <out>/emulator.json holds. */
+  readonly emulatorConfig: Readonly<Record<string, unknown>>;
+}
+
+export function fitEntry(f: PartFit): FitEntry {
+  const out = new Set(f.fit.outliersMs);
+  const kept = f.samplesMs.filter((x) => !out.has(x));
+  return {
+    part: f.part,
+    ...(f.classId !== undefined ? { classId: f.classId } : {}),
+    n: kept.length,
+    samplesMs: kept,
+    outliersMs: f.fit.outliersMs,
+    dist: f.fit.dist,
+    gof: f.fit.gof,
+    why: f.fit.why,
+    derivation: f.derivation,
+    candidates: f.fit.candidates.map((c) => ({ kind: c.kind, ks: c.gof.ks, accepted: c.gof.accepted, ...(c.bic !== undefined ? { bic: c.bic } : {}) })),
+  };
+}
+
+export function jobCounts(obs: Observations): CalibrationReport['jobs'] {
+  const byPhase: Record<string, number> = {};
+  for (const j of obs.jobs) byPhase[j.phase] = (byPhase[j.phase] ?? 0) + 1;
+  return { total: obs.jobs.length, completed: obs.jobs.filter((j) => j.status === 'COMPLETED').length, byPhase };
+}

@@ -1,0 +1,135 @@
+// One calibration from start to end: the round trip first (/health, no job), then the phases in
+// order (warm, cold, burst, stream) within the job budget and the deadline, unfinished jobs
+// cancelled when it stops early, then the fits and settings, the report and the emulator config.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { QueueClient } from '../client/index.js';
+import { VERSION } from '../version.js';
+import { Deadline, JobBudget } from './budget.js';
+import { inferDeployment, type GivenSettings } from './infer.js';
+import type { InputClass, Observations } from './observations.js';
+import type { PhaseContext } from './phase-context.js';
+import { burstPhase, coldPhase, streamPhase, warmPhase } from './phases.js';
+import type { CalibrationPlan, CostEstimate } from './plan.js';
+import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport } from './report.js';
+import { renderCalibrationHtml } from './report-html.js';
+import { CalibrationTarget, queuePort, REAL_CLOCK, type DeploymentPort, type RealClock } from './target.js';
+import { twinEmulatorConfig } from './twin-config.js';
+
+export interface CalibrationOptions {
+  readonly queueUrl: string;
+  readonly endpointId: string;
+  readonly apiKey: string;
+  readonly classes: readonly InputClass[];
+  readonly classField: string | undefined;
+  readonly plan: CalibrationPlan;
+  readonly cost: CostEstimate;
+  readonly given: GivenSettings;
+  readonly timeScale: { readonly value: number; readonly source: 'given' | 'default' };
+  /** Real ms between /health polls while watching the pool. */
+  readonly healthPollMs: number;
+  /** Seed written into the twin's config. */
+  readonly seed: number;
+  readonly command: readonly string[];
+  readonly signal: AbortSignal;
+  readonly log: (line: string) => void;
+  /** Tests: a fake deployment and clock instead of HTTP and real time. */
+  readonly port?: DeploymentPort;
+  readonly clock?: RealClock;
+}
+
+/** /health round trips taken before any job: the network's share of every answer. */
+const RTT_PROBES = 5;
+/** The least real ms a cold phase waits for the workers to stop, whatever the idle timeout. */
+const MIN_IDLE_WAIT_MS = 60_000;
+
+const median = (v: number[]): number => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[(s.length - 1) >> 1] as number) / 2 + (s[s.length >> 1] as number) / 2;
+};
+
+export async function runCalibration(o: CalibrationOptions): Promise<CalibrationReport> {
+  const startedAt = new Date().toISOString();
+  const clock = o.clock ?? REAL_CLOCK;
+  const client = o.port === undefined ? new QueueClient({ baseUrl: o.queueUrl, endpointId: o.endpointId, apiKey: o.apiKey }) : undefined;
+  const port = o.port ?? queuePort(client as QueueClient);
+  const budget = new JobBudget(o.plan.maxJobs);
+  const deadline = new Deadline(o.plan.maxDurationMs, () => clock.now(), o.signal);
+  const target = new CalibrationTarget(port, budget, clock, o.healthPollMs);
+  let cancelledAtEnd: number;
+  const obs: Observations = {
+    timeScale: o.timeScale.value,
+    rttRealMs: 0,
+    jobs: [],
+    idleTimeoutSamplesMs: [],
+    restWorkers: undefined,
+    burst: undefined,
+    streams: [],
+    nonStreamingClasses: [],
+    phases: [],
+    notes: [],
+  };
+  try {
+    const rtts: number[] = [];
+    let first;
+    for (let i = 0; i < RTT_PROBES; i += 1) {
+      const h = await target.health();
+      first ??= h.health;
+      rtts.push(h.answeredAtMs - h.sentAtMs);
+    }
+    (obs as { rttRealMs: number }).rttRealMs = median(rtts);
+    if (first !== undefined && (first.jobs.inQueue > 0 || first.jobs.inProgress > 0)) {
+      obs.notes.push(`the endpoint held ${first.jobs.inQueue} queued and ${first.jobs.inProgress} running jobs of others when calibration began: their traffic shares the workers measured here`);
+    }
+    const ctx: PhaseContext = { target, deadline, timeScale: o.timeScale.value, originMs: deadline.startedAtMs, healthPollMs: o.healthPollMs, obs, log: o.log };
+    const p = o.plan;
+    const idleS = o.given.idleTimeoutS;
+    const maxIdleWaitMs = Math.max(MIN_IDLE_WAIT_MS, idleS === undefined ? 0 : (3 * idleS * 1000) / o.timeScale.value);
+    if (p.warmJobs > 0) await warmPhase(ctx, o.classes, p.warmJobs);
+    if (p.coldStarts > 0 && !deadline.signal.aborted) await coldPhase(ctx, o.classes[0] as InputClass, p.coldStarts, { floorWorkers: o.given.workersMin ?? 0, maxIdleWaitMs });
+    if (p.burstJobs > 0 && !deadline.signal.aborted) await burstPhase(ctx, o.classes, p.burstJobs);
+    if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
+  } finally {
+    cancelledAtEnd = await target.cancelOpen();
+    deadline.close();
+    await client?.close();
+  }
+  const realMs = clock.now() - deadline.startedAtMs;
+  const inferred = inferDeployment(obs, { given: o.given, classField: o.classField, classIds: o.classes.map((c) => c.id), seed: o.seed });
+  return {
+    schemaVersion: CALIBRATION_SCHEMA_VERSION,
+    kind: 'qbench-calibration',
+    qbenchVersion: VERSION,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    command: o.command,
+    target: { queueUrl: o.queueUrl, endpointId: o.endpointId },
+    timeScale: o.timeScale,
+    budget: { plan: o.plan, cost: o.cost, jobsSent: budget.sent, realMs, cancelledAtEnd },
+    rttRealMs: obs.rttRealMs,
+    phases: obs.phases,
+    jobs: jobCounts(obs),
+    settings: inferred.settings,
+    fits: inferred.fits.map(fitEntry),
+    idleTimeoutSamplesMs: obs.idleTimeoutSamplesMs,
+    burst: obs.burst,
+    notes: [...obs.notes, ...inferred.notes, ...(obs.nonStreamingClasses.length > 0 ? [`no chunk came from /stream for class(es) ${obs.nonStreamingClasses.join(', ')}: the handler does not stream them`] : [])],
+    emulatorConfig: twinEmulatorConfig(o.endpointId, inferred.deployment),
+  };
+}
+
+export interface WrittenCalibration {
+  readonly emulatorConfig: string;
+  readonly json: string;
+  readonly html: string;
+}
+
+/** Write emulator.json, calibration.json and calibration.html into `outDir`. */
+export async function writeCalibration(r: CalibrationReport, outDir: string): Promise<WrittenCalibration> {
+  await mkdir(outDir, { recursive: true });
+  const files = { emulatorConfig: path.join(outDir, 'emulator.json'), json: path.join(outDir, 'calibration.json'), html: path.join(outDir, 'calibration.html') };
+  await writeFile(files.emulatorConfig, `${JSON.stringify(r.emulatorConfig, null, 2)}\n`);
+  await writeFile(files.json, `${JSON.stringify(r, null, 2)}\n`);
+  await writeFile(files.html, renderCalibrationHtml(r));
+  return files;
+}

@@ -1,0 +1,170 @@
+// The budget holds by construction: whatever the phases ask for, the deployment receives at most
+// --max-jobs submissions (a fake deployment counts them), the plan refuses more jobs than the
+// budget before anything is sent, and the CLI refuses to start without --yes when stdin is not
+// a terminal (exit 2, nothing sent: the target does not even listen).
+import { describe, expect, it } from 'vitest';
+import { JobBudget, BudgetExhaustedError } from '../../../src/calibrate/budget.js';
+import { estimateCost, planCalibration, type CalibrationPlan } from '../../../src/calibrate/plan.js';
+import { runCalibration } from '../../../src/calibrate/run-calibration.js';
+import type { DeploymentPort } from '../../../src/calibrate/target.js';
+import { main, type CliIo } from '../../../src/cli/main.js';
+import { EXIT } from '../../../src/exit-codes.js';
+import type { HealthRecord, JobRecord } from '../../../src/spec/index.js';
+
+/**
+ * A deployment that answers at once: jobs complete with fixed timings; /health shows one idle
+ * worker for `upPolls` polls after a job, then none (the idle timeout has passed).
+ */
+function fakeDeployment(upPolls = 2): DeploymentPort & { submitted: () => number; cancelled: string[] } {
+  let submitted = 0;
+  let pollsSinceJob = Infinity;
+  const cancelled: string[] = [];
+  const record = (id: string): JobRecord => ({ id, status: 'COMPLETED', delayTime: 40, executionTime: 900 });
+  const health = (): HealthRecord => {
+    pollsSinceJob += 1;
+    const up = pollsSinceJob <= upPolls ? 1 : 0;
+    return { jobs: { completed: submitted, failed: 0, inProgress: 0, inQueue: 0, retried: 0 }, workers: { idle: up, running: 0 } };
+  };
+  return {
+    submitted: () => submitted,
+    cancelled,
+    runSync: () => {
+      submitted += 1;
+      pollsSinceJob = 0;
+      return Promise.resolve(record(`sync-${submitted}`));
+    },
+    run: () => {
+      submitted += 1;
+      pollsSinceJob = 0;
+      return Promise.resolve({ id: `job-${submitted}` });
+    },
+    status: (id) => Promise.resolve(record(id)),
+    stream: async function* () {
+      /* a handler that does not stream */
+    },
+    cancel: (id) => {
+      cancelled.push(id);
+      return Promise.resolve();
+    },
+    health: () => Promise.resolve(health()),
+  };
+}
+
+const plan = (p: Partial<CalibrationPlan>): CalibrationPlan => ({ classes: 1, warmJobs: 0, coldStarts: 0, burstJobs: 0, streamJobs: 0, maxJobs: 10, maxDurationMs: 20_000, totalJobs: 0, ...p });
+const cost = estimateCost(plan({}), { workersMax: { value: 3, source: 'service default' }, idleTimeoutS: { value: 5, source: 'service default' }, gpuTypeId: undefined, gpuCount: 1, pricePerS: undefined });
+
+async function calibrate(port: DeploymentPort, p: CalibrationPlan) {
+  return runCalibration({
+    queueUrl: 'http://127.0.0.1:9',
+    endpointId: 'ep',
+    apiKey: 'unused-key',
+    classes: [{ id: 'default', body: { input: {} } }],
+    classField: undefined,
+    plan: p,
+    cost,
+    given: {},
+    timeScale: { value: 1, source: 'default' },
+    healthPollMs: 1,
+    seed: 1,
+    command: ['qbench', 'calibrate'],
+    signal: new AbortController().signal,
+    log: () => undefined,
+    port,
+  });
+}
+
+describe('the job budget', () => {
+  it('JobBudget.take counts up to the budget and then throws without counting', () => {
+    const b = new JobBudget(2);
+    b.take();
+    b.take();
+    expect(() => b.take()).toThrow(BudgetExhaustedError);
+    expect(b.sent).toBe(2);
+    expect(b.left).toBe(0);
+  });
+
+  it('phases that ask for 20 warm, 5 cold, 30 burst and 4 stream jobs send exactly the 7 the budget allows', async () => {
+    const d = fakeDeployment();
+    // A plan past its budget (planCalibration would refuse it): the runtime guard alone holds.
+    const r = await calibrate(d, plan({ warmJobs: 20, coldStarts: 5, burstJobs: 30, streamJobs: 4, maxJobs: 7 }));
+    expect(d.submitted()).toBe(7);
+    expect(r.budget.jobsSent).toBe(7);
+    expect(r.phases.find((p) => p.phase === 'warm')).toMatchObject({ status: 'partial', jobs: 7 });
+    expect(r.phases.find((p) => p.phase === 'warm')?.reason).toMatch(/job budget of 7 is spent/);
+    for (const p of r.phases.filter((x) => x.phase !== 'warm')) expect(p.jobs).toBe(0);
+  });
+
+  it('a burst larger than what is left sends only what is left, all at once', async () => {
+    const d = fakeDeployment();
+    const r = await calibrate(d, plan({ warmJobs: 3, burstJobs: 30, maxJobs: 10 }));
+    expect(d.submitted()).toBe(10);
+    expect(r.phases.find((p) => p.phase === 'burst')).toMatchObject({ status: 'partial', jobs: 7 });
+  });
+
+  it('a plan within its budget runs every phase and sends the planned count', async () => {
+    const d = fakeDeployment();
+    const r = await calibrate(d, plan({ warmJobs: 4, coldStarts: 2, burstJobs: 3, streamJobs: 2, maxJobs: 11 }));
+    // The stream phase sends one job: it brings no chunk, so the handler does not stream.
+    expect(d.submitted()).toBe(4 + 2 + 3 + 1);
+    expect(r.phases.map((p) => `${p.phase}:${p.status}`)).toEqual(['warm:done', 'cold:done', 'burst:done', 'stream:done']);
+    expect(r.notes.join(' ')).toMatch(/does not stream/);
+    // Two idle gaps after a job: two idle-timeout samples.
+    expect(r.idleTimeoutSamplesMs.length).toBe(2);
+  });
+
+  it('the deadline stops the run: an endpoint whose workers never stop ends the cold phase at --max-duration', async () => {
+    const d = fakeDeployment(Infinity);
+    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 3, maxJobs: 10, maxDurationMs: 1_000 }));
+    expect(d.submitted()).toBe(1);
+    expect(r.phases.find((p) => p.phase === 'cold')).toMatchObject({ status: 'partial', jobs: 0 });
+    expect(r.phases.find((p) => p.phase === 'cold')?.reason).toMatch(/--max-duration of 1 s reached/);
+  });
+});
+
+describe('the plan', () => {
+  it('refuses more jobs than --max-jobs, naming the flags', () => {
+    expect(() => planCalibration({ classes: 2, warmJobs: 10, coldStarts: 5, burstJobs: 20, streamJobs: 3, maxJobs: 40, maxDurationMs: 60_000 })).toThrow(/needs 51 jobs.*--max-jobs 40.*--warm-jobs/);
+    expect(planCalibration({ classes: 2, warmJobs: 10, coldStarts: 5, burstJobs: 20, streamJobs: 3, maxJobs: 51, maxDurationMs: 60_000 }).totalJobs).toBe(51);
+  });
+
+  it('bounds worker-seconds by every worker up for the whole run and an idle timeout, and prices them from the table', () => {
+    const p = planCalibration({ classes: 1, warmJobs: 1, coldStarts: 0, burstJobs: 0, streamJobs: 0, maxJobs: 1, maxDurationMs: 600_000 });
+    const c = estimateCost(p, { workersMax: { value: 3, source: 'given' }, idleTimeoutS: { value: 60, source: 'given' }, gpuTypeId: '4090 PRO', gpuCount: 2, pricePerS: undefined });
+    // (3 + 2 spike workers) x (600 + 60) s
+    expect(c.workerSecondsAtMost).toBe(3_300);
+    expect(c.pricePerS).toBe(0.00031);
+    expect(c.dollarsAtMost).toBeCloseTo(3_300 * 0.00031 * 2, 9);
+    expect(estimateCost(p, { workersMax: { value: 3, source: 'given' }, idleTimeoutS: { value: 5, source: 'given' }, gpuTypeId: 'unknown-gpu', gpuCount: 1, pricePerS: undefined }).dollarsAtMost).toBeUndefined();
+  });
+});
+
+describe('qbench calibrate without --yes', () => {
+  it('refuses on a non-terminal stdin with exit 2 naming --yes, after printing the plan, before any request', async () => {
+    let out = '';
+    let err = '';
+    const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTty: false, env: { QBENCH_API_KEY: 'calibrate-key' }, signal: new AbortController().signal };
+    // Port 9 (discard): nothing listens; a request would fail with exit 5, not 2.
+    const code = await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep'], io);
+    expect(code).toBe(EXIT.USAGE);
+    expect(err).toMatch(/--yes/);
+    expect(out).toMatch(/at most 45 jobs \(--max-jobs 100\)/);
+    expect(out).toMatch(/at most \d+ worker-seconds/);
+  });
+
+  it('asks on a terminal, and a "no" sends nothing and exits 0', async () => {
+    let out = '';
+    let asked = '';
+    const io: CliIo = { stdout: (t) => void (out += t), stderr: () => undefined, isTty: true, env: { QBENCH_API_KEY: 'calibrate-key' }, signal: new AbortController().signal, ask: (q) => ((asked = q), Promise.resolve('n')) };
+    expect(await main(['calibrate', '--target', 'http://127.0.0.1:9/v2/ep', '--gpu-type', 'L4'], io)).toBe(EXIT.OK);
+    expect(asked).toMatch(/Send these jobs\?/);
+    expect(out).toMatch(/at most \$\d+\.\d\d at \$0\.00019 per GPU-second/);
+    expect(out).toMatch(/nothing was sent/);
+  });
+
+  it('names the flag and its range for a bad value (exit 2)', async () => {
+    let err = '';
+    const io: CliIo = { stdout: () => undefined, stderr: (t) => void (err += t), isTty: false, env: { QBENCH_API_KEY: 'calibrate-key' }, signal: new AbortController().signal };
+    expect(await main(['calibrate', '--target', 'http://127.0.0.1:9/v2/ep', '--idle-timeout', '0', '--yes'], io)).toBe(EXIT.USAGE);
+    expect(err).toMatch(/--idle-timeout: 1 to 3600 s/);
+  });
+});

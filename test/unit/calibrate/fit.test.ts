@@ -1,0 +1,131 @@
+// The fitting math on synthetic samples drawn from known distributions with a fixed seed: the
+// fits recover the parameters within their sampling error, the KS statistic is right on a case
+// worked by hand, and the choice between log-normal, mixture and empirical follows the data.
+import { describe, expect, it } from 'vitest';
+import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, splitOutliers } from '../../../src/calibrate/fit.js';
+import { cdf, sampleMs, seededRng, type Distribution } from '../../../src/emulator/deployment/index.js';
+
+function draw(d: Distribution, n: number, seed: number): number[] {
+  const rng = seededRng(seed);
+  return Array.from({ length: n }, () => sampleMs(d, rng));
+}
+
+const COLD: Distribution = {
+  kind: 'mixture',
+  p: 0.3,
+  first: { kind: 'lognormal', medianMs: 1_500, sigma: 0.2 },
+  second: { kind: 'lognormal', medianMs: 30_000, sigma: 0.3 },
+};
+
+describe('KS statistic', () => {
+  it('is the largest ECDF gap, worked by hand: samples 1, 2, 3 against uniform(0, 3) is 1/3', () => {
+    const d: Distribution = { kind: 'uniform', minMs: 0, maxMs: 3 };
+    expect(ksStatistic([3, 1, 2], (x) => cdf(d, x))).toBeCloseTo(1 / 3, 6);
+  });
+
+  it('counts ties once: four equal samples against their constant is 0, against a constant elsewhere is 1', () => {
+    expect(ksStatistic([5, 5, 5, 5], (x) => cdf({ kind: 'constant', ms: 5 }, x))).toBe(0);
+    expect(ksStatistic([5, 5, 5, 5], (x) => cdf({ kind: 'constant', ms: 9 }, x))).toBe(1);
+  });
+
+  it('has the tabulated 5% critical values (1.358/sqrt(n) for large n, 0.409 at n=10)', () => {
+    expect(ksCritical05(10)).toBeCloseTo(0.41, 2);
+    expect(ksCritical05(10_000)).toBeCloseTo(0.01358, 4);
+  });
+});
+
+describe('log-normal fit', () => {
+  it('recovers median and sigma within 4 standard errors (2,000 samples of median 6 s, sigma 0.5)', () => {
+    const n = 2_000;
+    const { dist } = fitLognormal(draw({ kind: 'lognormal', medianMs: 6_000, sigma: 0.5 }, n, 11));
+    // se(ln median) = sigma/sqrt(n) = 0.011; se(sigma) = sigma/sqrt(2n) = 0.0079
+    expect(Math.abs(Math.log(dist.medianMs / 6_000))).toBeLessThan(4 * 0.5 / Math.sqrt(n));
+    expect(Math.abs(dist.sigma - 0.5)).toBeLessThan(4 * 0.5 / Math.sqrt(2 * n));
+  });
+
+  it('is kept by fitSamples for log-normal data, and passes its KS test', () => {
+    const s = draw({ kind: 'lognormal', medianMs: 800, sigma: 0.3 }, 200, 3);
+    const f = fitSamples(s, { mixture: true });
+    expect(f.dist.kind).toBe('lognormal');
+    expect(f.gof.accepted).toBe(true);
+    expect(f.gof.n).toBe(200);
+  });
+});
+
+describe('two-part mixture by EM', () => {
+  it('recovers a bimodal cold start (30% fast at 1.5 s, 70% full at 30 s) from 1,000 samples', () => {
+    const m = fitLognormalMixture(draw(COLD, 1_000, 5));
+    expect(m).toBeDefined();
+    const d = m!.dist;
+    // se(p) = sqrt(p(1-p)/n) = 0.0145
+    expect(Math.abs(d.p - 0.3)).toBeLessThan(0.06);
+    expect(d.first.kind === 'lognormal' && Math.abs(Math.log(d.first.medianMs / 1_500))).toBeLessThan(0.05);
+    expect(d.second.kind === 'lognormal' && Math.abs(Math.log(d.second.medianMs / 30_000))).toBeLessThan(0.05);
+    expect(d.first.kind === 'lognormal' && Math.abs(d.first.sigma - 0.2)).toBeLessThan(0.04);
+    expect(d.second.kind === 'lognormal' && Math.abs(d.second.sigma - 0.3)).toBeLessThan(0.04);
+  });
+
+  it('is chosen over one log-normal for bimodal data even from 12 samples, and passes its KS test', () => {
+    const f = fitSamples(draw(COLD, 12, 8), { mixture: true });
+    expect(f.dist.kind).toBe('mixture');
+    expect(f.gof.accepted).toBe(true);
+    const ln = f.candidates.find((c) => c.kind === 'lognormal');
+    expect(ln?.bic).toBeGreaterThan(f.candidates.find((c) => c.kind === 'mixture')?.bic ?? Infinity);
+  });
+
+  it('is not tried unless asked', () => {
+    expect(fitSamples(draw(COLD, 50, 8)).candidates.some((c) => c.kind === 'mixture')).toBe(false);
+  });
+});
+
+describe('fallbacks', () => {
+  it('a constant when every sample is equal', () => {
+    const f = fitSamples([0, 0, 0]);
+    expect(f.dist).toEqual({ kind: 'constant', ms: 0 });
+    expect(f.gof.ks).toBe(0);
+  });
+
+  it('the empirical quantiles when no parametric fit passes (uniform data, 2,000 samples)', () => {
+    const s = draw({ kind: 'uniform', minMs: 1_000, maxMs: 5_000 }, 2_000, 21);
+    const f = fitSamples(s, { mixture: true });
+    expect(f.dist.kind).toBe('empirical');
+    expect(f.candidates.find((c) => c.kind === 'lognormal')?.gof.accepted).toBe(false);
+    expect(f.why).toMatch(/over the 5% critical value/);
+    // The empirical fit holds at most 101 points, from q=0 to q=1, and tracks the samples.
+    if (f.dist.kind !== 'empirical') throw new Error('unreachable');
+    expect(f.dist.quantiles.length).toBe(101);
+    expect(f.dist.quantiles[0]).toEqual([0, Math.min(...s)]);
+    expect(f.dist.quantiles.at(-1)).toEqual([1, Math.max(...s)]);
+    expect(f.gof.ks).toBeLessThan(0.02);
+  });
+
+  it('empiricalOf keeps every point of a small sample, ascending', () => {
+    expect(empiricalOf([30, 10, 20])).toEqual({ kind: 'empirical', quantiles: [[0, 10], [0.5, 20], [1, 30]] });
+  });
+
+  it('goodnessOfFit rejects a fit that is plainly wrong (median off by 2x on 100 samples)', () => {
+    const s = draw({ kind: 'lognormal', medianMs: 1_000, sigma: 0.2 }, 100, 4);
+    expect(goodnessOfFit(s, { kind: 'lognormal', medianMs: 2_000, sigma: 0.2 }).accepted).toBe(false);
+    expect(goodnessOfFit(s, { kind: 'lognormal', medianMs: 1_000, sigma: 0.2 }).accepted).toBe(true);
+  });
+});
+
+describe('far outliers', () => {
+  it('a stall 50x the median is left out of a log-normal fit, and said', () => {
+    const s = draw({ kind: 'lognormal', medianMs: 400, sigma: 0.3 }, 30, 9);
+    const f = fitSamples([...s, 20_000]);
+    expect(f.outliersMs).toEqual([20_000]);
+    expect(f.dist.kind).toBe('lognormal');
+    expect(f.gof.n).toBe(30);
+    expect(f.why).toMatch(/1 far outlier\(s\) left out \(20000 ms/);
+  });
+
+  it('leaves every sample of clean log-normal or bimodal data in', () => {
+    expect(splitOutliers(draw({ kind: 'lognormal', medianMs: 6_000, sigma: 0.5 }, 2_000, 12)).outliers).toEqual([]);
+    expect(splitOutliers(draw(COLD, 500, 13)).outliers).toEqual([]);
+  });
+
+  it('does not judge fewer than 8 samples', () => {
+    expect(splitOutliers([1, 1, 1, 1000]).outliers).toEqual([]);
+  });
+});

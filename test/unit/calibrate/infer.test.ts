@@ -1,0 +1,137 @@
+// From observations to a twin: what a job's timing fields mix is taken apart as documented
+// (cold delay = reaction + cold start + dispatch; overhead = e2e - delay - execution - round trip),
+// the scaler is read from its reactions, each setting says measured, given or default, and the
+// input classes are told apart by a field.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inferDeployment, inferScaler } from '../../../src/calibrate/infer.js';
+import { findClassField, loadInputClasses } from '../../../src/calibrate/inputs.js';
+import type { BurstObservation, JobSample, Observations } from '../../../src/calibrate/observations.js';
+import { summarizeBurst } from '../../../src/calibrate/phases.js';
+
+const job = (o: Partial<JobSample>): JobSample => ({
+  phase: 'warm',
+  classId: 'default',
+  status: 'COMPLETED',
+  sentAtMs: 0,
+  answeredAtMs: 0,
+  e2eMs: 0,
+  delayMs: 0,
+  executionMs: 0,
+  poolBefore: 'warm',
+  ...o,
+});
+
+function observations(jobs: JobSample[], extra: Partial<Observations> = {}): Observations {
+  return { timeScale: 1, rttRealMs: 10, jobs, idleTimeoutSamplesMs: [], restWorkers: undefined, burst: undefined, streams: [], nonStreamingClasses: [], phases: [], notes: [], ...extra };
+}
+
+const burst = (o: Partial<BurstObservation>): BurstObservation => ({
+  jobs: 20,
+  workersBefore: 1,
+  timeline: [],
+  firstScaleUpMs: undefined,
+  workersAtFirstScaleUp: undefined,
+  peakWorkers: 1,
+  peakAtMs: 0,
+  maxJobsPerRunningWorker: 1,
+  throttledSeen: 0,
+  ...o,
+});
+
+describe('inferScaler', () => {
+  it('QUEUE_DELAY: reactions in (value, value + 1 s] average value + 0.5 s', () => {
+    const g = inferScaler(burst({ firstScaleUpMs: 4_300 }), [4_900, 4_100, 4_700, 4_450]);
+    expect(g).toMatchObject({ type: 'QUEUE_DELAY', value: 4 });
+  });
+
+  it('REQUEST_COUNT: a burst answered at once; value = ceil(jobs / workers up)', () => {
+    const g = inferScaler(burst({ jobs: 20, firstScaleUpMs: 150, workersAtFirstScaleUp: 5, peakWorkers: 5 }), [120]);
+    expect(g).toMatchObject({ type: 'REQUEST_COUNT', value: 4 });
+  });
+
+  it('nothing seen: undefined (the service default is used)', () => {
+    expect(inferScaler(undefined, [])).toBeUndefined();
+  });
+});
+
+describe('summarizeBurst', () => {
+  it('reads the first scale-up (between the polls around it), the peak and jobs per worker from the timeline', () => {
+    const p = (tMs: number, idle: number, running: number, initializing: number, inProgress: number) => ({ tMs, idle, running, initializing, throttled: 0, unhealthy: 0, inQueue: 0, inProgress });
+    const b = summarizeBurst(10, 1, [p(0, 0, 1, 0, 2), p(1_000, 0, 1, 0, 2), p(2_000, 0, 1, 3, 2), p(3_000, 0, 4, 0, 8)]);
+    expect(b.firstScaleUpMs).toBe(1_500);
+    expect(b.workersAtFirstScaleUp).toBe(4);
+    expect(b.peakWorkers).toBe(4);
+    expect(b.peakAtMs).toBe(2_000);
+    expect(b.maxJobsPerRunningWorker).toBe(2);
+  });
+});
+
+describe('inferDeployment', () => {
+  const warm = Array.from({ length: 12 }, (_, i) => job({ delayMs: 50 + i, executionMs: 1_000 + 100 * i, e2eMs: 50 + i + 1_000 + 100 * i + 10 + 300 }));
+  // Cold jobs: the worker seen 2.2 s after the send (10 ms round trip half + 300 ms overhead + 1.9 s reaction), cold start 8 s.
+  const cold = [8_000, 8_400, 7_800].map((c) => job({ phase: 'cold', poolBefore: 'cold', delayMs: 1_900 + c + 55, executionMs: 1_500, workerSeenAfterMs: 5 + 300 + 1_900 }));
+
+  it('takes the timing fields apart: dispatch from warm delays, overhead net of the round trip, cold start net of reaction and dispatch', () => {
+    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200, 29_900, 30_400], restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    const samples = (part: string) => r.fits.find((f) => f.part === part)?.samplesMs;
+    expect(samples('dispatch')).toEqual(warm.map((j) => j.delayMs));
+    expect(samples('overhead')?.every((o) => Math.abs(o - 300) < 1e-9)).toBe(true);
+    const coldSamples = samples('coldStart') ?? [];
+    // median dispatch of the warm jobs is 55.5 ms
+    expect(coldSamples.map((c) => Math.round(c - 55 + 55.5))).toEqual([8_000, 8_400, 7_800]);
+    expect(r.deployment).toMatchObject({ idleTimeoutS: 30, workersMin: 0, seed: 7 });
+    expect(r.deployment.timing?.execution).toBeDefined();
+    const src = Object.fromEntries(r.settings.map((s) => [s.name, s.source]));
+    expect(src).toMatchObject({ idleTimeoutS: 'measured', workersMin: 'measured', workersMax: 'service default', scalerType: 'measured', gpuCount: 'service default' });
+    // The scaler's reaction, net of the round trip and the overhead: 1.9 s, a QUEUE_DELAY of 1 s (+ the check).
+    expect(r.deployment).toMatchObject({ scalerType: 'QUEUE_DELAY', scalerValue: 1 });
+  });
+
+  it('a given value wins and the report keeps what was measured beside it', () => {
+    const r = inferDeployment(observations(warm, { idleTimeoutSamplesMs: [12_000] }), { given: { idleTimeoutS: 10, workersMax: 7, gpuTypeId: 'L4' }, classField: undefined, classIds: ['default'], seed: 1 });
+    const idle = r.settings.find((s) => s.name === 'idleTimeoutS');
+    expect(idle).toMatchObject({ value: 10, source: 'given' });
+    expect(idle?.detail).toMatch(/measured 12/);
+    expect(r.deployment).toMatchObject({ idleTimeoutS: 10, workersMax: 7, gpuTypeId: 'L4' });
+    expect(r.notes.join(' ')).toMatch(/no cold start was measured/);
+  });
+
+  it('execution by class: one fit per class under the class field, and a default from all', () => {
+    const jobs = [...warm.map((j) => ({ ...j, classId: 'small' })), ...warm.map((j) => ({ ...j, classId: 'large', executionMs: (j.executionMs ?? 0) * 10 }))];
+    const r = inferDeployment(observations(jobs), { given: {}, classField: 'size', classIds: ['small', 'large'], seed: 1 });
+    const e = r.deployment.timing?.execution;
+    expect(e && 'byInputField' in e ? Object.keys(e.classes) : []).toEqual(['small', 'large']);
+    expect(e && 'byInputField' in e ? e.byInputField : undefined).toBe('size');
+  });
+
+  it('leaves out the timings of jobs that did not complete, and says so', () => {
+    const r = inferDeployment(observations([...warm, job({ status: 'FAILED', executionMs: 99_999 })]), { given: {}, classField: undefined, classIds: ['default'], seed: 1 });
+    expect(r.fits.find((f) => f.part === 'execution')?.samplesMs).not.toContain(99_999);
+    expect(r.notes.join(' ')).toMatch(/1 job\(s\) did not complete \(FAILED\)/);
+  });
+});
+
+describe('input classes', () => {
+  it('finds the one field whose values tell the bodies apart', () => {
+    expect(findClassField([{ input: { model: 'x', size: 's' } }, { input: { model: 'x', size: 'l' } }])).toBe('size');
+    expect(findClassField([{ input: { a: 1 } }, { input: { a: 1 } }])).toBeUndefined();
+  });
+
+  it('loads --input files as classes, and refuses files that no field tells apart (naming --class-field)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'qbench-inputs-'));
+    const a = path.join(dir, 'a.json');
+    const b = path.join(dir, 'b.json');
+    await writeFile(a, JSON.stringify({ input: { size: 'small', prompt: 'hi' } }));
+    await writeFile(b, JSON.stringify({ input: { size: 'large', prompt: 'hi' }, policy: { executionTimeout: 60_000 } }));
+    const c = await loadInputClasses([a, b], undefined);
+    expect(c.classField).toBe('size');
+    expect(c.classes.map((x) => x.id)).toEqual(['small', 'large']);
+    await writeFile(b, JSON.stringify({ input: { size: 'small', prompt: 'hi' } }));
+    await expect(loadInputClasses([a, b], undefined)).rejects.toThrow(/--class-field/);
+    await writeFile(b, JSON.stringify({ prompt: 'no input' }));
+    await expect(loadInputClasses([b], undefined)).rejects.toThrow(/--input .*b\.json: not a job body/);
+  });
+});
