@@ -2,10 +2,10 @@
 // two projects made by `npm init -y` (one left CommonJS as npm writes it, one "type": "module"),
 // and run with npx from there on Node 20 (no tsx of the user's own). In each: config, scenario
 // and handler files of every extension, the user's own TypeScript scenario (in worker threads
-// too), the reference worker with a TypeScript handler module, the README's installed-package
-// lines, and `qbench init` followed by the commands it prints. What does not depend on the module
-// system (the rest of the README, the workflow init writes, the shipped scenarios) runs once, in
-// the project npm init -y leaves.
+// too), the README's installed-package lines, and `qbench init` followed by the commands it
+// prints. What does not depend on the module system (the rest of the README, the workflow init
+// writes, the shipped scenarios, the reference worker's serving and stop) runs once, in the
+// project npm init -y leaves.
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -308,6 +308,35 @@ describe('qbench installed from its tarball', () => {
     expect(existsSync(join(p.dir, 'reports/from-config/result.json'))).toBe(true);
   }, 60_000);
 
+  // Loading a handler of each kind in each project is tested below; the bin's serving and stop, once.
+  it('qbench worker --handler handler.ts (the installed bin) serves a job from an emulator, then stops on SIGTERM', async () => {
+    const p = projectOf('commonjs');
+    const emu = await startEmulator({ apiKey: KEY, port: 0, externalWorkers: true, timeScale: 10, workerPingIntervalMs: 500, workerTakeLongPollMs: 1_000 });
+    // The bin npx would run (node_modules/.bin/qbench), started directly: npx starts it through
+    // `sh -c`, which does not pass SIGTERM on, and this test is about the graceful stop.
+    const proc = spawn(join(p.dir, 'node_modules/.bin/qbench'), ['worker', '--handler', 'handler.ts', '--url', emu.url, '--endpoint', 'demo', '--worker-id', 'installed-w1'], {
+      cwd: p.dir,
+      env: { ...process.env, RUNPOD_AI_API_KEY: KEY, RUNPOD_PING_INTERVAL: '500' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    try {
+      await until(() => attached(emu, 'installed-w1'), 'the installed worker to attach');
+      const r = await client(emu)('POST', '/v2/demo/runsync', { input: { n: 7 } });
+      expect(r.body).toMatchObject({ status: 'COMPLETED', output: { echo: { n: 7 }, from: 'handler.ts' }, workerId: 'installed-w1' });
+      proc.kill('SIGTERM');
+      expect(await exited, out).toBe(0);
+      expect(out).toMatch(/qbench worker installed-w1: stopped after 1 jobs \(1 completed, 0 failed/);
+    } finally {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+      await emu.close();
+    }
+  }, 60_000);
+
   it('ships the compiled suites beside their sources', () => {
     const dir = projectOf('commonjs').dir;
     expect(existsSync(join(dir, 'node_modules/qbench/suites/load/rate-limit.ts'))).toBe(true);
@@ -348,34 +377,6 @@ describe.each([
     expect(r.stderr).not.toMatch(/cannot load scenario|Unknown file extension/);
     expectRanOrLate(r);
     expect(resultOf(join(p.dir, 'reports/mine')).load?.scenarios.map((s) => s.name)).toEqual(['my-health']);
-  }, 60_000);
-
-  it('qbench worker --handler handler.ts (the installed bin) serves a job from an emulator, then stops on SIGTERM', async () => {
-    const p = projectOf(kind);
-    const emu = await startEmulator({ apiKey: KEY, port: 0, externalWorkers: true, timeScale: 10, workerPingIntervalMs: 500, workerTakeLongPollMs: 1_000 });
-    // The bin npx would run (node_modules/.bin/qbench), started directly: npx starts it through
-    // `sh -c`, which does not pass SIGTERM on, and this test is about the graceful stop.
-    const proc = spawn(join(p.dir, 'node_modules/.bin/qbench'), ['worker', '--handler', 'handler.ts', '--url', emu.url, '--endpoint', 'demo', '--worker-id', 'installed-w1'], {
-      cwd: p.dir,
-      env: { ...process.env, RUNPOD_AI_API_KEY: KEY, RUNPOD_PING_INTERVAL: '500' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-    try {
-      await until(() => attached(emu, 'installed-w1'), 'the installed worker to attach');
-      const r = await client(emu)('POST', '/v2/demo/runsync', { input: { n: 7 } });
-      expect(r.body).toMatchObject({ status: 'COMPLETED', output: { echo: { n: 7 }, from: 'handler.ts' }, workerId: 'installed-w1' });
-      proc.kill('SIGTERM');
-      expect(await exited, out).toBe(0);
-      expect(out).toMatch(/qbench worker installed-w1: stopped after 1 jobs \(1 completed, 0 failed/);
-    } finally {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-      await exited;
-      await emu.close();
-    }
   }, 60_000);
 
   // The whole README once; its other sections load no user file (and no config file yet), so
