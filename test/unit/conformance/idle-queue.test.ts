@@ -3,7 +3,7 @@
 // it then); one reading that differs (a job seen running, the queue empty) ends the suspicion.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Probe, specLimits, timeModel, type CheckContext } from '../../../src/conformance/index.js';
-import { HealthRecord } from '../../../src/spec/index.js';
+import type { HealthRecord } from '../../../src/spec/index.js';
 import { health, sustainedIdleQueue } from '../../../suites/conformance/lib/queue.js';
 import { startFakeTarget, type FakeTarget } from './fake-target.js';
 
@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 const record = (inQueue: number, inProgress: number, idle: number, running: number): HealthRecord =>
-  ({ jobs: { completed: 0, failed: 0, inProgress, inQueue, retried: 0 }, workers: { idle, running } }) as HealthRecord;
+  ({ jobs: { completed: 0, failed: 0, inProgress, inQueue, retried: 0 }, workers: { idle, running } });
 
 /** A context on a fake whose /health answers `readings` in turn (the last one from then on). */
 async function contextFor(readings: readonly HealthRecord[]): Promise<{ ctx: CheckContext; reads: () => number }> {
