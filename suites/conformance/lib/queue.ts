@@ -210,6 +210,8 @@ export async function awaitState(ctx: CheckContext, ep: string, id: string, stat
   const st = stateOf(r.res);
   if (wanted.includes(st)) return r;
   if (st === 'deleted') inconclusive(`${what}: job ${id} was gone (404) before it reached ${states.join(' or ')} (expired or purged while it waited for a worker)`, r.res);
+  // A job awaited running that is found finished ran between two polls (a stalled host, a slow network): not seen, not broken.
+  if (wanted.includes('IN_PROGRESS') && (st === 'COMPLETED' || st === 'FAILED' || st === 'TIMED_OUT')) inconclusive(`${what}: job ${id} had already run to ${st} when a poll saw it (no poll caught it IN_PROGRESS)`, r.res);
   fail(`${what}: job ${id} reaches ${states.join(' or ')} within ${waited}`, describe(r.res), r.res);
 }
 

@@ -26,10 +26,11 @@ async function failedJob(ctx: CheckContext, ep: string, input: Record<string, un
   return id;
 }
 
-async function runningJob(ctx: CheckContext, ep: string, input: Record<string, unknown>, policy?: Record<string, unknown>): Promise<string> {
-  const { id } = await submitRun(ctx, ep, input, policy ? { policy } : {});
+/** A job seen IN_PROGRESS; `submittedAtMs`: when its submission was sent (it cannot have started earlier). */
+async function runningJob(ctx: CheckContext, ep: string, input: Record<string, unknown>, policy?: Record<string, unknown>): Promise<{ id: string; submittedAtMs: number }> {
+  const { id, res } = await submitRun(ctx, ep, input, policy ? { policy } : {});
   await awaitState(ctx, ep, id, ['IN_PROGRESS'], SHORT_JOB_MS, 'a long job starts');
-  return id;
+  return { id, submittedAtMs: res.sentAtMs };
 }
 
 export const lifecycleChecks: CheckDefinition[] = [
@@ -68,8 +69,14 @@ export const lifecycleChecks: CheckDefinition[] = [
     emulatedWaitMs: RUNNING_DELAY_MS * 2,
     async run(ctx) {
       const ep = endpointFor(ctx, 'cancel-running');
-      const id = await runningJob(ctx, ep, { mock_delay: RUNNING_DELAY_S, mock_return: 'should-not-complete' });
+      const { id, submittedAtMs } = await runningJob(ctx, ep, { mock_delay: RUNNING_DELAY_S, mock_return: 'should-not-complete' });
       const res = await postOp(ctx, ep, 'cancel', id);
+      // The job cannot end before its submission plus its handler's delay: a cancel answered by then
+      // found it running. One answered later (a stalled host, a slow network) may have come too late.
+      if (res.status !== HTTP_STATUS.ok && res.doneAtMs >= submittedAtMs + ctx.time.toRealMs(RUNNING_DELAY_MS)) {
+        const now = await getStatus(ctx, ep, id);
+        if (stateOf(now) === 'COMPLETED') inconclusive(`the job ran its ${RUNNING_DELAY_S} s (emulated) to the end before the cancel reached it (${describe(res)}): no running job was cancelled`, [res, now]);
+      }
       expectStatus(res, HTTP_STATUS.ok, 'POST /cancel of a running job');
       expectShape(res, CancelAnswer, 'POST /cancel answer');
       // Past the moment the handler would have finished, the job must not be COMPLETED.
@@ -278,7 +285,7 @@ export const lifecycleChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx, 'purge-running');
       // 5 emulated seconds, and at least SURVIVOR_FLOOR_REAL_MS: a poll must see the job running before the purge.
       const delayS = mockDelayS(ctx, 5, SURVIVOR_FLOOR_REAL_MS);
-      const id = await runningJob(ctx, ep, { mock_delay: delayS, mock_return: 'survived' });
+      const { id } = await runningJob(ctx, ep, { mock_delay: delayS, mock_return: 'survived' });
       const res = await purge(ctx, ep);
       expectStatus(res, HTTP_STATUS.ok, 'POST /purge-queue');
       const end = await awaitState(ctx, ep, id, ['COMPLETED', 'CANCELLED', 'FAILED', 'deleted'], SHORT_JOB_MS, 'the running job ends');

@@ -153,10 +153,10 @@ function rateCheck(op: RateLimitedOperation): CheckDefinition {
         // On a shared endpoint other checks and clients send this operation too (purges after their bursts).
         if (again.status === HTTP_STATUS.tooManyRequests && !dedicated) inconclusive(`429 again ${waitedS} s after the burst's last admission on shared endpoint ${ep}: requests this check did not send may fill the new window; give --spare-endpoint for an exact check`, again);
         if (again.status === HTTP_STATUS.tooManyRequests) fail(`admitted again ${waitedS} s after the burst's last admission (the ${lim.rateWindowRealMs} ms window has passed)`, describe(again), again);
-        // The burst's own jobs would hold up every later check on a shared endpoint.
-        if (SUBMITS_JOBS.includes(op)) await purge(ctx, ep);
         return { observed: `${verdict.observed}; admitted again after the window` };
       } finally {
+        // The burst's own jobs (whatever the verdict) would hold up every later check on a shared endpoint.
+        if (SUBMITS_JOBS.includes(op) && !ctx.signal.aborted) await purge(ctx, ep).catch(() => undefined);
         lease.release();
       }
 
