@@ -16,8 +16,8 @@ interface InProgress {
   /** The final seconds' buckets, merged. */
   readonly folded: Aggregator;
   throughSec: number;
-  /** Buckets of seconds not final yet. */
-  retained: BucketRecord[];
+  /** Buckets of seconds not final yet, as the aggregator got them (live histograms in-process: folding them decodes nothing). */
+  retained: { atMs: number; bucket: BucketWire }[];
 }
 
 export class LoadCompaction {
@@ -32,18 +32,17 @@ export class LoadCompaction {
   }
 
   /** A bucket was journaled: keep it until its second is final, then fold it. */
-  bucket(r: BucketRecord): void {
+  bucket(scenario: string, bucket: BucketWire, atMs: number): void {
     const c = this.current;
-    if (!c || c.scenario !== r.scenario) return;
-    c.retained.push(r);
+    if (!c || c.scenario !== scenario) return;
+    c.retained.push({ atMs, bucket });
     const finalBefore = c.totals.lastInterval.tSec + 1;
     if (finalBefore <= c.throughSec) return;
     c.throughSec = finalBefore;
-    const keep: BucketRecord[] = [];
-    for (const b of c.retained) {
-      // A parsed bucket is the wire bucket with encoded histograms.
-      if (b.bucket.tSec < finalBefore) c.folded.seed(b.bucket as BucketWire, []);
-      else keep.push(b);
+    const keep: InProgress['retained'] = [];
+    for (const r of c.retained) {
+      if (r.bucket.tSec < finalBefore) c.folded.seed(r.bucket, []);
+      else keep.push(r);
     }
     c.retained = keep;
   }
@@ -70,6 +69,7 @@ export class LoadCompaction {
       .series()
       .map((st) => ({ step: st.step, points: st.points.filter((p) => p.tSec < c.throughSec) }))
       .filter((st) => st.points.length > 0);
-    return [{ type: 'checkpoint', atMs, scenario: c.scenario, throughSec: c.throughSec, totals: encodeBucket(totals), series }, ...c.retained];
+    const retained = c.retained.map((r): BucketRecord => ({ type: 'bucket', atMs: r.atMs, scenario: c.scenario, bucket: encodeBucket(r.bucket) }));
+    return [{ type: 'checkpoint', atMs, scenario: c.scenario, throughSec: c.throughSec, totals: encodeBucket(totals), series }, ...retained];
   }
 }

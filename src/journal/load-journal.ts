@@ -55,9 +55,9 @@ export function loadJournal(w: JournalWriter): LoadObserver {
     },
     scheduleStarted: (scenario, t0EpochMs) => w.append({ type: 'schedule', atMs: Date.now(), scenario, t0EpochMs }),
     bucket: (scenario, b) => {
-      const r: BucketRecord = { type: 'bucket', atMs: Date.now(), scenario, bucket: encodeBucket(b) };
-      w.append(r);
-      compaction.bucket(r);
+      const atMs = Date.now();
+      w.append({ type: 'bucket', atMs, scenario, bucket: encodeBucket(b) });
+      compaction.bucket(scenario, b, atMs);
     },
     scenarioDone: (result) => {
       compaction.done();
