@@ -4,7 +4,7 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { loadJournal } from '../journal/load-journal.js';
 import { openJournal, runIdFrom, type OpenJournalInput } from '../journal/open.js';
-import type { JournalWriter } from '../journal/writer.js';
+import { journalMaxBytes, type JournalWriter } from '../journal/writer.js';
 import { observeAll, type LoadObserver } from '../load/observer.js';
 import { runLabels } from '../metrics/labels.js';
 import type { MetricsEndpoint } from '../metrics/endpoints.js';
@@ -44,7 +44,7 @@ export interface RunWatch {
 
 export async function watchRun(i: WatchInput): Promise<RunWatch> {
   const runId = runIdFrom(i.env);
-  const journal = await openJournal({ dir: i.dir, runId, command: i.command, argv: i.argv, options: i.options, target: i.target, labels: i.labels, onError: i.log });
+  const journal = await openJournal({ dir: i.dir, runId, command: i.command, argv: i.argv, options: i.options, target: i.target, labels: i.labels, onError: i.log, maxBytes: journalMaxBytes(i.env) });
   let planned = false;
   const plan = (section: JournalSection, units: readonly string[]): void => {
     planned = true;

@@ -6,6 +6,7 @@ import type { LoadObserver } from '../load/observer.js';
 import type { BucketWire, HistogramWire } from '../load/wire.js';
 import type { BucketRecord } from './records.js';
 import type { JournalWriter } from './writer.js';
+import { LoadCompaction } from './compaction.js';
 
 const text = (h: HistogramWire): string => (typeof h === 'string' ? h : encodeHistogram(h).encoded);
 
@@ -42,12 +43,25 @@ export function encodeBucket(b: BucketWire): BucketRecord['bucket'] {
   };
 }
 
+/** The load observer that journals; the writer rewrites the file from its checkpoint past its cap. */
 export function loadJournal(w: JournalWriter): LoadObserver {
+  const compaction = new LoadCompaction();
+  w.onRewrite((atMs) => compaction.records(atMs));
   return {
     planned: (units) => w.append({ type: 'plan', atMs: Date.now(), section: 'load', units: [...units] }),
-    scenarioStarted: (s) => w.append({ type: 'scenario-start', atMs: Date.now(), ...s, ...(s.shard ? { shard: s.shard } : {}) }),
+    scenarioStarted: (s, totals) => {
+      compaction.start(s.name, totals);
+      w.append({ type: 'scenario-start', atMs: Date.now(), ...s, ...(s.shard ? { shard: s.shard } : {}) });
+    },
     scheduleStarted: (scenario, t0EpochMs) => w.append({ type: 'schedule', atMs: Date.now(), scenario, t0EpochMs }),
-    bucket: (scenario, b) => w.append({ type: 'bucket', atMs: Date.now(), scenario, bucket: encodeBucket(b) }),
-    scenarioDone: (result) => w.append({ type: 'scenario', atMs: Date.now(), result }),
+    bucket: (scenario, b) => {
+      const atMs = Date.now();
+      w.append({ type: 'bucket', atMs, scenario, bucket: encodeBucket(b) });
+      compaction.bucket(scenario, b, atMs);
+    },
+    scenarioDone: (result) => {
+      compaction.done();
+      w.append({ type: 'scenario', atMs: Date.now(), result });
+    },
   };
 }

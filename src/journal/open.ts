@@ -26,10 +26,12 @@ export interface OpenJournalInput {
   readonly target: TargetInfo;
   readonly labels?: Readonly<Record<string, string>> | undefined;
   readonly onError?: ((message: string) => void) | undefined;
+  /** Size cap past which the journal is rewritten from its checkpoint. */
+  readonly maxBytes?: number | undefined;
 }
 
 export async function openJournal(i: OpenJournalInput): Promise<JournalWriter> {
-  const w = await JournalWriter.create(i.dir, i.onError ? { onError: i.onError } : {});
+  const w = await JournalWriter.create(i.dir, { ...(i.onError ? { onError: i.onError } : {}), ...(i.maxBytes !== undefined ? { maxBytes: i.maxBytes } : {}) });
   const now = new Date();
   w.append({
     type: 'run',

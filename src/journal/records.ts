@@ -3,7 +3,7 @@
 // their HDR histograms encoded; check/fuzz: each finished check or property), each finished
 // unit, a heartbeat when quiet, and the overall verdict last. One zod schema reads them back.
 import { z } from 'zod';
-import { CheckResult, FuzzProperty, LoadScenarioResult, MachineInfo, OUTCOME_CLASSES, OutcomeCounts, OverallVerdict, ScenarioIdentity, TargetInfo } from '../report/model.js';
+import { CheckResult, FuzzProperty, LoadScenarioResult, MachineInfo, OUTCOME_CLASSES, OutcomeCounts, OverallVerdict, ScenarioIdentity, StepSeries, TargetInfo } from '../report/model.js';
 
 export const JOURNAL_FILE = 'journal.ndjson';
 export const JOURNAL_FORMAT = 'qbench-journal';
@@ -85,6 +85,19 @@ export const BucketRecord = z.object({
   }),
 });
 
+/**
+ * A rewritten journal's stand-in for the buckets of a scenario's final seconds (before
+ * `throughSec`): their merged totals and series points (src/journal/compaction.ts).
+ */
+export const CheckpointRecord = z.object({
+  type: z.literal('checkpoint'),
+  atMs: ms,
+  scenario: z.string(),
+  throughSec: count,
+  totals: BucketRecord.shape.bucket,
+  series: z.array(StepSeries),
+});
+
 export const ScenarioRecord = z.object({ type: z.literal('scenario'), atMs: ms, result: LoadScenarioResult });
 export const CheckRecord = z.object({ type: z.literal('check'), atMs: ms, result: CheckResult });
 export const PropertyRecord = z.object({ type: z.literal('property'), atMs: ms, result: FuzzProperty });
@@ -99,6 +112,7 @@ export const JournalRecord = z.discriminatedUnion('type', [
   ScenarioStartRecord,
   ScheduleRecord,
   BucketRecord,
+  CheckpointRecord,
   ScenarioRecord,
   CheckRecord,
   PropertyRecord,
@@ -110,3 +124,4 @@ export type JournalRecord = z.infer<typeof JournalRecord>;
 export type RunRecord = z.infer<typeof RunRecord>;
 export type BucketRecord = z.infer<typeof BucketRecord>;
 export type ScenarioStartRecord = z.infer<typeof ScenarioStartRecord>;
+export type CheckpointRecord = z.infer<typeof CheckpointRecord>;

@@ -8,7 +8,7 @@ import { defaultCharts, stepResult } from '../load/engine.js';
 import type { Scenario } from '../load/scenario.js';
 import type { BucketWire } from '../load/wire.js';
 import { computeValidity } from '../load/validity.js';
-import type { BucketRecord, JournalRecord, ScenarioStartRecord } from './records.js';
+import type { BucketRecord, CheckpointRecord, JournalRecord, ScenarioStartRecord } from './records.js';
 
 export interface LoadRecovery {
   readonly scenarios: LoadScenarioResult[];
@@ -45,7 +45,8 @@ export function recoverLoad(records: readonly JournalRecord[], lastAtMs: number)
     }
     const t0 = records.find((r) => r.type === 'schedule' && r.scenario === name);
     const buckets = records.filter((r): r is BucketRecord => r.type === 'bucket' && r.scenario === name);
-    const rebuilt = rebuildScenario(start, t0?.type === 'schedule' ? t0.t0EpochMs : undefined, buckets, lastAtMs);
+    const checkpoint = records.findLast((r): r is CheckpointRecord => r.type === 'checkpoint' && r.scenario === name);
+    const rebuilt = rebuildScenario(start, t0?.type === 'schedule' ? t0.t0EpochMs : undefined, checkpoint, buckets, lastAtMs);
     scenarios.push(rebuilt.result);
     partial.push(name);
     recordedUntilMs = rebuilt.recordedUntilMs;
@@ -61,12 +62,19 @@ function recordedSeconds(buckets: readonly BucketRecord[], threads: number): num
   return Math.min(...lastByShard.values()) + 1;
 }
 
-function rebuildScenario(start: ScenarioStartRecord, t0EpochMs: number | undefined, buckets: readonly BucketRecord[], lastAtMs: number): { result: LoadScenarioResult; recordedUntilMs: number } {
+function rebuildScenario(
+  start: ScenarioStartRecord,
+  t0EpochMs: number | undefined,
+  checkpoint: CheckpointRecord | undefined,
+  buckets: readonly BucketRecord[],
+  lastAtMs: number,
+): { result: LoadScenarioResult; recordedUntilMs: number } {
   const agg = new Aggregator(start.threads);
   // A parsed bucket is the wire bucket with encoded histograms (zod types absent fields as undefined).
+  if (checkpoint) agg.seed(checkpoint.totals as BucketWire, checkpoint.series);
   for (const b of buckets) agg.add(b.bucket as BucketWire);
   agg.finish();
-  const recordedMs = t0EpochMs === undefined ? 0 : recordedSeconds(buckets, start.threads) * 1000;
+  const recordedMs = t0EpochMs === undefined ? 0 : Math.max(checkpoint?.throughSec ?? 0, recordedSeconds(buckets, start.threads)) * 1000;
   const recordedUntilMs = t0EpochMs === undefined ? Date.parse(start.startedAt) : t0EpochMs + recordedMs;
   const steps = [...agg.steps.entries()].map(([name, t]) => stepResult(name, t));
   const series = agg.series();

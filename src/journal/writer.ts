@@ -3,7 +3,7 @@
 // the lines queued meanwhile go in the next), so a kill at any instant leaves every complete
 // line valid and at most the line being written torn. A heartbeat line every second when
 // nothing else was written dates the process's last sign of life.
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { JOURNAL_FILE, type JournalRecord } from './records.js';
 
@@ -13,7 +13,18 @@ export const HEARTBEAT_MS = 1000;
 export interface JournalWriterOptions {
   /** Told once when a write fails; the journal stops there and the run goes on. */
   readonly onError?: (message: string) => void;
+  /** Past this size the file is rewritten from its checkpoint (src/journal/compaction.ts). */
+  readonly maxBytes?: number;
 }
+
+/** The default size cap: QBENCH_JOURNAL_MAX_MB, else 256 MiB. */
+export function journalMaxBytes(env: Readonly<Record<string, string | undefined>>): number {
+  const mb = Number(env['QBENCH_JOURNAL_MAX_MB']);
+  return (Number.isFinite(mb) && mb > 0 ? mb : 256) * 1024 * 1024;
+}
+
+/** Records a checkpoint stands in for; the writer keeps every other record to rewrite it. */
+const FOLDED_TYPES: ReadonlySet<JournalRecord['type']> = new Set(['bucket', 'alive', 'checkpoint']);
 
 export class JournalWriter {
   private queue: string[] = [];
@@ -24,9 +35,15 @@ export class JournalWriter {
   private readonly heartbeat: NodeJS.Timeout;
   /** Bytes handed to the file so far. */
   bytesWritten = 0;
+  /** Times the file was rewritten from its checkpoint. */
+  rewrites = 0;
+  private segmentBytes = 0;
+  private checkpointBytes = 0;
+  private kept: string[] = [];
+  private checkpoint: ((atMs: number) => JournalRecord[]) | undefined;
 
   private constructor(
-    private readonly fh: FileHandle,
+    private fh: FileHandle,
     readonly file: string,
     private readonly options: JournalWriterOptions,
   ) {
@@ -43,11 +60,35 @@ export class JournalWriter {
     return new JournalWriter(await open(file, 'w'), file, options);
   }
 
+  /** What stands for the folded records when the file is rewritten (the scenario in progress's buckets). */
+  onRewrite(checkpoint: (atMs: number) => JournalRecord[]): void {
+    this.checkpoint = checkpoint;
+  }
+
   append(record: JournalRecord): void {
     if (this.failed || this.closed) return;
     this.lastQueuedMs = Date.now();
-    this.queue.push(`${JSON.stringify(record)}\n`);
+    const line = `${JSON.stringify(record)}\n`;
+    if (!FOLDED_TYPES.has(record.type)) this.kept.push(line);
+    this.queue.push(line);
     this.writing ??= this.pump();
+  }
+
+  /**
+   * Rewrite the file as its kept records and the checkpoint, in a new file renamed over the old
+   * one (a kill leaves one or the other whole). Everything queued is in the checkpoint.
+   */
+  private async rewrite(): Promise<void> {
+    const lines = Buffer.from([...this.kept, ...(this.checkpoint?.(Date.now()) ?? []).map((r) => `${JSON.stringify(r)}\n`)].join(''));
+    this.queue = [];
+    const next = await open(`${this.file}.next`, 'w');
+    for (let off = 0; off < lines.length; ) off += (await next.write(lines, off, lines.length - off, null)).bytesWritten;
+    await rename(`${this.file}.next`, this.file);
+    await this.fh.close();
+    this.fh = next;
+    this.segmentBytes = lines.length;
+    this.checkpointBytes = lines.length;
+    this.rewrites += 1;
   }
 
   private async pump(): Promise<void> {
@@ -61,6 +102,10 @@ export class JournalWriter {
           off += bytesWritten;
         }
         this.bytesWritten += buf.length;
+        this.segmentBytes += buf.length;
+        // Twice the checkpoint at least: a checkpoint near the cap is not rewritten at every line.
+        const cap = this.options.maxBytes;
+        if (cap !== undefined && this.checkpoint && this.segmentBytes > Math.max(cap, 2 * this.checkpointBytes)) await this.rewrite();
       }
     } catch (e) {
       this.failed = true;

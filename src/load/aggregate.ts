@@ -49,19 +49,46 @@ export class Aggregator {
 
   add(b: BucketWire): void {
     this.onBucket?.(b);
-    this.scheduled += b.scheduled;
-    this.startedIterations += b.startedIterations;
-    this.dropped += b.dropped;
-    this.iterationsDone += b.iterationsDone;
-    this.lastStartMs = Math.max(this.lastStartMs, b.lastStartMs);
+    this.addTotals(b);
     this.inFlightByShard.set(b.shard, b.inFlight);
-    mergeEncodedInto(this.lateness, b.lateness);
     this.startedBySec.set(b.tSec, (this.startedBySec.get(b.tSec) ?? 0) + b.startedIterations);
     let pending = this.pending.get(b.tSec);
     if (!pending) {
       pending = { steps: new Map() };
       this.pending.set(b.tSec, pending);
     }
+    for (const [name, s] of Object.entries(b.steps)) {
+      let ps = pending.steps.get(name);
+      if (!ps) {
+        ps = { counts: emptyCounts(), started: 0, latency: createHistogram(), service: createHistogram() };
+        pending.steps.set(name, ps);
+      }
+      for (const cls of OUTCOME_CLASSES) ps.counts[cls] += s.counts[cls];
+      ps.started += s.started;
+      mergeEncodedInto(ps.latency, s.latency);
+      mergeEncodedInto(ps.service, s.service);
+    }
+    this.lastSecByShard.set(b.shard, Math.max(this.lastSecByShard.get(b.shard) ?? -1, b.tSec));
+    this.finalizeUpTo(this.completeBefore());
+  }
+
+  /**
+   * Start from a journal checkpoint (src/journal/compaction.ts): `totals` holds the seconds
+   * before it merged into one bucket, `series` their points. Nothing becomes pending.
+   */
+  seed(totals: BucketWire, series: readonly StepSeries[]): void {
+    this.addTotals(totals);
+    for (const st of series) this.points.set(st.step, [...(this.points.get(st.step) ?? []), ...st.points]);
+  }
+
+  /** A bucket into the run totals (counts summed, histograms merged losslessly). */
+  private addTotals(b: BucketWire): void {
+    this.scheduled += b.scheduled;
+    this.startedIterations += b.startedIterations;
+    this.dropped += b.dropped;
+    this.iterationsDone += b.iterationsDone;
+    this.lastStartMs = Math.max(this.lastStartMs, b.lastStartMs);
+    mergeEncodedInto(this.lateness, b.lateness);
     for (const [name, s] of Object.entries(b.steps)) {
       const t = this.stepTotals(name);
       for (const cls of OUTCOME_CLASSES) t.counts[cls] += s.counts[cls];
@@ -85,15 +112,6 @@ export class Aggregator {
         t.attempts.logical += s.attempts.logical;
         t.attempts.maxAttempts = Math.max(t.attempts.maxAttempts, s.attempts.maxAttempts);
       }
-      let ps = pending.steps.get(name);
-      if (!ps) {
-        ps = { counts: emptyCounts(), started: 0, latency: createHistogram(), service: createHistogram() };
-        pending.steps.set(name, ps);
-      }
-      for (const cls of OUTCOME_CLASSES) ps.counts[cls] += s.counts[cls];
-      ps.started += s.started;
-      mergeEncodedInto(ps.latency, s.latency);
-      mergeEncodedInto(ps.service, s.service);
     }
     for (const [name, enc] of Object.entries(b.trends)) {
       let h = this.trends.get(name);
@@ -103,8 +121,6 @@ export class Aggregator {
       }
       mergeEncodedInto(h, enc);
     }
-    this.lastSecByShard.set(b.shard, Math.max(this.lastSecByShard.get(b.shard) ?? -1, b.tSec));
-    this.finalizeUpTo(this.completeBefore());
   }
 
   /** Intervals below this second can no longer receive data from any shard. */

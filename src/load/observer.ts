@@ -1,7 +1,7 @@
 // What a load run tells those who watch it while it runs (the journal, live metrics): the
 // scenarios it will run, each scenario's start and schedule, every shard's 1 s bucket as the
 // aggregator receives it, and each finished scenario. Observers never change the run.
-import type { LoadScenarioResult, ShardInfo } from '../report/model.js';
+import type { LoadScenarioResult, ShardInfo, StepSeries } from '../report/model.js';
 import type { Histogram } from './histogram.js';
 import type { BucketWire, StepHistograms } from './wire.js';
 
@@ -28,6 +28,9 @@ export interface LiveTotals {
   readonly startedIterations: number;
   readonly dropped: number;
   inFlight(): number;
+  /** The last second every shard has moved past (its series point is final). */
+  readonly lastInterval: { readonly tSec: number };
+  series(): StepSeries[];
 }
 
 export interface LoadObserver {

@@ -89,9 +89,9 @@ beforeAll(async () => {
     `export default { name: 'kill-probe', executor: 'constant-arrival-rate', ratePerSec: ${RATE}, durationMs: 6000, steps: [{ kind: 'run', input: { prompt: 'x' } }] };\n`,
   );
   const emu = startProc(['emulate', '--port', '0', '--host', '127.0.0.1', '--time-scale', '60', '--no-limits']);
-  await until(() => /ready on \S+/.test(emu.out()), 'the emulator', 30_000);
+  await until(() => /ready on \S+/.test(emu.out()), 'the emulator', 50_000);
   url = (/ready on (\S+)/.exec(emu.out()) ?? [])[1] ?? '';
-});
+}, 60_000);
 afterAll(async () => {
   for (const p of live) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });

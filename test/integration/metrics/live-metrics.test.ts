@@ -119,6 +119,15 @@ describe.skipIf(PROMETHEUS === '')(`a load run with --metrics${PROMETHEUS === ''
     expect(labels?.metric).toMatchObject({ scenario: 'live', shard: '0/1', target: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v2\/\S+$/) });
     expect(JSON.stringify(labels?.metric)).not.toMatch(/qb-[0-9a-f]{24}/);
 
+    // Every query of the Grafana dashboard (deploy/grafana) answers with this run's series.
+    const dashboard = JSON.parse(await readFile(path.join(import.meta.dirname, '../../../deploy/grafana/qbench-load.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+    for (const p of dashboard.panels) {
+      for (const t of p.targets) {
+        const q = t.expr.replaceAll('$run_id', RUN_ID).replaceAll('$scenario', '.*').replaceAll('$shard', '.*').replaceAll('$__rate_interval', '1m');
+        expect((await query(q)).length, `${p.title}: ${q}`).toBeGreaterThan(0);
+      }
+    }
+
     // OTLP: the last export holds the same totals and a histogram whose p99 bucket holds the HDR p99.
     interface Point { attributes: { key: string; value: { stringValue?: string } }[]; asInt?: string | number; count?: string | number; bucketCounts?: (string | number)[]; explicitBounds?: number[] }
     interface Metric { name: string; sum?: { dataPoints: Point[] }; histogram?: { dataPoints: Point[] } }
