@@ -1,6 +1,7 @@
 // Child process of bench/emulator-cpu.ts: a bare node:http server answering fixed JSON, or the
 // emulator (limits off), fed POST /run through 64 in-memory connections. Prints one line when
-// ready; then, for each line `n` on stdin, serves n requests and prints CPU µs per request.
+// ready; then, for each line `seconds` on stdin, serves requests for that long (wall clock) and
+// prints CPU µs per request.
 import { createServer, type Server } from 'node:http';
 import { Duplex } from 'node:stream';
 import { createInterface } from 'node:readline';
@@ -63,28 +64,31 @@ async function serverOf(kind: string): Promise<Server> {
   return em.server;
 }
 
-/** Serve `n` requests, each connection sending its next one when its answer came; CPU µs per request. */
-function round(server: Server, n: number): Promise<number> {
+/** Serve requests for `seconds`, each connection sending its next one when its answer came; CPU µs per request. */
+function round(server: Server, seconds: number): Promise<number> {
   const start = process.cpuUsage();
-  let sent = 0;
+  const deadline = performance.now() + seconds * 1_000;
+  let inFlight = 0;
   let answered = 0;
   return new Promise((resolve) => {
-    for (let c = 0; c < Math.min(CONNECTIONS, n); c++) {
+    for (let c = 0; c < CONNECTIONS; c++) {
       const conn = new MemoryConnection();
       server.emit('connection', conn);
       conn.onAnswer = () => {
         answered += 1;
-        if (answered === n) {
-          const used = process.cpuUsage(start);
-          resolve((used.user + used.system) / n);
-        } else if (sent < n) {
-          sent += 1;
+        inFlight -= 1;
+        if (performance.now() < deadline) {
+          inFlight += 1;
           conn.push(request);
-        } else {
-          conn.push(null);
+          return;
+        }
+        conn.push(null);
+        if (inFlight === 0) {
+          const used = process.cpuUsage(start);
+          resolve((used.user + used.system) / answered);
         }
       };
-      sent += 1;
+      inFlight += 1;
       conn.push(request);
     }
   });
