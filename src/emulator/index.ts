@@ -26,6 +26,8 @@ export interface EmulatorHandle {
   readonly clock: Clock;
   /** The state behind the server, for in-process tests and benches. */
   readonly core: EmulatorCore;
+  /** The node:http server, for in-process benches that hand it in-memory connections. */
+  readonly server: Server;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export async function startEmulator(input: EmulatorConfigInput | EmulatorConfig,
     config,
     clock,
     core,
+    server,
     close: () => {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -99,11 +99,27 @@ export function closeLingering(req: IncomingMessage, allowanceBytes: number = LI
 /** The body of a request that declares none (no content-length, or 0, and no transfer-encoding). */
 const NO_BODY: BodyResult = Object.freeze({ kind: 'ok', body: EMPTY });
 
+/** A body being read: kept on its request, so that the listeners are shared functions (no closures per request). */
+interface BodyReading {
+  readonly chunks: Buffer[];
+  total: number;
+  settled: boolean;
+  readonly capBytes: number;
+  readonly onBody: (r: BodyResult) => void;
+}
+
+const READING = Symbol('qbench.bodyReading');
+type ReadingRequest = IncomingMessage & { [READING]?: BodyReading };
+
+const ABORTED: BodyResult = Object.freeze({ kind: 'aborted' });
+const TOO_LARGE_WHILE_READING: BodyResult = Object.freeze({ kind: 'too-large', declaredBytes: undefined });
+
 /**
  * Read the whole body and hand it to `onBody` (synchronously when there is none or its
  * declared length is past the cap), refusing it as soon as it passes `capBytes` (declared
  * length or bytes received). Never buffers more than the cap. A callback, not a promise:
  * the queue routes serve a job body without a microtask hop (readBody is the promise form).
+ * One reader per request.
  */
 export function readBodyThen(req: IncomingMessage, capBytes: number, onBody: (r: BodyResult) => void): void {
   if (!hasBody(req)) return onBody(NO_BODY);
@@ -112,33 +128,42 @@ export function readBodyThen(req: IncomingMessage, capBytes: number, onBody: (r:
     const n = Number(declared);
     if (Number.isFinite(n) && n > capBytes) return onBody({ kind: 'too-large', declaredBytes: n });
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let settled = false;
+  (req as ReadingRequest)[READING] = { chunks: [], total: 0, settled: false, capBytes, onBody };
   // The listeners stay on the request once it is settled (its stream ends with this body; a
   // refused body is drained by the lingering close): `settled` turns late events into no-ops,
   // and no removal is paid per request.
-  const done = (r: BodyResult) => {
-    if (settled) return;
-    settled = true;
-    onBody(r);
-  };
-  const onData = (chunk: Buffer) => {
-    if (settled) return;
-    total += chunk.length;
-    if (total > capBytes) {
-      chunks.length = 0;
-      done({ kind: 'too-large', declaredBytes: undefined });
-      return;
-    }
-    chunks.push(chunk);
-  };
-  const onEnd = () => done({ kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) });
-  const onAbort = () => done({ kind: 'aborted' });
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onAbort);
-  req.on('close', onAbort);
+  req.on('data', onBodyData);
+  req.on('end', onBodyEnd);
+  req.on('error', onBodyAbort);
+  req.on('close', onBodyAbort);
+}
+
+function settleBody(req: ReadingRequest, r: BodyResult): void {
+  const reading = req[READING];
+  if (reading === undefined || reading.settled) return;
+  reading.settled = true;
+  reading.chunks.length = 0;
+  reading.onBody(r);
+}
+
+function onBodyData(this: ReadingRequest, chunk: Buffer): void {
+  const reading = this[READING];
+  if (reading === undefined || reading.settled) return;
+  reading.total += chunk.length;
+  if (reading.total > reading.capBytes) settleBody(this, TOO_LARGE_WHILE_READING);
+  else reading.chunks.push(chunk);
+}
+
+function onBodyEnd(this: ReadingRequest): void {
+  const reading = this[READING];
+  if (reading === undefined || reading.settled) return;
+  const { chunks, total } = reading;
+  const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+  settleBody(this, { kind: 'ok', body });
+}
+
+function onBodyAbort(this: ReadingRequest): void {
+  settleBody(this, ABORTED);
 }
 
 /** readBodyThen as a promise, or the result itself when it is known without reading. */

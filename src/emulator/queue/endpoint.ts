@@ -4,17 +4,17 @@
 // Every duration runs on the injected clock. Fault switches of the job lifecycle live here.
 // The deployment model adds its service overhead before a job joins the queue and its dispatch
 // delay before a worker starts it; in both the job is IN_QUEUE but held out of the queue.
-import { randomUUID } from 'node:crypto';
 import { RETENTION_MS, RETRYABLE_STATES, TTL_MS, EXECUTION_TIMEOUT_MS, isTerminal } from '../../spec/index.js';
 import type { JobState } from '../../spec/index.js';
 import type { Clock, TimerHandle } from '../clock.js';
 import type { FaultSet } from '../faults.js';
-import type { Job, StoredChunk, SubmitKind } from './job.js';
+import { Job, type StoredChunk, type SubmitKind } from './job.js';
 import type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';
 import { WorkerPool, type PoolSettings, type Worker } from './worker-pool.js';
 import type { WebhookDispatcher } from './webhooks.js';
 import type { EndpointRateLimiter } from './rate-limiter.js';
 import { toChunks } from './stream-chunks.js';
+import { randomJobId } from './job-ids.js';
 import { JobQueue } from './job-queue.js';
 import { WorkerStops } from './worker-stops.js';
 import { DeploymentModel, modelledInput, resolveDeployment } from '../deployment/index.js';
@@ -175,9 +175,8 @@ export class QueueEndpoint {
 
   submit(kind: SubmitKind, o: SubmitOptions): Job {
     const now = this.clock.now();
-    const uuid = randomUUID();
-    const id = kind === 'runsync' && !this.has('wrong-sync-id-prefix') ? `sync-${uuid}` : kind === 'run' ? `${uuid}-e1` : uuid;
-    const job: Job = {
+    const id = randomJobId(kind === 'runsync' && !this.has('wrong-sync-id-prefix') ? 'sync-' : '', kind === 'run' ? '-e1' : '');
+    const job = new Job({
       id,
       kind,
       input: o.input,
@@ -188,25 +187,7 @@ export class QueueEndpoint {
       submittedAtMs: now,
       ttlMs: o.policy?.ttl ?? TTL_MS.defaultValue,
       retentionMs: this.retentionFor(kind, o.waitMs),
-      status: 'IN_QUEUE',
-      queuedAtMs: now,
-      startedAtMs: undefined,
-      endedAtMs: undefined,
-      output: undefined,
-      error: undefined,
-      workerId: undefined,
-      expiryTimer: undefined,
-      execTimer: undefined,
-      abort: undefined,
-      chunks: undefined,
-      chunksDelivered: 0,
-      finalDelivered: false,
-      waiters: undefined,
-      attempt: 0,
-      queued: false,
-      qPrev: undefined,
-      qNext: undefined,
-    };
+    });
     this.jobs.set(id, job);
     this.counters.submitted += 1;
     const overheadMs = this.model.timing.overheadMs();
@@ -625,7 +606,7 @@ export class QueueEndpoint {
     this.armExpiry(job);
     this.enqueue(job);
     this.notify(job);
-    return { ok: true, id: this.has('retry-new-id') ? `${randomUUID()}-e1` : id, status: 'IN_QUEUE' };
+    return { ok: true, id: this.has('retry-new-id') ? randomJobId('', '-e1') : id, status: 'IN_QUEUE' };
   }
 
   /** §3.1 purge: queued jobs are removed (deleted); jobs in progress continue. */

@@ -14,7 +14,22 @@ export interface StoredChunk {
   split?: { index: number; count: number };
 }
 
-export interface Job {
+/** What a submission fixes for the job's life (§2.1 body and policy, §2.2 retention). */
+export interface JobSpec {
+  readonly id: string;
+  readonly kind: SubmitKind;
+  readonly input: Record<string, unknown>;
+  readonly webhook: string | undefined;
+  readonly s3Config: Record<string, unknown> | undefined;
+  readonly lowPriority: boolean;
+  readonly executionTimeoutMs: number;
+  readonly submittedAtMs: number;
+  readonly ttlMs: number;
+  readonly retentionMs: number;
+}
+
+/** A class, not an object literal: one shape built by one constructor on the /run path. */
+export class Job {
   readonly id: string;
   readonly kind: SubmitKind;
   readonly input: Record<string, unknown>;
@@ -27,32 +42,46 @@ export interface Job {
   ttlMs: number;
   /** §2.2 retention after the job ends. */
   readonly retentionMs: number;
-  status: JobState;
+  status: JobState = 'IN_QUEUE';
   /** When the job (re-)entered the queue: delayTime counts from here. */
   queuedAtMs: number;
-  startedAtMs: number | undefined;
-  endedAtMs: number | undefined;
-  output: unknown;
-  error: string | undefined;
-  workerId: string | undefined;
+  startedAtMs: number | undefined = undefined;
+  endedAtMs: number | undefined = undefined;
+  output: unknown = undefined;
+  error: string | undefined = undefined;
+  workerId: string | undefined = undefined;
   /** The one expiry timer: min(ttl due, retention due once ended). */
-  expiryTimer: TimerHandle | undefined;
+  expiryTimer: TimerHandle | undefined = undefined;
   /** Execution-timeout timer while running. */
-  execTimer: TimerHandle | undefined;
+  execTimer: TimerHandle | undefined = undefined;
   /** Aborts the running handler (cancel, timeout, ttl, crash of its worker). */
-  abort: AbortController | undefined;
+  abort: AbortController | undefined = undefined;
   /** Streamed chunks, created on the first one. */
-  chunks: StoredChunk[] | undefined;
+  chunks: StoredChunk[] | undefined = undefined;
   /** Chunks already handed to a /stream call. */
-  chunksDelivered: number;
+  chunksDelivered = 0;
   /** true once the final output of a non-streaming job went out on /stream. */
-  finalDelivered: boolean;
+  finalDelivered = false;
   /** Callbacks waiting for any change (status-sync, runsync, stream long-polls). */
-  waiters: Set<() => void> | undefined;
+  waiters: Set<() => void> | undefined = undefined;
   /** Bumps on each retry so stale handler callbacks of an earlier attempt are ignored. */
-  attempt: number;
+  attempt = 0;
   /** Queue links (job-queue.ts). */
-  queued: boolean;
-  qPrev: Job | undefined;
-  qNext: Job | undefined;
+  queued = false;
+  qPrev: Job | undefined = undefined;
+  qNext: Job | undefined = undefined;
+
+  constructor(spec: JobSpec) {
+    this.id = spec.id;
+    this.kind = spec.kind;
+    this.input = spec.input;
+    this.webhook = spec.webhook;
+    this.s3Config = spec.s3Config;
+    this.lowPriority = spec.lowPriority;
+    this.executionTimeoutMs = spec.executionTimeoutMs;
+    this.submittedAtMs = spec.submittedAtMs;
+    this.ttlMs = spec.ttlMs;
+    this.retentionMs = spec.retentionMs;
+    this.queuedAtMs = spec.submittedAtMs;
+  }
 }

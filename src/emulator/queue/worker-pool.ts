@@ -19,7 +19,7 @@ export interface Worker {
   state: WorkerState;
   /** Jobs this worker runs at once. */
   readonly capacity: number;
-  readonly jobs: Map<string, Job>;
+  readonly jobs: WorkerJobs;
   /** KV-cache tokens per job (LLM mode). */
   readonly kvTokens: Map<string, number>;
   /** Template version the worker runs (rolling releases, §4.2). */
@@ -36,6 +36,51 @@ export interface Worker {
   unhealthy?: boolean;
   /** The throttle wait, then the cold start. */
   coldTimer: TimerHandle | undefined;
+}
+
+/**
+ * The jobs one worker holds: a short list (at most its capacity), not a Map. A worker's Map
+ * emptied after every job of a load test, and V8 answers each emptying with a new table.
+ */
+export class WorkerJobs {
+  private readonly list: Job[] = [];
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  has(jobId: string): boolean {
+    return this.indexOf(jobId) >= 0;
+  }
+
+  /** Hold `job` (once: holding it again replaces it, as a Map would). */
+  set(job: Job): void {
+    const i = this.indexOf(job.id);
+    if (i < 0) this.list.push(job);
+    else this.list[i] = job;
+  }
+
+  /** False when the worker does not hold the job. */
+  delete(jobId: string): boolean {
+    const i = this.indexOf(jobId);
+    if (i < 0) return false;
+    const last = this.list.pop() as Job;
+    if (i < this.list.length) this.list[i] = last;
+    return true;
+  }
+
+  values(): IterableIterator<Job> {
+    return this.list.values();
+  }
+
+  clear(): void {
+    this.list.length = 0;
+  }
+
+  private indexOf(jobId: string): number {
+    for (let i = 0; i < this.list.length; i++) if ((this.list[i] as Job).id === jobId) return i;
+    return -1;
+  }
 }
 
 export interface PoolSettings {
@@ -114,7 +159,7 @@ export class WorkerPool {
       kind: 'simulated',
       state: 'initializing',
       capacity: this.settings.jobsPerWorker,
-      jobs: new Map(),
+      jobs: new WorkerJobs(),
       kvTokens: new Map(),
       version: this.version,
       active,
@@ -166,7 +211,7 @@ export class WorkerPool {
   attachExternal(id: string, capacity: number): Worker {
     const existing = this.workers.get(id);
     if (existing) return existing;
-    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new Map(), kvTokens: new Map(), version: this.version, active: false, idleTimer: undefined, idleSinceMs: undefined, coldTimer: undefined };
+    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new WorkerJobs(), kvTokens: new Map(), version: this.version, active: false, idleTimer: undefined, idleSinceMs: undefined, coldTimer: undefined };
     this.workers.set(id, w);
     this.changed();
     return w;
@@ -195,14 +240,15 @@ export class WorkerPool {
       this.busyCount += 1;
       if (w.kind === 'simulated') this.model.meter.setState(w.id, 'running', this.clock.now());
     }
-    w.jobs.set(job.id, job);
+    w.jobs.set(job);
     w.idleSinceMs = undefined;
   }
 
   /** The job left the worker (ended, cancelled, expired). */
   release(w: Worker, jobId: string): void {
     if (!w.jobs.delete(jobId)) return;
-    w.kvTokens.delete(jobId);
+    // Only LLM jobs record tokens; an empty Map is left alone.
+    if (w.kvTokens.size > 0) w.kvTokens.delete(jobId);
     if (w.jobs.size === 0) {
       this.busyCount -= 1;
       if (w.kind === 'simulated') this.model.meter.setState(w.id, 'idle', this.clock.now());
