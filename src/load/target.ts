@@ -8,6 +8,7 @@ import { registerSecret, usageError } from '../errors.js';
 import { parseEmulatorInfo, type EmulatorInfoDocument } from '../spec/index.js';
 import { parseTarget, requireEndpoint } from '../target/index.js';
 import type { EmulatorConfigInput } from '../emulator/index.js';
+import { endpointCountersFacts, type EndpointCountersFacts } from '../emulator/info-schema.js';
 import type { LoadTarget } from './context.js';
 
 export interface ResolveTargetOptions {
@@ -27,22 +28,33 @@ export interface ResolvedTarget {
 /** The whole info request, connecting included, real ms: an unreachable host costs no more. */
 const INFO_TIMEOUT_MS = 5000;
 
-/**
- * GET /_qbench/info (with the key when there is one: an emulator may require it); undefined
- * when the target is not an emulator or hides the route. The answer is parsed with the one
- * schema of the document (src/spec/schemas/emulator-info.ts) and kept whole for scenarios.
- */
-export async function fetchEmulatorInfo(queueUrl: string, apiKey?: string): Promise<EmulatorInfoDocument | undefined> {
+/** GET a /_qbench route (with the key when there is one: an emulator requires it); its JSON, or undefined on any other answer or failure. */
+async function getQbenchJson(queueUrl: string, route: 'info' | 'counters', apiKey: string | undefined): Promise<unknown> {
   try {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
-    const res = await request(`${queueUrl}/_qbench/info`, { method: 'GET', headers, signal: AbortSignal.timeout(INFO_TIMEOUT_MS), headersTimeout: INFO_TIMEOUT_MS, bodyTimeout: INFO_TIMEOUT_MS });
+    const res = await request(`${queueUrl}/_qbench/${route}`, { method: 'GET', headers, signal: AbortSignal.timeout(INFO_TIMEOUT_MS), headersTimeout: INFO_TIMEOUT_MS, bodyTimeout: INFO_TIMEOUT_MS });
     const text = await res.body.text();
-    if (res.statusCode !== 200) return undefined;
-    return parseEmulatorInfo(JSON.parse(text));
+    return res.statusCode === 200 ? (JSON.parse(text) as unknown) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * GET /_qbench/info; undefined when the target is not an emulator or hides the route. The
+ * answer is parsed with the one schema of the document (src/spec/schemas/emulator-info.ts) and
+ * kept whole for scenarios.
+ */
+export async function fetchEmulatorInfo(queueUrl: string, apiKey?: string): Promise<EmulatorInfoDocument | undefined> {
+  const body = await getQbenchJson(queueUrl, 'info', apiKey);
+  return body === undefined ? undefined : parseEmulatorInfo(body);
+}
+
+/** GET /_qbench/counters and pick `endpointId`'s jobs and billing; undefined when not an emulator or the route is hidden. */
+export async function fetchEndpointCounters(queueUrl: string, endpointId: string, apiKey?: string): Promise<EndpointCountersFacts | undefined> {
+  const body = await getQbenchJson(queueUrl, 'counters', apiKey);
+  return body === undefined ? undefined : endpointCountersFacts(body, endpointId);
 }
 
 export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTarget> {
