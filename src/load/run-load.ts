@@ -14,6 +14,8 @@ import { preflight } from './preflight.js';
 import { loadScenarioFile, type LoadedScenario, type ScenarioOverrides } from './loader.js';
 import type { ProcessShard } from './sharding.js';
 import type { LoadObserver } from './observer.js';
+import { readEndpointCounters } from '../target/index.js';
+import { runCost } from './run-cost.js';
 
 export interface RunLoadOptions {
   /** Scenario files; an entry may carry its own params and thresholds (from the config file). */
@@ -102,6 +104,8 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
   if (o.startAtMs !== undefined && loaded.length > 1) throw scenarioError(`--start-at is one instant: run one scenario per command (${loaded.length} were loaded; pick one with --only)`);
   o.observer?.planned?.(loaded.map((l) => l.scenario.name));
   const scenarios: LoadScenarioResult[] = [];
+  // On an emulator, its billing meter before and after gives the run's cost (load.cost).
+  const meterBefore = o.target.info === undefined ? undefined : await readEndpointCounters(o.target.queueUrl, o.target.endpointId, o.target.apiKey);
   let internal: string[] = [];
   let unreachable: string | undefined;
   for (const l of loaded) {
@@ -128,6 +132,8 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
     }
   }
   const endedAt = new Date();
+  const meterAfter = meterBefore === undefined ? undefined : await readEndpointCounters(o.target.queueUrl, o.target.endpointId, o.target.apiKey);
+  const cost = meterBefore && meterAfter ? runCost(o.target.endpointId, meterBefore, meterAfter) : undefined;
   const meta = buildMeta({
     command: o.command ?? ['qbench', 'load', ...o.files.map((f) => (typeof f === 'string' ? f : f.file))],
     startedAt,
@@ -135,7 +141,7 @@ export async function runLoad(o: RunLoadOptions): Promise<QbenchResult> {
     target: { kind: o.target.kind, queueUrl: o.target.queueUrl, endpointId: o.target.endpointId, timeScale: o.target.timeScale },
     labels: { host: hostname(), ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) },
   });
-  const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, load: { scenarios } };
+  const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, load: { scenarios, ...(cost ? { cost } : {}) } };
   const overall = computeOverall(partial, { interrupted: o.signal?.aborted ?? false, internalErrors: internal, strict: o.strict === true, ...(unreachable !== undefined ? { unreachable } : {}) });
   return { ...partial, overall };
 }

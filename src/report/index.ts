@@ -4,7 +4,7 @@ export {
   SCHEMA_VERSION, TargetInfo, MachineInfo, RunMeta, HttpExchange, Clause, Verdict, CheckResult, CoverageRow,
   ConformanceSection, OUTCOME_CLASSES, OutcomeClass, OutcomeCounts, Percentiles, EncodedHistogram, LatencySummary,
   StepResult, IntervalPoint, StepSeries, Validity, ThresholdResult, Finding, Chart, ScenarioVerdict,
-  LoadScenarioResult, LoadSection, FuzzProperty, FuzzSection, OverallVerdict, QbenchResult,
+  LoadScenarioResult, LoadSection, RunCost, FuzzProperty, FuzzSection, OverallVerdict, QbenchResult,
 } from './model.js';
 export type { VerdictStatus } from './model.js';
 export {

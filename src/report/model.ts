@@ -413,7 +413,37 @@ export const LoadScenarioResult = z.strictObject({
 });
 export type LoadScenarioResult = z.infer<typeof LoadScenarioResult>;
 
-export const LoadSection = z.strictObject({ scenarios: z.array(LoadScenarioResult) });
+/**
+ * What the run cost on an emulator's deployment model (its billing meter, read from
+ * /_qbench/counters before and after): emulated worker-seconds and dollars at its price table.
+ * Absent on a target that is not an emulator.
+ */
+export const RunCost = z.strictObject({
+  endpointId: z.string(),
+  gpuTypeId: z.string(),
+  gpuCount: count,
+  /** Billed worker-seconds during the run (each worker rounded up to the second), active and flex. */
+  billedS: nonNeg,
+  activeS: nonNeg,
+  flexS: nonNeg,
+  /** Unbilled start-up time during the run. */
+  initializingS: nonNeg,
+  throttledS: nonNeg,
+  coldStarts: count,
+  /** Jobs that ended COMPLETED or FAILED (timed out included) during the run. */
+  jobs: count,
+  /** Tokens streamed by modelled streaming jobs. */
+  tokens: count,
+  /** null: the deployment's GPU has no price. */
+  costUsd: nonNeg.nullable(),
+  /** null with no price or no job (tokens). */
+  costPer1000JobsUsd: nonNeg.nullable(),
+  costPerMillionTokensUsd: nonNeg.nullable(),
+  priceSource: z.string().nullable(),
+});
+export type RunCost = z.infer<typeof RunCost>;
+
+export const LoadSection = z.strictObject({ scenarios: z.array(LoadScenarioResult), cost: RunCost.optional() });
 export type LoadSection = z.infer<typeof LoadSection>;
 
 // ---------------------------------------------------------------- fuzz

@@ -8,6 +8,7 @@ export { GATEWAY_STATUSES, notTheTargetsAnswer } from './gateway.js';
 export type { TargetAddresses, TargetKey } from './target-model.js';
 export { EMULATOR_INFO_PATH, INFO_TIMEOUT_MS, readEmulatorInfo } from './emulator-info.js';
 export type { InfoFetcher, InfoReading, ReadInfoOptions } from './emulator-info.js';
+export { EndpointCountersFacts, endpointCountersFacts, readEndpointCounters } from './emulator-counters.js';
 export { REMOTE_FACTS, emulatorFacts, readTargetFacts } from './target-facts.js';
 export type { ReadFactsOptions, TargetFacts } from './target-facts.js';
 export { DEFAULT_EMULATOR_TIME_SCALE, REAL_TIME_SCALE, rateWindowRealMs } from './time-scale.js';

@@ -3,7 +3,7 @@ import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { QbenchResult } from '../model.js';
 import { checkFailsRun, findingOutcome } from '../overall.js';
-import { fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, validityWarnings } from './format.js';
+import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, validityWarnings } from './format.js';
 import { textTable } from './table.js';
 
 export interface ConsoleOptions {
@@ -91,6 +91,7 @@ export function renderConsole(r: QbenchResult, options: ConsoleOptions = {}): st
       }
       for (const w of validityWarnings(s.validity)) out.push(`  ${paint('yellow', 'WARN')} ${s.name}: ${w}`);
     }
+    if (r.load.cost) out.push(`  ${costLine(r.load.cost)}`);
     out.push('  (latency from the intended start: coordinated-omission corrected)', '');
   }
 

@@ -1,5 +1,5 @@
 // Number formatting and plain-words explanations shared by every renderer.
-import type { LoadScenarioResult, OutcomeCounts, Validity } from '../model.js';
+import type { LoadScenarioResult, OutcomeCounts, RunCost, Validity } from '../model.js';
 
 /** Milliseconds with a sensible precision: 0.412 ms, 41.2 ms, 1,204 ms, 12.3 s. */
 export function fmtMs(ms: number | null | undefined): string {
@@ -99,4 +99,21 @@ export function compareSections(a: string, b: string): number {
 export function topSection(section: string): string {
   const m = /^§(\d+)/.exec(section);
   return m ? `§${m[1]}` : section;
+}
+
+/** Dollars with 4 significant digits (a run on an emulator often costs fractions of a cent). */
+export function fmtUsd(usd: number | null): string {
+  return usd === null ? 'no price' : `$${usd.toPrecision(4)}`;
+}
+
+/** One line on what a load run cost on the emulator's deployment model (load.cost). */
+export function costLine(c: RunCost): string {
+  const s = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+  const parts = [
+    `${fmtUsd(c.costUsd)} for ${s(c.billedS)} billed worker-s (active ${s(c.activeS)}, flex ${s(c.flexS)}) on ${c.gpuCount}x ${c.gpuTypeId}`,
+    `${c.coldStarts} cold start${c.coldStarts === 1 ? '' : 's'}, ${s(c.initializingS + c.throttledS)} s starting (unbilled)`,
+  ];
+  if (c.costPer1000JobsUsd !== null) parts.push(`${fmtUsd(c.costPer1000JobsUsd)} per 1,000 jobs (${fmtCount(c.jobs)} ended)`);
+  if (c.costPerMillionTokensUsd !== null) parts.push(`${fmtUsd(c.costPerMillionTokensUsd)} per million tokens (${fmtCount(c.tokens)} streamed)`);
+  return `cost on the emulated deployment of ${c.endpointId}: ${parts.join(' · ')}${c.priceSource === null ? '' : ` (prices: ${c.priceSource})`}`;
 }

@@ -8,7 +8,7 @@ import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, Qbenc
 import { SCHEMA_VERSION } from '../model.js';
 import { checkFailsRun, findingOutcome } from '../overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
-import { compareSections, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
+import { compareSections, costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
 import { PALETTE, scenarioCharts, type ChartSpec } from './html-charts.js';
 
@@ -248,7 +248,7 @@ ${verdictBlock(r.overall.status, r.overall.exitCode, headline, r.overall.status 
 ${r.overall.status === 'pass' ? `<p class="small">${esc(r.overall.reasons.join('; '))}</p>` : ''}
 <div class="card">${metaBlock(r)}${toc.length > 0 ? `<nav class="toc">${toc.join('')}</nav>` : ''}</div>
 ${conformanceSection(r)}
-${r.load ? `<h2 id="load">Load</h2>${scenarios.join('\n')}` : ''}
+${r.load ? `<h2 id="load">Load</h2>${r.load.cost ? `<p class="card small" id="cost">${esc(costLine(r.load.cost))}</p>` : ''}${scenarios.join('\n')}` : ''}
 ${fuzzSection(r)}
 <footer>qbench ${esc(r.meta.qbenchVersion)} · result schema ${esc(r.schemaVersion)} · charts by uPlot, inlined · this file makes no network requests</footer>`;
   return page(`qbench ${r.overall.status.toUpperCase()} · ${r.meta.startedAt}`, body, charts);

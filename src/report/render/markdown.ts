@@ -5,7 +5,7 @@ import type { QbenchComparison } from '../compare-model.js';
 import type { QbenchResult } from '../model.js';
 import { checkFailsRun, findingOutcome } from '../overall.js';
 import { fuzzReplayCommand } from './evidence.js';
-import { fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
+import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
 
 const ICON = { pass: '✅', fail: '❌', invalid: '⚠️', error: '💥', info: 'ℹ️', skip: '⏭️', inconclusive: '❔' } as const;
 const MAX_LISTED = 15;
@@ -69,6 +69,7 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
     ]);
     for (const n of notes.slice(0, MAX_LISTED)) out.push(`- ${cell(n)}`);
     if (notes.length > 0) out.push('');
+    if (r.load.cost) out.push(`💲 ${cell(costLine(r.load.cost))}`, '');
     if (r.load.scenarios[0]?.steps[0]) out.push('_Latency columns: first step, from the intended start (coordinated-omission corrected)._', '');
   }
 
