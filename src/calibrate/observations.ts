@@ -29,8 +29,14 @@ export interface JobSample {
   readonly executionMs: number | undefined;
   /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
   readonly poolBefore: PoolBefore;
-  /** Cold jobs: target ms from the send until /health first showed a worker. */
-  readonly workerSeenAfterMs?: number | undefined;
+  /**
+   * Cold jobs: target ms from /health first showing the worker (starting) to it first showing
+   * it running (it took the job): the worker's start, read on /health alone, so that a slow
+   * client or network moves both ends alike.
+   */
+  readonly workerStartMs?: number | undefined;
+  /** Cold jobs: target ms from /health first showing the worker to /status first showing the job IN_PROGRESS. */
+  readonly seenToStartMs?: number | undefined;
 }
 
 export interface HealthPoint {
@@ -87,8 +93,11 @@ export interface PhaseOutcome {
 export interface Observations {
   /** Target ms per real ms (given: the service runs at 1). */
   readonly timeScale: number;
-  /** Median real round trip of /health: the network and HTTP part of every answer. */
-  readonly rttRealMs: number;
+  /**
+   * The floor of the real /health round trips (their 10th percentile over the whole run): the
+   * network and HTTP part of every answer. A floor, not a mean: a busy client or host only adds.
+   */
+  rttRealMs: number;
   readonly jobs: JobSample[];
   /** Target ms from a job's end to its worker's stop, seen on /health. */
   readonly idleTimeoutSamplesMs: number[];

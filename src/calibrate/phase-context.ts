@@ -21,7 +21,7 @@ export interface PhaseContext {
 }
 
 /** The real instant a /health answer describes: the middle of its round trip. */
-export const midOf = (h: TimedHealth): number => (h.sentAtMs + h.answeredAtMs) / 2;
+export const midOf = (h: { readonly sentAtMs: number; readonly answeredAtMs: number }): number => (h.sentAtMs + h.answeredAtMs) / 2;
 
 export function poolBefore(h: HealthRecord): PoolBefore {
   if (h.workers.idle > 0) return 'warm';
@@ -43,7 +43,7 @@ export function healthPoint(h: TimedHealth, phaseStartMs: number, timeScale: num
 }
 
 /** Record one finished job in the target's ms. */
-export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, workerSeenAfterMs?: number): JobSample {
+export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, cold?: { startMs: number | undefined; queuedToStartMs: number | undefined }): JobSample {
   const sample: JobSample = {
     phase,
     classId,
@@ -54,7 +54,8 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
     delayMs: j.record.delayTime,
     executionMs: j.record.executionTime,
     poolBefore: before,
-    ...(workerSeenAfterMs !== undefined ? { workerSeenAfterMs } : {}),
+    ...(cold?.startMs !== undefined ? { workerStartMs: cold.startMs } : {}),
+    ...(cold?.queuedToStartMs !== undefined ? { seenToStartMs: cold.queuedToStartMs } : {}),
   };
   ctx.obs.jobs.push(sample);
   return sample;

@@ -71,6 +71,8 @@ export function queuePort(client: QueueClient): DeploymentPort {
 export class CalibrationTarget {
   /** Ids of submitted jobs not yet seen terminal: cancelled when the run stops early. */
   private readonly open = new Set<string>();
+  /** Real ms of every /health round trip. */
+  readonly healthRttsMs: number[] = [];
 
   constructor(
     private readonly port: DeploymentPort,
@@ -83,7 +85,9 @@ export class CalibrationTarget {
   async health(): Promise<TimedHealth> {
     const sentAtMs = this.clock.now();
     const health = await this.port.health();
-    return { health, sentAtMs, answeredAtMs: this.clock.now() };
+    const answeredAtMs = this.clock.now();
+    this.healthRttsMs.push(answeredAtMs - sentAtMs);
+    return { health, sentAtMs, answeredAtMs };
   }
 
   /**
@@ -100,12 +104,26 @@ export class CalibrationTarget {
     return this.pollToEnd(first.id, sentAtMs, signal);
   }
 
-  /** One job through /run, its chunks read from /stream as they come, then its record from /status. */
-  async streamJob(body: JobBody, signal: AbortSignal): Promise<StreamedJob> {
+  /** One job through /run: its id and the real ms it was sent at. The caller polls it (`status`). */
+  async submit(body: JobBody): Promise<{ id: string; sentAtMs: number }> {
     this.budget.take();
     const sentAtMs = this.clock.now();
     const { id } = await this.port.run(body);
     this.open.add(id);
+    return { id, sentAtMs };
+  }
+
+  /** One /status of a submitted job, timed; a terminal answer closes it. */
+  async status(id: string): Promise<{ record: JobRecord; sentAtMs: number; answeredAtMs: number }> {
+    const sentAtMs = this.clock.now();
+    const record = await this.port.status(id);
+    if (isTerminal(record.status)) this.open.delete(id);
+    return { record, sentAtMs, answeredAtMs: this.clock.now() };
+  }
+
+  /** One job through /run, its chunks read from /stream as they come, then its record from /status. */
+  async streamJob(body: JobBody, signal: AbortSignal): Promise<StreamedJob> {
+    const { id, sentAtMs } = await this.submit(body);
     const chunkArrivalsMs: number[] = [];
     const chunks: unknown[] = [];
     // Each chunk is yielded as soon as the poll that brought it answers.

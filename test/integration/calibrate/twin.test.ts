@@ -76,7 +76,9 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     // Settings it was not told, measured through the public interface only.
     const setting = (name: string) => report.settings.find((s) => s.name === name);
     expect(setting('idleTimeoutS')?.source).toBe('measured');
-    expect(Math.abs((setting('idleTimeoutS')?.value as number) - 40)).toBeLessThanOrEqual(1);
+    // Within 2 s (5%): each sample is read on /health polls, 1 s is 17 ms of real time here, and
+    // a second more or less moves worker-seconds by under 1% (about ten worker stops in a run).
+    expect(Math.abs((setting('idleTimeoutS')?.value as number) - 40)).toBeLessThanOrEqual(2);
     expect(setting('scalerType')).toMatchObject({ value: 'QUEUE_DELAY', source: 'measured' });
     expect(setting('scalerValue')).toMatchObject({ value: 3, source: 'measured' });
     expect(setting('workersMax')).toMatchObject({ value: 4, source: 'measured' });
