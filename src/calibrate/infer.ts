@@ -150,6 +150,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
 
   // Overhead: warm jobs, one at a time, so no wait on the client's side is counted.
   const overhead = warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs));
+  const overheadMedianMs = overhead.length > 0 ? median(overhead) : 0;
   add(partFit('overhead', overhead, `end to end less delayTime, executionTime and the /health round trip (${Math.round(rttTargetMs)} ms) of ${warm.length} warm jobs`));
 
   // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
@@ -161,14 +162,18 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   if (cold.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
-  const queuedAfterMs = rttTargetMs / 2 + (overhead.length > 0 ? median(overhead) : 0);
+  const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
   const b = obs.burst;
   const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
   const scaler = o.given.scalerType !== undefined && o.given.scalerValue !== undefined ? undefined : inferScaler(burstReacted, coldReactions);
 
-  // Streaming.
-  add(partFit('firstChunk', obs.streams.flatMap((s) => (s.firstChunkMs === undefined ? [] : [s.firstChunkMs])), `time to the first /stream chunk of ${obs.streams.length} streamed jobs, less delayTime and the round trip`));
-  add(partFit('chunkGap', obs.streams.flatMap((s) => (s.chunkGapMs === undefined ? [] : [s.chunkGapMs])), 'the rest of executionTime after the first chunk, over the chunks after it (each job its mean gap)'));
+  // Streaming: the first chunk came after the job's start (seen on /status by the same client;
+  // else: after the round trip, the overhead and delayTime); the last comes at the end of
+  // execution, and the chunks between split the rest evenly (a job's mean gap).
+  const streamed = obs.streams.filter((x) => x.job.status === 'COMPLETED' && x.job.delayMs !== undefined && x.job.executionMs !== undefined);
+  const firstChunks = streamed.map((x) => Math.min(x.job.executionMs as number, x.startToFirstChunkMs ?? Math.max(0, x.firstArrivalMs - rttTargetMs - overheadMedianMs - (x.job.delayMs as number))));
+  add(partFit('firstChunk', firstChunks, `${streamed.length} streamed jobs: from the job's start on /status to its first /stream chunk (or, unseen, the arrival less the round trip, the median overhead and delayTime)`));
+  add(partFit('chunkGap', streamed.map((x, i) => ((x.job.executionMs as number) - (firstChunks[i] as number)) / Math.max(1, x.chunks - 1)), 'the rest of executionTime after the first chunk, over the chunks after it (each job its mean gap)'));
   const tokens = obs.streams.flatMap((s) => (s.tokensPerChunk === undefined ? [] : [s.tokensPerChunk]));
 
   // Settings.

@@ -73,11 +73,11 @@ export interface StreamSample {
   readonly classId: string;
   readonly job: JobSample;
   readonly chunks: number;
-  /** Target ms from the job's start (send + delayTime + the round trip's half) to the first chunk. */
-  readonly firstChunkMs: number | undefined;
-  /** Target ms between chunks, the job's mean. */
-  readonly chunkGapMs: number | undefined;
-  /** Output tokens per chunk (from `output_tokens` or the `text` list), when the chunks say. */
+  /** Target ms from the send to the first chunk's arrival (a /stream answer that brought it). */
+  readonly firstArrivalMs: number;
+  /** Target ms from the job's start (seen on /status) to its first chunk's arrival; undefined when the start was not seen first. */
+  readonly startToFirstChunkMs: number | undefined;
+  /** Output tokens per chunk (a number `tokens`, or the length of a `text` list, in each chunk's output), when the chunks say. */
   readonly tokensPerChunk: number | undefined;
 }
 

@@ -151,11 +151,13 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
   });
 }
 
-/** Tokens a chunk carries: the length of its `output.text` list, when it has one. */
+/** Tokens a chunk carries: its output's `tokens` number or the length of its `text` list. */
 function tokensOf(chunk: unknown): number | undefined {
   if (typeof chunk !== 'object' || chunk === null) return undefined;
   const out = (chunk as { output?: unknown }).output;
-  const text = typeof out === 'object' && out !== null ? (out as { text?: unknown }).text : undefined;
+  if (typeof out !== 'object' || out === null) return undefined;
+  const { tokens, text } = out as { tokens?: unknown; text?: unknown };
+  if (typeof tokens === 'number' && Number.isFinite(tokens)) return tokens;
   return Array.isArray(text) ? text.length : undefined;
 }
 
@@ -174,16 +176,13 @@ export function streamPhase(ctx: PhaseContext, classes: readonly InputClass[], j
           ctx.obs.nonStreamingClasses.push(cls.id);
           break;
         }
-        const first = j.chunkArrivalsMs[0] as number;
-        const firstChunkMs = Math.max(0, (first - j.sentAtMs - ctx.obs.rttRealMs) * ctx.timeScale - (sample.delayMs ?? 0));
         const counts = j.chunks.map(tokensOf).filter((t): t is number => t !== undefined);
         ctx.obs.streams.push({
           classId: cls.id,
           job: sample,
           chunks: j.chunks.length,
-          firstChunkMs,
-          // The last chunk comes at the end of execution: the rest of it is split over the gaps.
-          chunkGapMs: j.chunks.length > 1 && sample.executionMs !== undefined ? Math.max(0, sample.executionMs - firstChunkMs) / (j.chunks.length - 1) : undefined,
+          firstArrivalMs: ((j.chunkArrivalsMs[0] as number) - j.sentAtMs) * ctx.timeScale,
+          startToFirstChunkMs: j.startedAtMs === undefined ? undefined : Math.max(0, (j.chunkArrivalsMs[0] as number) - j.startedAtMs) * ctx.timeScale,
           tokensPerChunk: counts.length > 0 ? counts.reduce((a, b) => a + b, 0) / counts.length : undefined,
         });
       }

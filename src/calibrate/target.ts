@@ -46,6 +46,8 @@ export interface StreamedJob extends TimedJob {
   /** Real ms at which each chunk's poll answered, one entry per chunk. */
   readonly chunkArrivalsMs: readonly number[];
   readonly chunks: readonly unknown[];
+  /** Real ms the job was first seen started on /status (between that poll and the one before); undefined: not seen before its first chunk. */
+  readonly startedAtMs: number | undefined;
 }
 
 /** Workers up in any state a health record names (idle, running, initializing, throttled, unhealthy). */
@@ -121,18 +123,41 @@ export class CalibrationTarget {
     return { record, sentAtMs, answeredAtMs: this.clock.now() };
   }
 
-  /** One job through /run, its chunks read from /stream as they come, then its record from /status. */
+  /**
+   * One job through /run, its chunks read from /stream as they come, then its record from
+   * /status. Until the first chunk, /status is polled beside the stream: the job's start and its
+   * first chunk are then both read by this client, so a slow answer moves both alike.
+   */
   async streamJob(body: JobBody, signal: AbortSignal): Promise<StreamedJob> {
     const { id, sentAtMs } = await this.submit(body);
     const chunkArrivalsMs: number[] = [];
     const chunks: unknown[] = [];
+    let startedAtMs: number | undefined;
+    let firstSeen = false;
+    const watchStart = async () => {
+      let previousMs = sentAtMs;
+      while (!firstSeen && !signal.aborted) {
+        const st = await this.status(id);
+        const at = (st.sentAtMs + st.answeredAtMs) / 2;
+        if (st.record.status !== 'IN_QUEUE') {
+          startedAtMs = (previousMs + at) / 2;
+          return;
+        }
+        previousMs = at;
+        await this.clock.sleep(this.pollIntervalMs, signal);
+      }
+    };
+    const watching = watchStart();
     // Each chunk is yielded as soon as the poll that brought it answers.
     for await (const c of this.port.stream(id, this.pollIntervalMs, signal)) {
+      firstSeen = true;
       chunks.push(c);
       chunkArrivalsMs.push(this.clock.now());
     }
+    firstSeen = true;
+    await watching;
     const done = await this.pollToEnd(id, sentAtMs, signal);
-    return { ...done, chunkArrivalsMs, chunks };
+    return { ...done, chunkArrivalsMs, chunks, startedAtMs };
   }
 
   private async pollToEnd(id: string, sentAtMs: number, signal: AbortSignal): Promise<TimedJob> {
