@@ -86,6 +86,8 @@ export interface RestOutcome {
   /** The fewest workers seen up while waiting. */
   readonly fewestUp: number;
   readonly last: TimedHealth;
+  /** The wait ended at the deadline (--max-duration), not at `maxWaitMs`. */
+  readonly cutByDeadline: boolean;
 }
 
 /**
@@ -94,6 +96,7 @@ export interface RestOutcome {
  */
 export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWaitMs: number): Promise<RestOutcome> {
   const clock = ctx.target.clock;
+  const cutByDeadline = ctx.deadline.remainingMs() <= maxWaitMs;
   const endMs = clock.now() + Math.min(maxWaitMs, ctx.deadline.remainingMs());
   let prev: TimedHealth | undefined;
   let fewestUp = Infinity;
@@ -102,11 +105,11 @@ export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWa
     const up = workersUp(h.health);
     fewestUp = Math.min(fewestUp, up);
     if (up <= floorWorkers) {
-      return { reached: true, droppedAtMs: prev === undefined ? undefined : (midOf(prev) + midOf(h)) / 2, fewestUp, last: h };
+      return { reached: true, droppedAtMs: prev === undefined ? undefined : (midOf(prev) + midOf(h)) / 2, fewestUp, last: h, cutByDeadline: false };
     }
     prev = h;
     if (clock.now() >= endMs || !(await clock.sleep(Math.min(ctx.healthPollMs, Math.max(0, endMs - clock.now())), ctx.deadline.signal))) {
-      return { reached: false, droppedAtMs: undefined, fewestUp, last: h };
+      return { reached: false, droppedAtMs: undefined, fewestUp, last: h, cutByDeadline };
     }
   }
 }

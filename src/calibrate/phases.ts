@@ -52,7 +52,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       const jobEndMs = answeredEndMs === undefined || lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
       if (!rest.reached) {
-        if (ctx.deadline.signal.aborted) return { jobs, reason: stopReason(ctx, undefined) };
+        if (ctx.deadline.signal.aborted || rest.cutByDeadline) return { jobs, reason: `stopped: --max-duration of ${Math.round(ctx.deadline.maxDurationMs / 1000)} s reached while waiting for the workers to stop` };
         ctx.obs.restWorkers = rest.fewestUp;
         const reason = `workers stayed up (${rest.fewestUp} at the fewest) for ${(o.maxIdleWaitMs / 1000).toFixed(0)} s: either ${rest.fewestUp} active workers (--workers-min ${rest.fewestUp}) or an idle timeout longer than that wait (--idle-timeout)`;
         return jobs === 0 ? { jobs, reason, skipped: true } : { jobs, reason };
