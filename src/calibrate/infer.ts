@@ -82,14 +82,28 @@ export function inferScaler(burst: BurstObservation | undefined, coldReactionsMs
     const value = Math.max(1, Math.ceil(burst.jobs / upAtOnce));
     return { type: 'REQUEST_COUNT', value, detail: `a burst of ${burst.jobs} jobs had ${upAtOnce} workers up ${Math.round(burstReaction)} ms after it was sent: workers for ceil(jobs / ${value})` };
   }
-  const reactions = [...coldReactionsMs, ...(burstReaction === undefined ? [] : [burstReaction])];
-  if (reactions.length === 0) return undefined;
-  const mean = reactions.reduce((a, b) => a + b, 0) / reactions.length;
-  const value = Math.max(1, Math.round((mean - QUEUE_DELAY_CHECK_MS / 2) / 1_000));
+  const cold = [...coldReactionsMs].sort((a, b) => a - b);
+  // Reactions are uniform over (value, value + check]; a host or network that answers late only
+  // adds to them. The lower quartile sits a quarter check above the value when nothing is late,
+  // so its whole seconds are the value even when most reactions were seen late.
+  const lowerQuartile = cold[Math.floor((cold.length - 1) / 4)];
+  // A service may start a worker at once for a job that finds none up, and scale by queue delay
+  // beyond that: then the burst (with a worker up) says the delay.
+  const coldAtOnce = lowerQuartile !== undefined && lowerQuartile < IMMEDIATE_MS && burstReaction !== undefined;
+  if (lowerQuartile !== undefined && !coldAtOnce) {
+    const value = Math.max(1, Math.floor(lowerQuartile / 1_000));
+    return {
+      type: 'QUEUE_DELAY',
+      value,
+      detail: `workers came ${cold.map((r) => (r / 1_000).toFixed(1)).join(', ')} s after a job started waiting with none up: a delay of ${value} s and a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check (the whole seconds of the lower quartile)`,
+    };
+  }
+  if (burstReaction === undefined) return undefined;
+  const value = Math.max(1, Math.floor(burstReaction / 1_000));
   return {
     type: 'QUEUE_DELAY',
     value,
-    detail: `workers came ${reactions.map((r) => (r / 1_000).toFixed(1)).join(', ')} s after jobs started waiting (mean ${(mean / 1_000).toFixed(2)} s = the delay + half of a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check)`,
+    detail: `a burst of ${burst?.jobs ?? 0} jobs waited ${(burstReaction / 1_000).toFixed(1)} s for more workers (a delay of ${value} s and a periodic check)${coldAtOnce ? '; a job finding no worker up had one at once, which the twin does not model (it waits the delay too)' : ''}`,
   };
 }
 
@@ -125,7 +139,6 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const warm = done.filter((j) => j.phase === 'warm' && j.poolBefore === 'warm');
   const dispatch = partFit('dispatch', warm.map((j) => j.delayMs as number), `delayTime of ${warm.length} warm-phase jobs sent to an idle worker`);
   add(dispatch);
-  const dispatchMedianMs = dispatch === undefined ? 0 : median(dispatch.samplesMs);
 
   // Execution: every finished job, by class when there are several.
   const execOf = (jobs: readonly JobSample[]) => jobs.map((j) => j.executionMs as number);
@@ -137,26 +150,33 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
 
   // Overhead: warm jobs, one at a time, so no wait on the client's side is counted.
   const overhead = warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs));
+  const overheadMedianMs = overhead.length > 0 ? median(overhead) : 0;
   add(partFit('overhead', overhead, `end to end less delayTime, executionTime and the /health round trip (${Math.round(rttTargetMs)} ms) of ${warm.length} warm jobs`));
 
-  // Cold starts: jobs sent with no worker up.
-  // A job reaches the queue half a round trip after it was sent, and (in the model) after its overhead.
-  const overheadMedianMs = overhead.length > 0 ? median(overhead) : 0;
-  const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
-  const reactionOf = (sinceSendMs: number) => Math.max(0, sinceSendMs - queuedAfterMs);
-  const cold = done.filter((j) => j.poolBefore === 'cold' && j.phase !== 'burst');
-  const coldReactions = cold.map((j) => j.workerSeenAfterMs).filter((r): r is number => r !== undefined).map(reactionOf);
-  const coldSamples = cold.map((j) => Math.max(0, (j.delayMs as number) - dispatchMedianMs - (j.workerSeenAfterMs === undefined ? 0 : reactionOf(j.workerSeenAfterMs))));
-  add(partFit('coldStart', coldSamples, `delayTime of ${cold.length} jobs sent with no worker up, less the scaler's reaction seen on /health and the median dispatch (${Math.round(dispatchMedianMs)} ms)`, true));
+  // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
+  // /status on the same polls. The worker's start is from its first sight (starting) to its
+  // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
+  const cold = done.filter((j) => j.phase === 'cold' && j.workerStartMs !== undefined && j.seenToStartMs !== undefined);
+  const coldReactions = cold.map((j) => Math.max(0, (j.delayMs as number) - (j.seenToStartMs as number)));
+  add(partFit('coldStart', cold.map((j) => j.workerStartMs as number), `${cold.length} jobs sent with no worker up: from /health first showing their worker (starting) to it running the job`, true));
   if (cold.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
+  // The burst's first scale-up is timed from its send: the job reached the queue half a round
+  // trip and (in the model) its overhead later.
+  const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
+  const b = obs.burst;
+  const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
+  const scaler = o.given.scalerType !== undefined && o.given.scalerValue !== undefined ? undefined : inferScaler(burstReacted, coldReactions);
 
-  // Streaming.
-  add(partFit('firstChunk', obs.streams.flatMap((s) => (s.firstChunkMs === undefined ? [] : [s.firstChunkMs])), `time to the first /stream chunk of ${obs.streams.length} streamed jobs, less delayTime and the round trip`));
-  add(partFit('chunkGap', obs.streams.flatMap((s) => (s.chunkGapMs === undefined ? [] : [s.chunkGapMs])), 'the rest of executionTime after the first chunk, over the chunks after it (each job its mean gap)'));
+  // Streaming: the first chunk came after the job's start (seen on /status by the same client;
+  // else: after the round trip, the overhead and delayTime); the last comes at the end of
+  // execution, and the chunks between split the rest evenly (a job's mean gap).
+  const streamed = obs.streams.filter((x) => x.job.status === 'COMPLETED' && x.job.delayMs !== undefined && x.job.executionMs !== undefined);
+  const firstChunks = streamed.map((x) => Math.min(x.job.executionMs as number, x.startToFirstChunkMs ?? Math.max(0, x.firstArrivalMs - rttTargetMs - overheadMedianMs - (x.job.delayMs as number))));
+  add(partFit('firstChunk', firstChunks, `${streamed.length} streamed jobs: from the job's start on /status to its first /stream chunk (or, unseen, the arrival less the round trip, the median overhead and delayTime)`));
+  add(partFit('chunkGap', streamed.map((x, i) => ((x.job.executionMs as number) - (firstChunks[i] as number)) / Math.max(1, x.chunks - 1)), 'the rest of executionTime after the first chunk, over the chunks after it (each job its mean gap)'));
   const tokens = obs.streams.flatMap((s) => (s.tokensPerChunk === undefined ? [] : [s.tokensPerChunk]));
 
   // Settings.
-  const b = obs.burst;
   const measuredJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? { value: Math.max(1, Math.round(b.maxJobsPerRunningWorker)), detail: `the most jobs in progress per running worker during the burst (${b.maxJobsPerRunningWorker.toFixed(2)})` } : undefined;
   const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
   const idle = obs.idleTimeoutSamplesMs;
@@ -169,7 +189,6 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
           detail: `the most workers up during a burst of ${b.jobs} jobs${b.peakWorkers * (jobsPerWorker.value as number) >= b.jobs ? ' (every job had a worker: the real maximum may be higher, give --workers-max)' : ''}`,
         }
       : undefined;
-  const scaler = o.given.scalerType !== undefined && o.given.scalerValue !== undefined ? undefined : inferScaler(b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: reactionOf(b.firstScaleUpMs) }, coldReactions);
   const settings: SettingValue[] = [
     pick('workersMin', o.given.workersMin, measuredMin, SERVICE_DEFAULTS.workersMin),
     pick('workersMax', o.given.workersMax, measuredMax, SERVICE_DEFAULTS.workersMax),

@@ -29,8 +29,14 @@ export interface JobSample {
   readonly executionMs: number | undefined;
   /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
   readonly poolBefore: PoolBefore;
-  /** Cold jobs: target ms from the send until /health first showed a worker. */
-  readonly workerSeenAfterMs?: number | undefined;
+  /**
+   * Cold jobs: target ms from /health first showing the worker (starting) to it first showing
+   * it running (it took the job): the worker's start, read on /health alone, so that a slow
+   * client or network moves both ends alike.
+   */
+  readonly workerStartMs?: number | undefined;
+  /** Cold jobs: target ms from /health first showing the worker to /status first showing the job IN_PROGRESS. */
+  readonly seenToStartMs?: number | undefined;
 }
 
 export interface HealthPoint {
@@ -67,11 +73,11 @@ export interface StreamSample {
   readonly classId: string;
   readonly job: JobSample;
   readonly chunks: number;
-  /** Target ms from the job's start (send + delayTime + the round trip's half) to the first chunk. */
-  readonly firstChunkMs: number | undefined;
-  /** Target ms between chunks, the job's mean. */
-  readonly chunkGapMs: number | undefined;
-  /** Output tokens per chunk (from `output_tokens` or the `text` list), when the chunks say. */
+  /** Target ms from the send to the first chunk's arrival (a /stream answer that brought it). */
+  readonly firstArrivalMs: number;
+  /** Target ms from the job's start (seen on /status) to its first chunk's arrival; undefined when the start was not seen first. */
+  readonly startToFirstChunkMs: number | undefined;
+  /** Output tokens per chunk (a number `tokens`, or the length of a `text` list, in each chunk's output), when the chunks say. */
   readonly tokensPerChunk: number | undefined;
 }
 
@@ -87,8 +93,11 @@ export interface PhaseOutcome {
 export interface Observations {
   /** Target ms per real ms (given: the service runs at 1). */
   readonly timeScale: number;
-  /** Median real round trip of /health: the network and HTTP part of every answer. */
-  readonly rttRealMs: number;
+  /**
+   * The floor of the real /health round trips (their 10th percentile over the whole run): the
+   * network and HTTP part of every answer. A floor, not a mean: a busy client or host only adds.
+   */
+  rttRealMs: number;
   readonly jobs: JobSample[];
   /** Target ms from a job's end to its worker's stop, seen on /health. */
   readonly idleTimeoutSamplesMs: number[];

@@ -21,7 +21,7 @@ export interface PhaseContext {
 }
 
 /** The real instant a /health answer describes: the middle of its round trip. */
-export const midOf = (h: TimedHealth): number => (h.sentAtMs + h.answeredAtMs) / 2;
+export const midOf = (h: { readonly sentAtMs: number; readonly answeredAtMs: number }): number => (h.sentAtMs + h.answeredAtMs) / 2;
 
 export function poolBefore(h: HealthRecord): PoolBefore {
   if (h.workers.idle > 0) return 'warm';
@@ -43,7 +43,7 @@ export function healthPoint(h: TimedHealth, phaseStartMs: number, timeScale: num
 }
 
 /** Record one finished job in the target's ms. */
-export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, workerSeenAfterMs?: number): JobSample {
+export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, cold?: { startMs: number | undefined; queuedToStartMs: number | undefined }): JobSample {
   const sample: JobSample = {
     phase,
     classId,
@@ -54,7 +54,8 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
     delayMs: j.record.delayTime,
     executionMs: j.record.executionTime,
     poolBefore: before,
-    ...(workerSeenAfterMs !== undefined ? { workerSeenAfterMs } : {}),
+    ...(cold?.startMs !== undefined ? { workerStartMs: cold.startMs } : {}),
+    ...(cold?.queuedToStartMs !== undefined ? { seenToStartMs: cold.queuedToStartMs } : {}),
   };
   ctx.obs.jobs.push(sample);
   return sample;
@@ -85,6 +86,8 @@ export interface RestOutcome {
   /** The fewest workers seen up while waiting. */
   readonly fewestUp: number;
   readonly last: TimedHealth;
+  /** The wait ended at the deadline (--max-duration), not at `maxWaitMs`. */
+  readonly cutByDeadline: boolean;
 }
 
 /**
@@ -93,6 +96,7 @@ export interface RestOutcome {
  */
 export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWaitMs: number): Promise<RestOutcome> {
   const clock = ctx.target.clock;
+  const cutByDeadline = ctx.deadline.remainingMs() <= maxWaitMs;
   const endMs = clock.now() + Math.min(maxWaitMs, ctx.deadline.remainingMs());
   let prev: TimedHealth | undefined;
   let fewestUp = Infinity;
@@ -101,11 +105,11 @@ export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWa
     const up = workersUp(h.health);
     fewestUp = Math.min(fewestUp, up);
     if (up <= floorWorkers) {
-      return { reached: true, droppedAtMs: prev === undefined ? undefined : (midOf(prev) + midOf(h)) / 2, fewestUp, last: h };
+      return { reached: true, droppedAtMs: prev === undefined ? undefined : (midOf(prev) + midOf(h)) / 2, fewestUp, last: h, cutByDeadline: false };
     }
     prev = h;
     if (clock.now() >= endMs || !(await clock.sleep(Math.min(ctx.healthPollMs, Math.max(0, endMs - clock.now())), ctx.deadline.signal))) {
-      return { reached: false, droppedAtMs: undefined, fewestUp, last: h };
+      return { reached: false, droppedAtMs: undefined, fewestUp, last: h, cutByDeadline };
     }
   }
 }

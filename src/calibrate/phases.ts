@@ -8,6 +8,7 @@
 import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
+import { isTerminal } from '../spec/index.js';
 import type { BurstObservation, HealthPoint, PhaseOutcome } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
@@ -51,7 +52,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       const jobEndMs = answeredEndMs === undefined || lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
       if (!rest.reached) {
-        if (ctx.deadline.signal.aborted) return { jobs, reason: stopReason(ctx, undefined) };
+        if (ctx.deadline.signal.aborted || rest.cutByDeadline) return { jobs, reason: `stopped: --max-duration of ${Math.round(ctx.deadline.maxDurationMs / 1000)} s reached while waiting for the workers to stop` };
         ctx.obs.restWorkers = rest.fewestUp;
         const reason = `workers stayed up (${rest.fewestUp} at the fewest) for ${(o.maxIdleWaitMs / 1000).toFixed(0)} s: either ${rest.fewestUp} active workers (--workers-min ${rest.fewestUp}) or an idle timeout longer than that wait (--idle-timeout)`;
         return jobs === 0 ? { jobs, reason, skipped: true } : { jobs, reason };
@@ -60,21 +61,36 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       if (rest.droppedAtMs !== undefined && jobEndMs !== undefined && rest.droppedAtMs > jobEndMs) {
         ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - jobEndMs) * ctx.timeScale);
       }
-      const sentAtMs = ctx.target.clock.now();
-      // The worker started between the last /health without it and the first with it.
-      let lastWithoutMs = sentAtMs;
-      let seenAtMs: number | undefined;
-      const job = ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
-      lastRunningMs = undefined;
-      await watchHealth(ctx, job, (h) => {
-        if (h.health.workers.running > 0) lastRunningMs = midOf(h);
-        if (seenAtMs !== undefined) return;
-        if (workersUp(h.health) > o.floorWorkers) seenAtMs = (lastWithoutMs + midOf(h)) / 2;
-        else lastWithoutMs = midOf(h);
-      });
-      const j = await job;
+      const sub = await ctx.target.submit(cls.body);
       jobs += 1;
-      recordJob(ctx, 'cold', cls.id, j, poolBefore(rest.last.health), seenAtMs === undefined ? undefined : Math.max(0, seenAtMs - sentAtMs) * ctx.timeScale);
+      // /health and /status side by side until the job ends: the worker seen starting, seen
+      // running (it took the job) and the job seen IN_PROGRESS are read on the same polls, so a
+      // slow client or network moves every mark alike. Each change happened between the last
+      // poll without it and the first with it.
+      let previousMs = sub.sentAtMs;
+      let seenAtMs: number | undefined;
+      let runningAtMs: number | undefined;
+      let startedAtMs: number | undefined;
+      lastRunningMs = undefined;
+      let last;
+      for (;;) {
+        const [h, st] = await Promise.all([ctx.target.health(), ctx.target.status(sub.id)]);
+        const at = (midOf(h) + midOf(st)) / 2;
+        const running = h.health.workers.running > 0;
+        if (running) lastRunningMs = at;
+        if (seenAtMs === undefined && workersUp(h.health) > o.floorWorkers) seenAtMs = (previousMs + at) / 2;
+        if (runningAtMs === undefined && running) runningAtMs = (previousMs + at) / 2;
+        if (startedAtMs === undefined && st.record.status !== 'IN_QUEUE') startedAtMs = (previousMs + at) / 2;
+        previousMs = at;
+        last = st;
+        if (isTerminal(st.record.status)) break;
+        if (!(await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) throw ctx.deadline.signal.reason as Error;
+      }
+      const span = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined ? undefined : Math.max(0, to - from) * ctx.timeScale);
+      recordJob(ctx, 'cold', cls.id, { record: last.record, sentAtMs: sub.sentAtMs, answeredAtMs: last.answeredAtMs }, poolBefore(rest.last.health), {
+        startMs: span(seenAtMs, runningAtMs),
+        queuedToStartMs: span(seenAtMs, startedAtMs),
+      });
     }
     return { jobs };
   });
@@ -135,11 +151,13 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
   });
 }
 
-/** Tokens a chunk carries: the length of its `output.text` list, when it has one. */
+/** Tokens a chunk carries: its output's `tokens` number or the length of its `text` list. */
 function tokensOf(chunk: unknown): number | undefined {
   if (typeof chunk !== 'object' || chunk === null) return undefined;
   const out = (chunk as { output?: unknown }).output;
-  const text = typeof out === 'object' && out !== null ? (out as { text?: unknown }).text : undefined;
+  if (typeof out !== 'object' || out === null) return undefined;
+  const { tokens, text } = out as { tokens?: unknown; text?: unknown };
+  if (typeof tokens === 'number' && Number.isFinite(tokens)) return tokens;
   return Array.isArray(text) ? text.length : undefined;
 }
 
@@ -158,16 +176,13 @@ export function streamPhase(ctx: PhaseContext, classes: readonly InputClass[], j
           ctx.obs.nonStreamingClasses.push(cls.id);
           break;
         }
-        const first = j.chunkArrivalsMs[0] as number;
-        const firstChunkMs = Math.max(0, (first - j.sentAtMs - ctx.obs.rttRealMs) * ctx.timeScale - (sample.delayMs ?? 0));
         const counts = j.chunks.map(tokensOf).filter((t): t is number => t !== undefined);
         ctx.obs.streams.push({
           classId: cls.id,
           job: sample,
           chunks: j.chunks.length,
-          firstChunkMs,
-          // The last chunk comes at the end of execution: the rest of it is split over the gaps.
-          chunkGapMs: j.chunks.length > 1 && sample.executionMs !== undefined ? Math.max(0, sample.executionMs - firstChunkMs) / (j.chunks.length - 1) : undefined,
+          firstArrivalMs: ((j.chunkArrivalsMs[0] as number) - j.sentAtMs) * ctx.timeScale,
+          startToFirstChunkMs: j.startedAtMs === undefined ? undefined : Math.max(0, (j.chunkArrivalsMs[0] as number) - j.startedAtMs) * ctx.timeScale,
           tokensPerChunk: counts.length > 0 ? counts.reduce((a, b) => a + b, 0) / counts.length : undefined,
         });
       }

@@ -29,8 +29,12 @@ const fitTitle = (f: FitEntry): string => `${f.part}${f.classId !== undefined ? 
 /** The samples' step CDF and the fitted CDF on one x column (the samples and a grid between them). */
 export function cdfChart(f: FitEntry, id: string): ChartSpec {
   const xs = [...f.samplesMs].sort((a, b) => a - b);
-  const lo = xs[0] ?? 0;
-  const hi = Math.max(xs.at(-1) ?? 1, quantileMs(f.dist, 0.995));
+  const first = xs[0] ?? 0;
+  const last = Math.max(xs.at(-1) ?? 1, quantileMs(f.dist, 0.995));
+  // Every sample equal (a constant): a span around it, so that the step shows.
+  const pad = last > first ? 0 : Math.max(1, Math.abs(first) * 0.1);
+  const lo = first - pad;
+  const hi = last + pad;
   const logX = lo > 0 && hi / lo > 20;
   const grid = Array.from({ length: 120 }, (_, i) => (logX ? lo * (hi / lo) ** (i / 119) : lo + ((hi - lo) * i) / 119));
   const column = [...new Set([...xs, ...grid])].sort((a, b) => a - b);
@@ -105,7 +109,7 @@ export function renderCalibrationHtml(r: CalibrationReport): string {
 <dt>started</dt><dd>${esc(`${r.startedAt} (${fmtDuration(b.realMs)})`)}</dd>
 <dt>time scale</dt><dd>${esc(r.timeScale.value === 1 ? 'real time' : `×${r.timeScale.value} (${r.timeScale.source}): every duration here is in the target's ms`)}</dd>
 <dt>budget</dt><dd>${esc(`${b.jobsSent} of at most ${b.plan.maxJobs} jobs sent (plan ${b.plan.totalJobs}); at most ${b.cost.workerSecondsAtMost} worker-seconds${b.cost.dollarsAtMost !== undefined ? `, $${b.cost.dollarsAtMost.toFixed(2)}` : ''} (${b.cost.basis})${b.cancelledAtEnd > 0 ? `; ${b.cancelledAtEnd} unfinished job(s) cancelled at the end` : ''}`)}</dd>
-<dt>round trip</dt><dd>${esc(`${fmtMs(r.rttRealMs)} real (median /health), taken out of the overhead`)}</dd>
+<dt>round trip</dt><dd>${esc(`${fmtMs(r.rttRealMs)} real (the floor of every /health round trip), taken out of the overhead`)}</dd>
 <dt>command</dt><dd class="mono">${esc(r.command.join(' '))}</dd>
 <dt>qbench</dt><dd>${esc(r.qbenchVersion)}</dd>
 </dl></div>

@@ -43,9 +43,10 @@ const RTT_PROBES = 5;
 /** The least real ms a cold phase waits for the workers to stop, whatever the idle timeout. */
 const MIN_IDLE_WAIT_MS = 60_000;
 
-const median = (v: number[]): number => {
+/** The 10th percentile (nearest rank below): a floor that one slow answer does not move. */
+const floorOf = (v: readonly number[]): number => {
   const s = [...v].sort((a, b) => a - b);
-  return s.length === 0 ? 0 : (s[(s.length - 1) >> 1] as number) / 2 + (s[s.length >> 1] as number) / 2;
+  return s.length === 0 ? 0 : (s[Math.floor((s.length - 1) / 10)] as number);
 };
 
 export async function runCalibration(o: CalibrationOptions): Promise<CalibrationReport> {
@@ -70,14 +71,12 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     notes: [],
   };
   try {
-    const rtts: number[] = [];
     let first;
     for (let i = 0; i < RTT_PROBES; i += 1) {
       const h = await target.health();
       first ??= h.health;
-      rtts.push(h.answeredAtMs - h.sentAtMs);
     }
-    (obs as { rttRealMs: number }).rttRealMs = median(rtts);
+    obs.rttRealMs = floorOf(target.healthRttsMs);
     if (first !== undefined && (first.jobs.inQueue > 0 || first.jobs.inProgress > 0)) {
       obs.notes.push(`the endpoint held ${first.jobs.inQueue} queued and ${first.jobs.inProgress} running jobs of others when calibration began: their traffic shares the workers measured here`);
     }
@@ -95,6 +94,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     await client?.close();
   }
   const realMs = clock.now() - deadline.startedAtMs;
+  obs.rttRealMs = floorOf(target.healthRttsMs);
   const inferred = inferDeployment(obs, { given: o.given, classField: o.classField, classIds: o.classes.map((c) => c.id), seed: o.seed });
   return {
     schemaVersion: CALIBRATION_SCHEMA_VERSION,

@@ -46,6 +46,8 @@ export interface StreamedJob extends TimedJob {
   /** Real ms at which each chunk's poll answered, one entry per chunk. */
   readonly chunkArrivalsMs: readonly number[];
   readonly chunks: readonly unknown[];
+  /** Real ms the job was first seen started on /status (between that poll and the one before); undefined: not seen before its first chunk. */
+  readonly startedAtMs: number | undefined;
 }
 
 /** Workers up in any state a health record names (idle, running, initializing, throttled, unhealthy). */
@@ -71,6 +73,8 @@ export function queuePort(client: QueueClient): DeploymentPort {
 export class CalibrationTarget {
   /** Ids of submitted jobs not yet seen terminal: cancelled when the run stops early. */
   private readonly open = new Set<string>();
+  /** Real ms of every /health round trip. */
+  readonly healthRttsMs: number[] = [];
 
   constructor(
     private readonly port: DeploymentPort,
@@ -83,7 +87,9 @@ export class CalibrationTarget {
   async health(): Promise<TimedHealth> {
     const sentAtMs = this.clock.now();
     const health = await this.port.health();
-    return { health, sentAtMs, answeredAtMs: this.clock.now() };
+    const answeredAtMs = this.clock.now();
+    this.healthRttsMs.push(answeredAtMs - sentAtMs);
+    return { health, sentAtMs, answeredAtMs };
   }
 
   /**
@@ -100,21 +106,58 @@ export class CalibrationTarget {
     return this.pollToEnd(first.id, sentAtMs, signal);
   }
 
-  /** One job through /run, its chunks read from /stream as they come, then its record from /status. */
-  async streamJob(body: JobBody, signal: AbortSignal): Promise<StreamedJob> {
+  /** One job through /run: its id and the real ms it was sent at. The caller polls it (`status`). */
+  async submit(body: JobBody): Promise<{ id: string; sentAtMs: number }> {
     this.budget.take();
     const sentAtMs = this.clock.now();
     const { id } = await this.port.run(body);
     this.open.add(id);
+    return { id, sentAtMs };
+  }
+
+  /** One /status of a submitted job, timed; a terminal answer closes it. */
+  async status(id: string): Promise<{ record: JobRecord; sentAtMs: number; answeredAtMs: number }> {
+    const sentAtMs = this.clock.now();
+    const record = await this.port.status(id);
+    if (isTerminal(record.status)) this.open.delete(id);
+    return { record, sentAtMs, answeredAtMs: this.clock.now() };
+  }
+
+  /**
+   * One job through /run, its chunks read from /stream as they come, then its record from
+   * /status. Until the first chunk, /status is polled beside the stream: the job's start and its
+   * first chunk are then both read by this client, so a slow answer moves both alike.
+   */
+  async streamJob(body: JobBody, signal: AbortSignal): Promise<StreamedJob> {
+    const { id, sentAtMs } = await this.submit(body);
     const chunkArrivalsMs: number[] = [];
     const chunks: unknown[] = [];
+    let startedAtMs: number | undefined;
+    let firstSeen = false;
+    const watchStart = async () => {
+      let previousMs = sentAtMs;
+      while (!firstSeen && !signal.aborted) {
+        const st = await this.status(id);
+        const at = (st.sentAtMs + st.answeredAtMs) / 2;
+        if (st.record.status !== 'IN_QUEUE') {
+          startedAtMs = (previousMs + at) / 2;
+          return;
+        }
+        previousMs = at;
+        await this.clock.sleep(this.pollIntervalMs, signal);
+      }
+    };
+    const watching = watchStart();
     // Each chunk is yielded as soon as the poll that brought it answers.
     for await (const c of this.port.stream(id, this.pollIntervalMs, signal)) {
+      firstSeen = true;
       chunks.push(c);
       chunkArrivalsMs.push(this.clock.now());
     }
+    firstSeen = true;
+    await watching;
     const done = await this.pollToEnd(id, sentAtMs, signal);
-    return { ...done, chunkArrivalsMs, chunks };
+    return { ...done, chunkArrivalsMs, chunks, startedAtMs };
   }
 
   private async pollToEnd(id: string, sentAtMs: number, signal: AbortSignal): Promise<TimedJob> {

@@ -14,6 +14,8 @@ import { PALETTE } from '../../src/report/render/html-charts.js';
 import { compareResults } from '../../src/report/compare.js';
 import type { QbenchResult } from '../../src/report/model.js';
 import { browserTestResult } from './browser-result.js';
+import { renderCalibrationHtml } from '../../src/calibrate/report-html.js';
+import { calibrateFake, fakeDeployment } from '../unit/calibrate/fake-deployment.js';
 
 const CHROMIUM = process.env['QBENCH_CHROMIUM'] ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -141,5 +143,22 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     const check = await openReport(file, 'comparison.png');
     expect(check.consoleErrors).toEqual([]);
     expect(check.requests).toEqual([]);
+  }, 60_000);
+
+  it('renders a calibration report: every fit drawn over its samples, the burst timeline, no requests', async () => {
+    const plan = { classes: 1, warmJobs: 30, coldStarts: 8, burstJobs: 6, streamJobs: 0, maxJobs: 44, maxDurationMs: 30_000, totalJobs: 44 };
+    const report = await calibrateFake(fakeDeployment(2, 3, 5), plan, { gpuTypeId: 'L4' });
+    const file = path.join(OUT_DIR, 'calibration.html');
+    await mkdir(OUT_DIR, { recursive: true });
+    await writeFile(file, renderCalibrationHtml(report));
+    const check = await openReport(file, 'calibration.png');
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.requests).toEqual([]);
+    expect(report.fits.map((f) => f.part)).toEqual(expect.arrayContaining(['dispatch', 'execution', 'coldStart']));
+    expect(check.charts.length).toBe(report.fits.length + 1);
+    for (const c of check.charts) {
+      expect(c.drawn, `chart ${c.id} drawn`).toBe('true');
+      expect(c.seriesPixels, `chart ${c.id} has data pixels`).toBeGreaterThan(150);
+    }
   }, 60_000);
 });

@@ -5,73 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { JobBudget, BudgetExhaustedError } from '../../../src/calibrate/budget.js';
 import { estimateCost, planCalibration, type CalibrationPlan } from '../../../src/calibrate/plan.js';
-import { runCalibration } from '../../../src/calibrate/run-calibration.js';
-import type { DeploymentPort } from '../../../src/calibrate/target.js';
 import { main, type CliIo } from '../../../src/cli/main.js';
 import { EXIT } from '../../../src/exit-codes.js';
-import type { HealthRecord, JobRecord } from '../../../src/spec/index.js';
-
-/**
- * A deployment that answers at once: jobs complete with fixed timings; /health shows one idle
- * worker for `upPolls` polls after a job, then none (the idle timeout has passed).
- */
-function fakeDeployment(upPolls = 2): DeploymentPort & { submitted: () => number; cancelled: string[] } {
-  let submitted = 0;
-  let pollsSinceJob = Infinity;
-  const cancelled: string[] = [];
-  const record = (id: string): JobRecord => ({ id, status: 'COMPLETED', delayTime: 40, executionTime: 900 });
-  const health = (): HealthRecord => {
-    pollsSinceJob += 1;
-    const up = pollsSinceJob <= upPolls ? 1 : 0;
-    return { jobs: { completed: submitted, failed: 0, inProgress: 0, inQueue: 0, retried: 0 }, workers: { idle: up, running: 0 } };
-  };
-  return {
-    submitted: () => submitted,
-    cancelled,
-    runSync: () => {
-      submitted += 1;
-      pollsSinceJob = 0;
-      return Promise.resolve(record(`sync-${submitted}`));
-    },
-    run: () => {
-      submitted += 1;
-      pollsSinceJob = 0;
-      return Promise.resolve({ id: `job-${submitted}` });
-    },
-    status: (id) => Promise.resolve(record(id)),
-    stream: async function* () {
-      /* a handler that does not stream */
-    },
-    cancel: (id) => {
-      cancelled.push(id);
-      return Promise.resolve();
-    },
-    health: () => Promise.resolve(health()),
-  };
-}
+import { calibrateFake as calibrate, fakeDeployment } from './fake-deployment.js';
 
 const plan = (p: Partial<CalibrationPlan>): CalibrationPlan => ({ classes: 1, warmJobs: 0, coldStarts: 0, burstJobs: 0, streamJobs: 0, maxJobs: 10, maxDurationMs: 20_000, totalJobs: 0, ...p });
-const cost = estimateCost(plan({}), { workersMax: { value: 3, source: 'service default' }, idleTimeoutS: { value: 5, source: 'service default' }, gpuTypeId: undefined, gpuCount: 1, pricePerS: undefined });
-
-async function calibrate(port: DeploymentPort, p: CalibrationPlan) {
-  return runCalibration({
-    queueUrl: 'http://127.0.0.1:9',
-    endpointId: 'ep',
-    apiKey: 'unused-key',
-    classes: [{ id: 'default', body: { input: {} } }],
-    classField: undefined,
-    plan: p,
-    cost,
-    given: {},
-    timeScale: { value: 1, source: 'default' },
-    healthPollMs: 1,
-    seed: 1,
-    command: ['qbench', 'calibrate'],
-    signal: new AbortController().signal,
-    log: () => undefined,
-    port,
-  });
-}
 
 describe('the job budget', () => {
   it('JobBudget.take counts up to the budget and then throws without counting', () => {
