@@ -1,6 +1,7 @@
-// The config file: its schema, defineConfig, finding and loading it, and applying it under the flags.
+// The config file: its schema, defineConfig, finding and loading it, and the view a command reads.
 export { QbenchConfig, ConfigTarget, defineConfig } from './schema.js';
 export type { QbenchConfigInput } from './schema.js';
 export { loadConfig, findConfigFile, CONFIG_FILE_NAMES } from './load-config.js';
 export type { LoadedConfig } from './load-config.js';
-export { applyConfig, flagGiven, CONFIG_COMMANDS } from './apply-config.js';
+export { configView, configValue, namesConfigTarget } from './config-view.js';
+export type { ConfigView, ConfigKey } from './config-view.js';

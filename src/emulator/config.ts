@@ -3,16 +3,11 @@
 // Limit defaults come from src/spec (§2.2, §4.1, §8); the rest are emulator choices.
 import { z } from 'zod';
 import { configError } from '../errors.js';
-import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS, WORKER_PROTOCOL } from '../spec/index.js';
+import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS, WORKER_PROTOCOL, EndpointId } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
 import { FAULT_NAMES, isFaultName, type FaultName } from './faults.js';
 
 const OPERATIONS = Object.keys(RATE_LIMITS) as RateLimitedOperation[];
-
-/** Endpoint ids travel in URL paths: keep them to a safe alphabet. */
-export const EndpointId = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { error: 'endpoint ids are 1-64 characters of letters, digits, "-" and "_"' });
 
 const nonNegInt = (what: string) => z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` }).nonnegative({ error: `${what} must be >= 0` });
 const posInt = (what: string) => z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` }).positive({ error: `${what} must be > 0` });

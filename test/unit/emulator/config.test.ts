@@ -24,6 +24,6 @@ describe('emulator config', () => {
     }
     expect(() => parseEmulatorConfig({ apiKey: 'abcd', workers: { min: 5, max: 2 } })).toThrow(/min/);
     expect(() => parseEmulatorConfig({ apiKey: 'abcd', endpoints: ['a', 'a'] })).toThrow(/repeats/);
-    expect(() => parseEmulatorConfig({ apiKey: 'abcd', endpoints: ['bad/id'] })).toThrow(/endpoint ids/);
+    expect(() => parseEmulatorConfig({ apiKey: 'abcd', endpoints: ['bad/id'] })).toThrow(/must be an endpoint id/);
   });
 });
