@@ -1,4 +1,4 @@
-// The check model (issue 5): a check is data (id, cited clauses, interface, tags, kind) plus
+// The check model: a check is data (id, cited clauses, interface, tags, kind) plus
 // code (`run(ctx)`). A check signals its verdict by returning (pass) or by throwing one of
 // the outcomes below; the runner turns them into the report's Verdict union.
 import type { HttpExchange } from '../report/model.js';

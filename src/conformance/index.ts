@@ -1,4 +1,4 @@
-// The conformance runner (issue 5): check model, recording probe, target facts, runner,
+// The conformance runner: check model, recording probe, target facts, runner,
 // expectations, coverage matrix, result building and the fault self-test.
 export { CHECK_TAGS, CheckFailure, CheckInconclusive, CheckSkip, fail, skip, inconclusive, evidenceExchanges } from './check.js';
 export { RateLedger, CLEAN_WINDOW_FACTOR, CLEAN_WINDOW_FLOOR_REAL_MS } from './ledger.js';

@@ -1,4 +1,4 @@
-// The check runner (issue 5): selects checks by profile, --only/--skip (id, id prefix with
+// The check runner: selects checks by profile, --only/--skip (id, id prefix with
 // `*`, or tag), billable gating and the interfaces the target has; runs them through a
 // bounded pool (rate-limit checks in a phase of their own so their bursts never meet the
 // others); turns each outcome into a report verdict with evidence and a curl line.

@@ -89,9 +89,9 @@ export const EmulatorConfigSchema = z.strictObject({
     keepAliveTimeoutMs: posInt('http.keepAliveTimeoutMs').default(5_000),
     maxHeaderBytes: posInt('http.maxHeaderBytes').default(16_384),
   }).default({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384 }),
-  /** Issue 9: accept real worker processes over the worker protocol (job-take, job-done, ...). */
+  /** Accept real worker processes over the worker protocol (job-take, job-done, ...). */
   externalWorkers: z.boolean().default(false),
-  /** Issue 9: simulated workers run too (a mixed pool); default: only when externalWorkers is off. */
+  /** With externalWorkers: simulated workers run too (a mixed pool); default: only when externalWorkers is off. */
   simulatedWorkers: z.boolean().optional(),
   /** Real ms between an external worker's pings (RUNPOD_PING_INTERVAL); silent for 3 of them it is lost. */
   workerPingIntervalMs: posInt('workerPingIntervalMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs).default(WORKER_PROTOCOL.defaultPingIntervalMs),

@@ -1,3 +1,5 @@
+// The emulator's configuration schema (src/emulator/config.ts): defaults from the spec, a
+// frozen result, and every problem of a bad configuration named at once.
 import { describe, expect, it } from 'vitest';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { isQbenchError } from '../../../src/errors.js';

@@ -1,3 +1,5 @@
+// Scenario validation and command-line overrides (src/load/scenario.ts, loader.ts), the
+// duration grammar, and aggregation across shards (totals and series unchanged by the split).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyOverrides } from '../../../src/load/loader.js';
