@@ -1,5 +1,5 @@
 // One endpoint's workers and their autoscaler. Simulated workers (handlers run in-process)
-// and external workers (real processes over the worker protocol, issue 9) are two kinds of
+// and external workers (real processes over the worker protocol) are two kinds of
 // one Worker: both hold jobs and count in health; only simulated ones are pushed jobs,
 // external ones pull. Scale-up follows the queue depth of non-lowPriority jobs (§2.1),
 // within min/max, after a cold start; idle workers above min stop after the idle timeout.
@@ -38,7 +38,7 @@ export interface PoolSettings {
   coldStartMs: number;
   idleTimeoutMs: number;
   scaleUpQueueDepth: number;
-  /** false when jobs go to external workers only (issue 9): no simulated worker starts. */
+  /** false when jobs go to external workers only: no simulated worker starts. */
   simulated: boolean;
 }
 
@@ -102,7 +102,7 @@ export class WorkerPool {
     return w;
   }
 
-  /** Add an external worker (issue 9): ready at once, never pushed jobs. */
+  /** Add an external worker: ready at once, never pushed jobs. */
   attachExternal(id: string, capacity: number): Worker {
     const existing = this.workers.get(id);
     if (existing) return existing;
