@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderComparisonHtml, renderHtml } from '../../src/report/render/html.js';
 import { PALETTE } from '../../src/report/render/html-charts.js';
 import { compareResults } from '../../src/report/compare.js';
-import type { QbenchResult } from '../../src/report/model.js';
+import type { QbenchResult } from '../../src/result/model.js';
 import { browserTestResult } from './browser-result.js';
 import { renderCalibrationHtml } from '../../src/calibrate/report-html.js';
 import { calibrateFake, fakeDeployment } from '../unit/calibrate/fake-deployment.js';
