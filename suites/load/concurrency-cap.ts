@@ -15,10 +15,10 @@
 // emulator's count with its own). Unmet, fewer held than the cap is inconclusive; more held
 // than the cap while the requests stayed open fails whatever else was seen (others only take
 // slots away).
-import { HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS } from '../../src/spec/index.js';
-import type { Analysis, IterationContext, LoadTarget, RunContext } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, paramError } from '../../src/load/scenario-definition.js';
+import {
+  HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS, defineScenario, param, paramError, type Analysis, type IterationContext,
+  type LoadTarget, type RunContext, type ScenarioInput,
+} from 'qbench/suite';
 import { EXPECT_PARAM, expectedRule, rateWindowRealMs, type Exchange, type Expect } from './lib/limits.js';
 import { awaitQuietOperation, foreignRequests, operationCount, precondition, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 

@@ -17,11 +17,11 @@
 // finished in time. Unmet, the scenario is inconclusive, unless what it did measure broke a
 // rule (an incomplete stream after its first token, an oversized chunk, client and worker
 // disagreeing on the rate).
-import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, type JobState } from '../../src/spec/index.js';
+import {
+  HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, defineScenario, param, type JobState, type Analysis,
+  type HttpAnswer, type IterationContext, type RunContext, type ScenarioInput, type ParamsOf,
+} from 'qbench/suite';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
-import type { Analysis, HttpAnswer, IterationContext, RunContext } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, type ParamsOf } from '../../src/load/scenario-definition.js';
 
 /** Default agreement between client and worker tokens/s (`--param agreement=0.25` to widen). */
 const DEFAULT_AGREEMENT = 0.15;

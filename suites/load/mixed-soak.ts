@@ -4,10 +4,10 @@
 // memory stays flat over a long run.
 // Params (PARAMS below, with their defaults): rate (iterations/s), duration (ms),
 // sloRunsyncP99Ms, sloRunP99Ms, maxErrorRate.
-import { MINUTE_MS, RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS } from '../../src/spec/index.js';
-import type { Analysis } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, type ParamsOf } from '../../src/load/scenario-definition.js';
+import {
+  MINUTE_MS, RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS, defineScenario, param, type Analysis, type ScenarioInput,
+  type ParamsOf,
+} from 'qbench/suite';
 
 const MIX = [
   { weight: 0.5, kind: 'runsync' },

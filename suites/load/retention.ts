@@ -8,11 +8,8 @@
 // before it completed (ttl, a purge by another client) or never completed in time leaves the
 // window unmeasured: inconclusive. A result gone too early, or still readable well past the
 // window, fails.
-import { HTTP_STATUS, RETENTION_MS, SECOND_MS } from '../../src/spec/index.js';
+import { HTTP_STATUS, RETENTION_MS, SECOND_MS, defineScenario, type Analysis, type LoadTarget, type ScenarioInput } from 'qbench/suite';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
-import type { Analysis, LoadTarget } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario } from '../../src/load/scenario-definition.js';
 import { RUN_OPERATIONS_PARAM } from './lib/limits.js';
 
 type Op = 'run' | 'runsync';

@@ -10,10 +10,10 @@
 // came fast enough to place admissions in a window (a narrow bracket). Unmet,
 // the phases they concern are not judged (inconclusive); a phase judged on its own terms
 // that admitted other than max(base, running x rpw) fails.
-import { DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit } from '../../src/spec/index.js';
-import type { Analysis, LoadTarget, RunContext } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, paramError } from '../../src/load/scenario-definition.js';
+import {
+  DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit, defineScenario, param, paramError,
+  type Analysis, type LoadTarget, type RunContext, type ScenarioInput,
+} from 'qbench/suite';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import {
   EXPECT_PARAM, admittedPerWindowBounds, advertisedRequestsPerWorker, expectedRule, finishedJob, operationRequest, rateWindowRealMs, type Exchange, type Expect,

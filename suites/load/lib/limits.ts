@@ -2,9 +2,9 @@
 // emulator advertises in GET /_qbench/info, the `op` and `expect` parameters, the real-time
 // length of a rate window, the request of each rate-limited operation, and window arithmetic
 // on send times.
-import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../../../src/spec/index.js';
-import type { LoadTarget, RequestSpec, RunContext } from '../../../src/load/context.js';
-import { param } from '../../../src/load/scenario-definition.js';
+import {
+  RATE_LIMITS, RATE_WINDOW_MS, param, type RateLimitedOperation, type LoadTarget, type RequestSpec, type RunContext,
+} from 'qbench/suite';
 
 export const PROBED_OPERATIONS = ['run', 'runsync', 'status', 'stream', 'cancel', 'purge-queue'] as const satisfies readonly RateLimitedOperation[];
 export type ProbedOperation = (typeof PROBED_OPERATIONS)[number];

@@ -2,10 +2,7 @@
 // inconclusive) from what they saw broken (a violation: fail), and finding traffic of one
 // operation that the scenario did not send, through the emulator's GET /_qbench/counters
 // when the target advertises it (an emulator answering /_qbench/info).
-import { sleepUntilAborted } from '../../../src/client/sleep.js';
-import type { Analysis, RunContext } from '../../../src/load/context.js';
-import type { Finding } from '../../../src/result/model.js';
-import type { RateLimitedOperation } from '../../../src/spec/index.js';
+import { sleepUntilAborted, type Analysis, type RunContext, type Finding, type RateLimitedOperation } from 'qbench/suite';
 
 /** A finding that states a precondition of the scenario, not a rule of the spec. */
 export function precondition(label: string, expected: string, observed: string, met: boolean): Finding {
