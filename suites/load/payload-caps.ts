@@ -11,6 +11,7 @@ import {
   RUN_PAYLOAD, RUNSYNC_PAYLOAD, notTheTargetsAnswer, defineScenario, type ByteSize, type Analysis, type LoadTarget,
   type ScenarioInput,
 } from 'qbench/suite';
+import { valueAt } from './lib/answer.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import { EXPECT_PARAM, RUN_OPERATIONS_PARAM, type Expect } from './lib/limits.js';
 
@@ -37,8 +38,7 @@ function body(bytes: number): string {
 }
 
 function advertisedCap(target: LoadTarget, op: Op): number | undefined {
-  const payload = (target.info?.['limits'] as { payload?: Record<string, unknown> } | undefined)?.payload;
-  const v = payload?.[op === 'run' ? 'runBytes' : 'runsyncBytes'];
+  const v = valueAt(target.info, 'limits', 'payload', op === 'run' ? 'runBytes' : 'runsyncBytes');
   return typeof v === 'number' ? v : undefined;
 }
 
