@@ -1,7 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { SlowFirstSequencer } from './test/slow-first-sequencer.js';
 
 export default defineConfig({
+  // The suites import the authoring API by its package name (tsconfig.json "paths", for tsc and tsx).
+  resolve: { alias: { 'qbench/suite': fileURLToPath(new URL('./src/suite/index.ts', import.meta.url)) } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark in this folder, one after another, each in its own
 // process: bench/*.bench.ts, bench/emulator*.ts and bench/plan*.ts files whose header has a "Run:" line
-// (helpers such as emulator-child.ts and load-child.ts have none and are skipped).
+// (helpers such as emulator-child.ts and load-child.ts have none and are skipped): among them
+// micro.bench.ts, the per-call costs against their peers (tinybench).
 // Extra arguments go to every benchmark.   Run: npm run bench [-- args]
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -10,14 +10,13 @@ import { configError, redactSecrets, usageError } from '../../errors.js';
 import { FAULT_NAMES } from '../../emulator/faults.js';
 import {
   connectTarget, startEmulatorTarget, runChecks, buildResult, loadExpectations, unknownPatterns, renderCoverageMarkdown,
-  runSelfTest, renderDetectionTable, isSlow, NO_EXPECTATIONS, CHECK_TAGS, buildCoverage, selectChecks, type Connected,
+  runSelfTest, renderDetectionTable, isSlow, NO_EXPECTATIONS, CHECK_TAGS, buildCoverage, selectChecks, shippedSuite, type Connected, type Suite,
 } from '../../conformance/index.js';
 import type { CheckResult, TargetInfo } from '../../result/model.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun } from '../watch.js';
-import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { EndpointId } from '../../spec/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
 import { defineCommand, type CliIo } from '../command.js';
@@ -56,7 +55,7 @@ const CHECK_OPTIONS = {
 type CheckArgs = Flags<typeof CHECK_OPTIONS>;
 
 /** What the options say together: every problem at once. */
-function checkTogether(a: CheckArgs): void {
+function checkTogether(a: CheckArgs, conformanceSuite: Suite): void {
   const problems: string[] = [];
   if (a.faults.length > 0 && a.target !== 'emulator' && !a.selfTest) problems.push('--fault applies to --target emulator (or --self-test) only');
   if (a.timeScale !== undefined && a.target !== 'emulator' && !a.selfTest) problems.push('--time-scale applies to --target emulator (or --self-test) only');
@@ -99,7 +98,7 @@ async function writeOut(file: string, text: string): Promise<void> {
   await writeFile(file, text);
 }
 
-async function selfTest(a: CheckArgs, io: CliIo): Promise<ExitCode> {
+async function selfTest(a: CheckArgs, io: CliIo, conformanceSuite: Suite): Promise<ExitCode> {
   const faults = a.faults.length > 0 ? a.faults : undefined;
   io.stdout(`qbench check --self-test: the clean emulator, then ${faults?.length ?? FAULT_NAMES.length} faults (${a.parallel} at a time)\n`);
   const report = await runSelfTest(conformanceSuite, {
@@ -127,7 +126,8 @@ export const checkCommand = defineCommand({
   describe: 'Run the conformance suite against a target (URL or the in-process emulator)',
   options: CHECK_OPTIONS,
   run: async (a, io, invocation) => {
-    checkTogether(a);
+    const conformanceSuite = await shippedSuite();
+    checkTogether(a, conformanceSuite);
     if (a.list) {
       for (const c of conformanceSuite.checks) io.stdout(`${c.id.padEnd(48)} ${c.kind.padEnd(6)} ${c.interface.padEnd(7)} [${c.tags.join(',')}] ${c.title}\n`);
       return EXIT.OK;
@@ -137,7 +137,7 @@ export const checkCommand = defineCommand({
       io.stdout(`wrote ${a.coverageMatrix}\n`);
       if (a.target === undefined && !a.selfTest) return EXIT.OK;
     }
-    if (a.selfTest) return selfTest(a, io);
+    if (a.selfTest) return selfTest(a, io, conformanceSuite);
 
     const expectations = a.expect !== undefined ? await loadExpectations(a.expect) : NO_EXPECTATIONS;
     for (const e of expectations.expired) io.stderr(`qbench: --expect: the entry for ${e.id} expired on ${e.expires ?? '?'} and no longer applies\n`);

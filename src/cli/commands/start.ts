@@ -5,13 +5,14 @@
 // From qbench.config it takes the conformance selection, the load scenarios (which replace the
 // shipped mix), the fuzz budgets and the report directory; no target (it is always the emulator).
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { usageError } from '../../errors.js';
-import { NO_EXPECTATIONS, buildConformanceSection, buildCoverage, loadExpectations, runChecks, selectChecks, startEmulatorTarget, unknownPatterns } from '../../conformance/index.js';
+import {
+  NO_EXPECTATIONS, buildConformanceSection, buildCoverage, loadExpectations, runChecks, selectChecks, shippedSuite, startEmulatorTarget, unknownPatterns,
+  type Suite,
+} from '../../conformance/index.js';
 import type { LoadedExpectations } from '../../conformance/expectations.js';
-import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { allProperties, resolveFuzzTarget, runFuzz } from '../../fuzz/index.js';
 import { resolveTarget } from '../../load/target.js';
 import { runLoad, type ScenarioEntry } from '../../load/run-load.js';
@@ -27,6 +28,7 @@ import { configOnly, conformanceOptions, fuzzBudgetOptions } from '../suite-opti
 import { commaList, outOption } from '../target-options.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun, type RunWatch } from '../watch.js';
+import { PACKAGE_ROOT } from '../../user-module.js';
 
 const PARTS = ['check', 'load', 'fuzz'] as const;
 type Part = (typeof PARTS)[number];
@@ -81,14 +83,7 @@ interface ConformanceSettings {
   readonly expectations: LoadedExpectations;
 }
 
-function suitesLoadDir(): string {
-  // src/cli/commands -> repo root (also from dist/src/cli/commands, where suites/ sits beside src/).
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
-  return path.resolve(here, up, 'suites', 'load');
-}
-
-async function runConformancePart(io: CliIo, settings: ConformanceSettings, watch: RunWatch): Promise<{ section: ConformanceSection; target: TargetInfo }> {
+async function runConformancePart(io: CliIo, conformanceSuite: Suite, settings: ConformanceSettings, watch: RunWatch): Promise<{ section: ConformanceSection; target: TargetInfo }> {
   const t = await startEmulatorTarget({});
   try {
     watch.facts('conformance', { profile: settings.profile, coverage: buildCoverage(conformanceSuite) });
@@ -121,7 +116,7 @@ async function runConformancePart(io: CliIo, settings: ConformanceSettings, watc
 /** The config file's scenarios run together on one emulator, as `qbench load --target emulator` runs them. */
 function loadRuns(fromConfig: readonly ScenarioEntry[] | undefined): { files: readonly (string | ScenarioEntry)[]; params: Record<string, string>; emulator: Record<string, unknown> }[] {
   if (fromConfig) return [{ files: fromConfig, params: {}, emulator: {} }];
-  return LOAD_MIX.map(({ file, params, timeScale, scaleRateWindows }) => ({ files: [path.join(suitesLoadDir(), file)], params, emulator: { timeScale, scaleRateWindows } }));
+  return LOAD_MIX.map(({ file, params, timeScale, scaleRateWindows }) => ({ files: [path.join(PACKAGE_ROOT, 'suites', 'load', file)], params, emulator: { timeScale, scaleRateWindows } }));
 }
 
 async function runLoadPart(io: CliIo, fromConfig: readonly ScenarioEntry[] | undefined, watch: RunWatch): Promise<LoadScenarioResult[]> {
@@ -170,7 +165,7 @@ async function runFuzzPart(io: CliIo, seed: number, budget: FuzzBudget, watch: R
 }
 
 /** Check the parts and the conformance selection (of flags and config file), naming every problem at once; the fuzz budget. */
-function checkSettings(a: StartArgs): FuzzBudget {
+function checkSettings(a: StartArgs, conformanceSuite: Suite): FuzzBudget {
   const problems: string[] = [];
   const unknown = a.parts.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) problems.push(`--parts: unknown part ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
@@ -185,7 +180,8 @@ export const startCommand = defineCommand({
   describe: 'Run the main job on the embedded emulator (quick conformance, a short load mix, a short fuzz) and write every report',
   options: START_OPTIONS,
   run: async (a, io, invocation): Promise<ExitCode> => {
-    const budget = checkSettings(a);
+    const conformanceSuite = await shippedSuite();
+    const budget = checkSettings(a, conformanceSuite);
     const parts = new Set((a.parts.length > 0 ? a.parts : PARTS) as Part[]);
     const startedAt = new Date();
     const internalErrors: string[] = [];
@@ -203,7 +199,7 @@ export const startCommand = defineCommand({
     const inProcess: TargetInfo = { kind: 'emulator', queueUrl: 'in-process', endpointId: 'qbench', timeScale: 1 };
     const dir = await runReportDir(startedAt, a.out);
     const watch = await watchRun({ dir, command: 'start', argv: invocation.commandLine, options: { parts: [...parts], seed: a.seed, profile: a.profile, strict: a.strict }, target: inProcess, env: io.env, log: (l) => io.stderr(`${l}\n`) });
-    const conformance = await attempt('check', () => runConformancePart(io, { profile: a.profile, only: a.only, skip: a.skip, expectations }, watch));
+    const conformance = await attempt('check', () => runConformancePart(io, conformanceSuite, { profile: a.profile, only: a.only, skip: a.skip, expectations }, watch));
     const load = await attempt('load', () => runLoadPart(io, a.configScenarios, watch));
     const fuzz = await attempt('fuzz', () => runFuzzPart(io, a.seed, budget, watch));
     const endedAt = new Date();
