@@ -7,7 +7,7 @@ import type { PlanMiss, PlanNearMiss, PlanPoint, PlanSection, PlanSetting } from
 import { fmtMs, fmtRatio } from '../report/render/format.js';
 import { describeSetting, type GridAxes } from './grid.js';
 import { pointQualifies } from './evaluate.js';
-import { MEASURED_QUANTILES, sloThreshold, type Slo } from './slo.js';
+import { MEASURED_QUANTILES, sloThreshold, tailShare, type Slo } from './slo.js';
 
 /** How many of the settings just cheaper than the chosen one are explained. */
 export const NEAR_MISSES = 3;
@@ -69,7 +69,7 @@ export function explainMiss(p: PlanPoint, i: number, slo: Slo): PlanMiss {
     const keep = p.setting.workersMin === 0 ? 'no worker is kept up (workersMin 0)' : `${p.setting.workersMin} active worker(s) are not enough`;
     return { ...base, cause: 'cold-starts', explanation: `${coldShare} of jobs met a cold start (${p.coldStartsPerHour.toFixed(1)} cold starts/h): ${keep}, and idle workers stop after ${p.setting.idleTimeoutS} s` };
   }
-  const tail = 1 - slo.percentile / 100;
+  const tail = tailShare(slo.percentile);
   const label = `p${slo.percentile}`;
   if (observed === null) {
     const why = p.notCompletedShare > 0 ? `${fmtRatio(p.notCompletedShare)} of jobs did not complete (failed, timed out or expired), more than the ${fmtRatio(tail)} ${label} leaves out` : 'no job completed';

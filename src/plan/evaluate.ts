@@ -4,7 +4,7 @@
 import { HOUR_MS } from '../spec/index.js';
 import type { PlanLatency, PlanPoint } from '../report/model.js';
 import type { LatencyQuantiles, ScalingSettings, SimulationFigures } from '../sim/types.js';
-import { meetsSlo, sloFigure, type Slo } from './slo.js';
+import { meetsSlo, sloFigure, tailShare, type Slo } from './slo.js';
 
 /** The worst (highest) of values, null when none is known. */
 function worst(values: ReadonlyArray<number | null>): number | null {
@@ -32,7 +32,7 @@ const notCompletedShare = (f: SimulationFigures): number => (f.jobs.arrived === 
  * quantile is beyond reach and the run has no figure (it cannot meet the SLO).
  */
 export function runFigure(slo: Slo, f: SimulationFigures): number | null {
-  if (slo.kind === 'latency' && notCompletedShare(f) >= 1 - slo.percentile / 100) return null;
+  if (slo.kind === 'latency' && notCompletedShare(f) >= tailShare(slo.percentile)) return null;
   return sloFigure(slo, f);
 }
 

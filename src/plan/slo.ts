@@ -92,6 +92,11 @@ export function sloFigure(slo: Slo, f: SimulationFigures): number | null {
   return key === undefined ? null : f[slo.metric][key];
 }
 
+/** The share of jobs a latency quantile leaves out: 0.01 for p99. */
+export function tailShare(percentile: number): number {
+  return (100 - percentile) / 100;
+}
+
 /** The value an SLO is judged against, in the figure's unit (ms or a share). */
 export function sloThreshold(slo: Slo): number {
   return slo.kind === 'latency' ? slo.thresholdMs : slo.maxShare;
