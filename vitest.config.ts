@@ -17,6 +17,10 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           setupFiles: ['test/unit/no-io.ts'],
+          // The files of a worker share one module graph instead of importing the engine again
+          // per file (import was most of the project's time): a unit test restores what it
+          // changes (fake timers, spies) after itself.
+          isolate: false,
         },
       },
       {

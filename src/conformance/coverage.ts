@@ -1,4 +1,4 @@
-// The coverage matrix (issue 5): every normative clause, the checks that cite it, and the
+// The coverage matrix: every normative clause, the checks that cite it, and the
 // clauses with none together with the written reason. Rendered into docs/coverage-matrix.md
 // (kept in sync by a test) and into each report's conformance section.
 import type { CoverageRow } from '../report/model.js';

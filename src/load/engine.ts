@@ -1,5 +1,5 @@
 // Runs one validated scenario against a target and returns its LoadScenarioResult in the
-// shared report model (issue 6): setup and timeline hooks, the shards (in-process, worker
+// shared report model: setup and timeline hooks, the shards (in-process, worker
 // threads or the max-throughput engine), progress and abortOnFail every second, then steps, series,
 // validity, thresholds, charts and the verdict (INVALID before pass/fail).
 import { availableParallelism } from 'node:os';

@@ -1,6 +1,6 @@
 // HdrHistogram recording for the load engine: fixed-size histograms (no resize on the hot
 // path) in the one configuration of src/report/histogram.ts, clamped recording, and decoding
-// into that configuration (issue 6 "histograms are merged losslessly"). Encoding, percentiles
+// into that configuration, so histograms merge losslessly. Encoding, percentiles
 // and summaries are the report's, so a load result and a merged or compared one are computed
 // by the same code.
 import * as hdr from 'hdr-histogram-js';

@@ -1,4 +1,4 @@
-// The `max-throughput` executor (issue 6): closed-loop saturation of one request, every
+// The `max-throughput` executor: closed-loop saturation of one request, every
 // answer recorded into the same HDR/bucket path as the open-loop executors (closed loop:
 // latency = service time). Two engines: 'qbench' (the default) keeps `connections` x
 // `pipelining` requests in flight on the generator's own HTTP/1.1 client (src/load/h1.ts),

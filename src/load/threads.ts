@@ -1,4 +1,4 @@
-// Multi-core runs with worker_threads (issue 6): N shards, each taking every Nth intended
+// Multi-core runs with worker_threads: N shards, each taking every Nth intended
 // start of the global schedule so the global rate is split exactly; their 1 s buckets carry
 // encoded HDR histograms, merged losslessly by the main thread's Aggregator.
 import { Worker } from 'node:worker_threads';

@@ -1,4 +1,4 @@
-// k6-style thresholds (issue 6) on a live run: `{ "runsync.latency": ["p(99)<2000"],
+// k6-style thresholds on a live run: `{ "runsync.latency": ["p(99)<2000"],
 // "run.status_429.rate": ["rate<0.01"] }`, each checked against the run's merged metrics, with
 // abortOnFail evaluated every second. Grammar, vocabulary and aggregation are
 // src/report/thresholds.ts's, so a live verdict and one on the saved result agree. An unknown

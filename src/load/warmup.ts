@@ -1,4 +1,4 @@
-// The generator's warm-up (issue 6 "Speed", ARCHITECTURE practice 9): before a shard's
+// The generator's warm-up (ARCHITECTURE practice 9): before a shard's
 // schedule starts, run the generator's own hot path (scheduler, iteration flow, HTTP client,
 // recorder, bucket hand-off) against a local in-process sink, then open its connections to
 // the target, so the schedule's first seconds run optimised code instead of building a

@@ -1,4 +1,4 @@
-// The report subsystem (issue 7): the versioned result model, its renderers (JSON, HTML, JUnit,
+// The report subsystem: the versioned result model, its renderers (JSON, HTML, JUnit,
 // markdown, console), HDR histogram utilities, thresholds on saved results, compare and merge.
 export {
   SCHEMA_VERSION, TargetInfo, MachineInfo, RunMeta, HttpExchange, Clause, Verdict, CheckResult, CoverageRow,

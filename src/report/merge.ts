@@ -1,4 +1,4 @@
-// `qbench merge` (issue 7): combine results of the same scenarios run by several generator
+// `qbench merge`: combine results of the same scenarios run by several generator
 // processes or machines (shards). Histograms are merged losslessly and counts summed, so the
 // whole-run percentiles are exactly those of one run over the union of samples; time series are
 // aligned on wall-clock seconds; thresholds are evaluated again on the merged whole.

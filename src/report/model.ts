@@ -1,4 +1,4 @@
-// The versioned result model shared by conformance, load and fuzz (issue 7). One zod schema;
+// The versioned result model shared by conformance, load and fuzz. One zod schema;
 // reports/schema/qbench-result.schema.json is generated from it and kept in sync by a test.
 // Every renderer (JSON, HTML, JUnit, markdown, console) reads only this model.
 import { z } from 'zod';

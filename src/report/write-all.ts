@@ -1,4 +1,4 @@
-// Write every report format of a run into one directory (issue 7): `qbench check`, `qbench load`
+// Write every report format of a run into one directory: `qbench check`, `qbench load`
 // and `qbench start` call writeAllReports; the default is reports/<timestamp>/ plus reports/latest.
 import { cp, lstat, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Browser check of the HTML report (issue 7): render a report, open it in headless Chromium
+// Browser check of the HTML report: render a report, open it in headless Chromium
 // (Debian's chromium, driven by playwright-core), and check there are no console errors, no
 // network requests besides the file itself, and that every chart canvas drew its data series.
 // A screenshot goes to test-output/. Skips with a clear message where Chromium is missing.

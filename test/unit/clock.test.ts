@@ -1,3 +1,5 @@
+// The emulator's clock (src/emulator/clock.ts): the timer heap's order, the manual clock that
+// tests move by hand, and the scaled clock that runs emulated time faster than real time.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, ScaledClock, TimerHeap } from '../../src/emulator/clock.js';

@@ -1,4 +1,4 @@
-// Console renderer (issue 7): the end-of-run summary table printed by check, load, start and report.
+// Console renderer: the end-of-run summary table printed by check, load, start and report.
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';
 import type { QbenchResult } from '../model.js';

@@ -1,4 +1,4 @@
-// The single-file HTML report (issue 7): the overall verdict first, the conformance matrix by
+// The single-file HTML report: the overall verdict first, the conformance matrix by
 // spec section with failures expanded (expected vs observed, exchanges, curl), per load scenario
 // validity in plain words, findings, thresholds, status codes and uPlot charts, then fuzz findings.
 // Scripts, styles and data are inlined: opening the file makes no network request.

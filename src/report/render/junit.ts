@@ -1,4 +1,4 @@
-// JUnit XML renderer (issue 7): every conformance check, every load threshold and finding, the
+// JUnit XML renderer: every conformance check, every load threshold and finding, the
 // generator's validity and every fuzz property is a test case named by its clause or metric;
 // failures carry the message and the reproduction. Valid against the Ant JUnit schema (testsuites
 // without attributes; properties, system-out and system-err in every testsuite).

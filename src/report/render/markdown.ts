@@ -1,4 +1,4 @@
-// Markdown renderer (issue 7): a short summary for a CI job summary or a pull-request comment:
+// Markdown renderer: a short summary for a CI job summary or a pull-request comment:
 // the verdict, counts per section, the failures with their reproduction, one line per scenario.
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../compare-model.js';

@@ -1,4 +1,4 @@
-// The quick profile against the clean in-process emulator passes every check (issue 5): no
+// The quick profile against the clean in-process emulator passes every check: no
 // spec check fails or errors, no compat finding, nothing skipped. Time-dependent checks run
 // on the emulator's scaled clock (60x); their tolerances are stated in each check.
 import { describe, expect, it } from 'vitest';
