@@ -2,7 +2,7 @@
 // jobs' end-to-end time or delayTime below a duration (`p99(e2e)<8s`, `p90(delay)<=1500ms`), or
 // the share of jobs that met a cold start below a percentage (`cold(share)<5%`).
 import { z } from 'zod';
-import { parseDurationMs } from '../cli/commands/load.js';
+import { parseDurationMs } from '../spec/grammar.js';
 import type { SimulationFigures } from '../sim/types.js';
 
 /** The quantiles one simulation measures (src/sim/types.ts LatencyQuantiles), by percentile. */
