@@ -4,8 +4,8 @@
 // SLOs, what would be needed.
 import { ACCOUNT_WORKERS_CAP } from '../emulator/deployment/index.js';
 import type { PlanMiss, PlanNearMiss, PlanPoint, PlanSection, PlanSetting } from '../report/model.js';
-import { fmtMs, fmtRatio } from '../report/render/format.js';
-import { describeSetting, type GridAxes } from './grid.js';
+import { describePlanSetting as describeSetting, fmtMs, fmtRatio, fmtSloFigure as fmtFigure, fmtUsdPerHour } from '../report/render/format.js';
+import type { GridAxes } from './grid.js';
 import { pointQualifies } from './evaluate.js';
 import { MEASURED_QUANTILES, sloThreshold, tailShare, type Slo } from './slo.js';
 
@@ -13,14 +13,6 @@ import { MEASURED_QUANTILES, sloThreshold, tailShare, type Slo } from './slo.js'
 export const NEAR_MISSES = 3;
 
 export type PlanAnswer = Pick<PlanSection, 'chosen' | 'frontiers' | 'nearMisses' | 'needed'>;
-
-/** A figure in its SLO's unit: a duration, or a share. */
-export function fmtFigure(slo: Slo, v: number | null): string {
-  if (v === null) return 'no figure';
-  return slo.kind === 'latency' ? fmtMs(v) : fmtRatio(v);
-}
-
-export const fmtUsdPerHour = (usd: number): string => `$${usd < 10 ? usd.toFixed(3) : usd.toFixed(2)}/h`;
 
 /** How far above its threshold each figure is, summed: smaller is more comfortably within. */
 function load(p: PlanPoint, slos: readonly Slo[]): number {

@@ -120,12 +120,6 @@ export function gridSettings(axes: GridAxes): Grid {
   return { axes, settings, skippedInvalid, skippedEquivalent };
 }
 
-/** A setting in one line: "workers 0..3, idle 5 s, QUEUE_DELAY 4 s". */
-export function describeSetting(s: ScalingSettings): string {
-  const scaler = s.scalerType === 'QUEUE_DELAY' ? `QUEUE_DELAY ${s.scalerValue} s` : `REQUEST_COUNT ${s.scalerValue} jobs/worker`;
-  return `workers ${s.workersMin}..${s.workersMax}, idle ${s.idleTimeoutS} s, ${scaler}`;
-}
-
 // ---------------------------------------------------------------- axis flags
 
 export const AXIS_FORMS = 'a list and/or ranges of whole numbers, e.g. 1..10 or 0,1,2 or 1..4,8';
