@@ -22,6 +22,12 @@ export interface Clock {
    * costs its heap entry only, no closure (the emulator holds one per retained job).
    */
   setTimerFor<T>(delayMs: number, fn: (arg: T) => void, arg: T): TimerHandle;
+  /**
+   * Run `fn` once the current event's own continuations have run, before the next timer: a
+   * microtask on the real-time clocks, the end of the current event on the virtual one (which
+   * runs synchronously and never yields to the microtask queue).
+   */
+  defer(fn: () => void): void;
   /** Resolve after `delayMs` of emulated time; rejects with the signal's reason when aborted. */
   sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
   /** Convert an emulated duration into real ms (for host-level timeouts such as long-polls). */
@@ -172,6 +178,10 @@ abstract class HeapClock implements Clock {
     if (wasTop) this.rearm();
   }
 
+  defer(fn: () => void): void {
+    queueMicrotask(fn);
+  }
+
   sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
@@ -213,7 +223,7 @@ abstract class HeapClock implements Clock {
     }
   }
 
-  private timerFailed(e: unknown): void {
+  protected timerFailed(e: unknown): void {
     try {
       if (this.onError) this.onError(e);
       else process.stderr.write(`emulator clock: a timer failed: ${e instanceof Error ? e.name : 'error'}\n`);
@@ -304,6 +314,83 @@ export class ManualClock extends HeapClock {
 
   protected rearm(): void {
     // Nothing to arm: time moves only through advance().
+  }
+}
+
+/**
+ * The discrete-event clock of the simulator (src/sim/): time jumps to the next due timer (next-event
+ * time advance), with no host timer and no microtask in between, so a simulated hour runs in a
+ * fraction of a real second. What `defer` queues runs at the end of the event that queued it, as a
+ * microtask would on the real-time clocks. Single-threaded and synchronous: `run` returns when the
+ * heap is empty, time passes `untilMs`, or `stop()` answers true.
+ */
+export class VirtualClock extends HeapClock {
+  readonly scale = 1;
+  private current: number;
+  private readonly deferred: (() => void)[] = [];
+  /** Timer callbacks run so far (the simulator's unit of work). */
+  events = 0;
+
+  constructor(startMs = 0) {
+    super();
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  override defer(fn: () => void): void {
+    this.deferred.push(fn);
+  }
+
+  /** Run the next due timer (time moves to its due time) and what it deferred; false when none is pending. */
+  step(): boolean {
+    const top = this.heap.pop();
+    if (top === undefined) return false;
+    if (top.dueAtMs > this.current) this.current = top.dueAtMs;
+    top.cancelled = true;
+    this.events += 1;
+    try {
+      top.fn(top.arg);
+    } catch (e) {
+      this.timerFailed(e);
+    }
+    this.flushDeferred();
+    return true;
+  }
+
+  /** Run what `defer` queued (a deferred function may queue more: they run too, in order). */
+  flushDeferred(): void {
+    for (let i = 0; i < this.deferred.length; i += 1) {
+      try {
+        (this.deferred[i] as () => void)();
+      } catch (e) {
+        this.timerFailed(e);
+      }
+    }
+    this.deferred.length = 0;
+  }
+
+  /** Due time of the next timer; Infinity when none is pending. */
+  nextDueMs(): number {
+    return this.heap.peek()?.dueAtMs ?? Infinity;
+  }
+
+  /**
+   * Run timers in due order while the next is due at or before `untilMs` and `stop` (checked
+   * after each event) answers false; time ends at the last event run.
+   */
+  run(untilMs = Infinity, stop?: () => boolean): void {
+    this.flushDeferred();
+    while (this.nextDueMs() <= untilMs) {
+      this.step();
+      if (stop?.() === true) return;
+    }
+  }
+
+  protected rearm(): void {
+    // Nothing to arm: time moves only through step() and run().
   }
 }
 

@@ -27,5 +27,5 @@ export type { EndpointDeployment, PoolDefaults, ResolvedTiming, ScalerSettings }
 export { startsOnChange, startsOnCheck, type ScalerView } from './scaler.js';
 export { TimingSampler } from './timing.js';
 export { BillingMeter, type BillingSnapshot, type MeteredState, type WorkerRole } from './billing.js';
-export { modelledInput, timedHandler, type ModelChunk } from './timed-handler.js';
+export { modelledInput, TimedExecution, type ModelChunk, type TimedRunContext } from './timed-handler.js';
 export { DeploymentModel } from './model.js';

@@ -17,7 +17,7 @@ import { toChunks } from './stream-chunks.js';
 import { randomJobId } from './job-ids.js';
 import { JobQueue } from './job-queue.js';
 import { WorkerStops } from './worker-stops.js';
-import { DeploymentModel, modelledInput, resolveDeployment } from '../deployment/index.js';
+import { DeploymentModel, modelledInput, resolveDeployment, type TimedRunContext } from '../deployment/index.js';
 
 export interface JobCounters {
   submitted: number;
@@ -44,6 +44,14 @@ export interface EndpointDeps {
   readonly llm: HandlerContext['llm'];
   /** The deployment model (timings, billing); absent: one built from `pool` with no timing model beyond its cold start. */
   readonly model?: DeploymentModel | undefined;
+  /** Told of every job a worker starts (the simulator's figures); absent on the HTTP emulator. */
+  readonly observer?: EndpointObserver | undefined;
+}
+
+/** What the discrete-event mode watches of an endpoint beyond its job records. */
+export interface EndpointObserver {
+  /** `job` went IN_PROGRESS on `worker` (for the first time or again after a retry). */
+  jobStarted(job: Job, worker: Worker): void;
 }
 
 /** A job held out of the queue: joining it after the service overhead (no worker), or being handed to `worker`. */
@@ -75,8 +83,8 @@ function isPromiseLike<T>(v: T | Promise<T>): v is Promise<T> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-/** The HandlerContext of one job on one simulated worker (a class: no closures per job). */
-class SimulatedRun implements HandlerContext {
+/** The HandlerContext of one job on one simulated worker, and its modelled run's (a class: no closures per job). */
+class SimulatedRun implements HandlerContext, TimedRunContext {
   constructor(
     private readonly ep: QueueEndpoint,
     private readonly job: Job,
@@ -90,6 +98,22 @@ class SimulatedRun implements HandlerContext {
 
   get jobId(): string {
     return this.job.id;
+  }
+
+  get input(): Record<string, unknown> {
+    return this.job.input;
+  }
+
+  get runTimer(): TimerHandle | undefined {
+    return this.job.runTimer;
+  }
+
+  set runTimer(t: TimerHandle | undefined) {
+    this.job.runTimer = t;
+  }
+
+  done(outcome: HandlerOutcome): void {
+    this.ep.finish(this.job, this.attempt, outcome);
   }
 
   get llm(): HandlerContext['llm'] {
@@ -202,7 +226,7 @@ export class QueueEndpoint {
     // (in the call, or within those continuations) gets its one expiry timer (min of ttl and
     // retention) from settle() instead.
     if (job.expiryTimer === undefined) {
-      queueMicrotask(() => {
+      this.clock.defer(() => {
         if (this.jobs.get(id) === job && job.expiryTimer === undefined) this.armExpiry(job);
       });
     }
@@ -333,13 +357,14 @@ export class QueueEndpoint {
     const holder = owed === undefined ? undefined : this.pool.workers.get(owed.workerId);
     if (holder) this.pool.release(holder, job.id);
     this.pool.assign(w, job);
+    this.deps.observer?.jobStarted(job, w);
     this.notify(job);
     const attempt = job.attempt;
     if (w.kind === 'simulated') this.runSimulated(job, w);
     if (!this.has('execution-timeout-ignored') && this.current(job, attempt)) {
       // Armed after the handler's first continuation: a handler that ends at once (most jobs
       // of a load test) never costs a timer. The due time is absolute, from startedAtMs.
-      queueMicrotask(() => {
+      this.clock.defer(() => {
         if (!this.current(job, attempt) || job.execTimer) return;
         job.execTimer = this.clock.setTimer(now + job.executionTimeoutMs - this.clock.now(), () => {
           job.execTimer = undefined;
@@ -353,10 +378,15 @@ export class QueueEndpoint {
   private runSimulated(job: Job, w: Worker): void {
     const attempt = job.attempt;
     const ctx = new SimulatedRun(this, job, w, attempt);
+    const timed = this.model.timed;
+    if (timed !== undefined && modelledInput(job.input)) {
+      // The model's timings: timer steps on the clock, ending in ctx.done (see timed-handler.ts).
+      timed.run(ctx);
+      return;
+    }
     let out: Promise<HandlerOutcome> | HandlerOutcome;
-    const handler = this.model.handler !== undefined && modelledInput(job.input) ? this.model.handler : this.deps.handler;
     try {
-      out = handler(job.input, ctx);
+      out = this.deps.handler(job.input, ctx);
     } catch (e) {
       this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
       return;
@@ -534,6 +564,8 @@ export class QueueEndpoint {
   private stopHandler(job: Job, reason: string): void {
     job.abort?.abort(new Error(reason));
     job.abort = undefined;
+    job.runTimer?.cancel();
+    job.runTimer = undefined;
     job.execTimer?.cancel();
     job.execTimer = undefined;
   }
