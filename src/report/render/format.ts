@@ -125,6 +125,8 @@ export function fmtUsdPerHour(usd: number): string {
 
 /** A plan's setting in one line: "workers 0..3, idle 5 s, QUEUE_DELAY 4 s". */
 export function describePlanSetting(s: PlanSetting): string {
+  // With as many active workers as the most, none scales or stops: the scaler and idle timeout do nothing.
+  if (s.workersMin === s.workersMax) return `workers ${s.workersMin}..${s.workersMax} (all active, none scales)`;
   const scaler = s.scalerType === 'QUEUE_DELAY' ? `QUEUE_DELAY ${s.scalerValue} s` : `REQUEST_COUNT ${s.scalerValue} jobs/worker`;
   return `workers ${s.workersMin}..${s.workersMax}, idle ${s.idleTimeoutS} s, ${scaler}`;
 }
