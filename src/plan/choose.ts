@@ -14,6 +14,12 @@ export const NEAR_MISSES = 3;
 
 export type PlanAnswer = Pick<PlanSection, 'chosen' | 'frontiers' | 'nearMisses' | 'needed'>;
 
+/** What the figures alone do not say about the twin. */
+export interface TwinFacts {
+  /** A long start of one worker (the twin's cold start p99, with its throttle wait): a job waiting longer waited on the queue too. */
+  readonly coldStartHighMs: number;
+}
+
 /** How far above its threshold each figure is, summed: smaller is more comfortably within. */
 function load(p: PlanPoint, slos: readonly Slo[]): number {
   return slos.reduce((a, s, i) => a + (p.sloFigures[i] ?? Number.POSITIVE_INFINITY) / Math.max(sloThreshold(s), Number.MIN_VALUE), 0);
@@ -52,7 +58,7 @@ function percentileKey(slo: Extract<Slo, { kind: 'latency' }>) {
 }
 
 /** Why `p` misses SLO `i`: by how much, and the figures' cause. */
-export function explainMiss(p: PlanPoint, i: number, slo: Slo): PlanMiss {
+export function explainMiss(p: PlanPoint, i: number, slo: Slo, twin: TwinFacts): PlanMiss {
   const observed = p.sloFigures[i] ?? null;
   const threshold = sloThreshold(slo);
   const base = { slo: i, observed, threshold, overBy: observed === null ? null : observed - threshold };
@@ -67,13 +73,15 @@ export function explainMiss(p: PlanPoint, i: number, slo: Slo): PlanMiss {
     const why = p.notCompletedShare > 0 ? `${fmtRatio(p.notCompletedShare)} of jobs did not complete (failed, timed out or expired), more than the ${fmtRatio(tail)} ${label} leaves out` : 'no job completed';
     return { ...base, cause: 'not-completed', explanation: why };
   }
-  if (p.coldStartJobShare > tail) {
-    return { ...base, cause: 'cold-starts', explanation: `${coldShare} of jobs waited for a starting worker, more than the ${fmtRatio(tail)} ${label} leaves out: the ${label} falls among them` };
-  }
   const delayQ = p.delay[percentileKey(slo)];
+  // The tail is made of cold starts when more jobs met one than the quantile leaves out, and
+  // the tail's wait is no longer than a long start: a longer wait is queueing behind busy workers.
+  if (p.coldStartJobShare > tail && (delayQ === null || delayQ <= twin.coldStartHighMs)) {
+    return { ...base, cause: 'cold-starts', explanation: `${coldShare} of jobs waited for a starting worker, more than the ${fmtRatio(tail)} ${label} leaves out: the ${label} falls among them (delay ${label} ${fmtMs(delayQ)}, a long start ${fmtMs(twin.coldStartHighMs)})` };
+  }
   const over = fmtMs(base.overBy ?? 0);
   if (slo.metric === 'delay' || (delayQ !== null && delayQ >= (base.overBy ?? 0))) {
-    return { ...base, cause: 'queue-wait', explanation: `${over} over: jobs waited in the queue for busy workers (delay ${label} ${fmtMs(delayQ)}; ${coldShare} met a cold start)` };
+    return { ...base, cause: 'queue-wait', explanation: `${over} over: jobs waited in the queue for busy workers (delay ${label} ${fmtMs(delayQ)}, longer than a long start of ${fmtMs(twin.coldStartHighMs)}; ${coldShare} met a cold start)` };
   }
   return { ...base, cause: 'execution', explanation: `${over} over with a delay ${label} of only ${fmtMs(delayQ)}: the handler's execution time and the service's overhead make up the rest, which no scaling setting shortens` };
 }
@@ -89,7 +97,7 @@ export function settingDiff(p: PlanSetting, chosen: PlanSetting): string {
 }
 
 /** What would be needed when no setting meets every SLO within the budget, in words. */
-export function whatIsNeeded(points: readonly PlanPoint[], slos: readonly Slo[], axes: GridAxes, budgetPerHourUsd: number | undefined): string[] {
+export function whatIsNeeded(points: readonly PlanPoint[], slos: readonly Slo[], axes: GridAxes, budgetPerHourUsd: number | undefined, twin: TwinFacts): string[] {
   const out: string[] = [];
   const meetAll = byCost(points, slos, points.flatMap((p, k) => (p.meets.every(Boolean) ? [k] : [])));
   const cheapest = meetAll[0] === undefined ? undefined : points[meetAll[0]];
@@ -110,7 +118,7 @@ export function whatIsNeeded(points: readonly PlanPoint[], slos: readonly Slo[],
     const best = ranked.reduce((a, b) => (b.fig < a.fig ? b : a));
     const p = points[best.k] as PlanPoint;
     const head = `every setting up to workersMax ${topMax} misses ${slo.text}; the best reached ${fmtFigure(slo, best.fig)} (${describeSetting(p.setting)})`;
-    const miss = explainMiss(p, i, slo);
+    const miss = explainMiss(p, i, slo, twin);
     switch (miss.cause) {
       case 'queue-wait': {
         const cap =
@@ -138,11 +146,11 @@ export function whatIsNeeded(points: readonly PlanPoint[], slos: readonly Slo[],
 }
 
 /** The plan's answer. */
-export function answer(points: readonly PlanPoint[], slos: readonly Slo[], axes: GridAxes, budgetPerHourUsd: number | undefined): PlanAnswer {
+export function answer(points: readonly PlanPoint[], slos: readonly Slo[], axes: GridAxes, budgetPerHourUsd: number | undefined, twin: TwinFacts): PlanAnswer {
   const ranked = byCost(points, slos, points.map((_, k) => k));
   const chosen = ranked.find((k) => pointQualifies(points[k] as PlanPoint));
   const front = frontiers(points, slos);
-  if (chosen === undefined) return { chosen: null, frontiers: front, nearMisses: [], needed: whatIsNeeded(points, slos, axes, budgetPerHourUsd) };
+  if (chosen === undefined) return { chosen: null, frontiers: front, nearMisses: [], needed: whatIsNeeded(points, slos, axes, budgetPerHourUsd, twin) };
   const c = points[chosen] as PlanPoint;
   const cheaper = ranked.slice(0, ranked.indexOf(chosen)).filter((k) => (points[k] as PlanPoint).costPerHourUsd.total < c.costPerHourUsd.total);
   const nearMisses: PlanNearMiss[] = cheaper
@@ -150,7 +158,7 @@ export function answer(points: readonly PlanPoint[], slos: readonly Slo[], axes:
     .reverse()
     .map((k) => {
       const p = points[k] as PlanPoint;
-      return { point: k, differs: settingDiff(p.setting, c.setting), misses: slos.flatMap((s, i) => (p.meets[i] === true ? [] : [explainMiss(p, i, s)])) };
+      return { point: k, differs: settingDiff(p.setting, c.setting), misses: slos.flatMap((s, i) => (p.meets[i] === true ? [] : [explainMiss(p, i, s, twin)])) };
     });
   return { chosen, frontiers: front, nearMisses, needed: [] };
 }

@@ -3,10 +3,10 @@
 // (cheapest setting, frontiers, near misses or what is needed) as the result model's plan section.
 import { configError } from '../errors.js';
 import { endpointDeployment, type EmulatorConfig } from '../emulator/config.js';
-import { describeDeployment } from '../emulator/deployment/index.js';
+import { describeDeployment, quantileMs, type EndpointDeployment } from '../emulator/deployment/index.js';
 import type { PlanSection } from '../report/model.js';
 import { trafficDurationMs, type TrafficProfile } from '../sim/index.js';
-import { answer } from './choose.js';
+import { answer, type TwinFacts } from './choose.js';
 import { evaluatePoint } from './evaluate.js';
 import { defaultAxes, gridSettings, withOverrides, type AxisOverrides, type Grid } from './grid.js';
 import type { Slo } from './slo.js';
@@ -70,6 +70,12 @@ export function planEndpoint(twin: EmulatorConfig, endpointId: string | undefine
   return id;
 }
 
+/** The twin's long start: its cold start's p99, with the p99 of a throttle wait when it throttles. */
+export function twinFacts(d: EndpointDeployment): TwinFacts {
+  const throttle = d.timing.throttle;
+  return { coldStartHighMs: quantileMs(d.timing.coldStart, 0.99) + (throttle !== undefined && throttle.probability > 0 ? quantileMs(throttle.duration, 0.99) : 0) };
+}
+
 export async function runPlan(o: PlanOptions): Promise<PlanSection> {
   const endpointId = planEndpoint(o.twin, o.endpointId);
   const deployment = endpointDeployment(o.twin, endpointId);
@@ -82,6 +88,7 @@ export async function runPlan(o: PlanOptions): Promise<PlanSection> {
   const sweep = await runSweep({ twin: o.twin, endpointId, traffic: o.traffic, settings: grid.settings, seeds }, o);
   const points = grid.settings.map((s, i) => evaluatePoint(s, sweep.runs[i] ?? [], o.slos, o.budgetPerHourUsd));
   const a = grid.axes;
+  const facts = twinFacts(deployment);
   return {
     twin: {
       file: o.twinFile,
@@ -92,6 +99,7 @@ export async function runPlan(o: PlanOptions): Promise<PlanSection> {
       activePerS: price.activePerS,
       priceSource: deployment.priceSource,
       settings: describeDeployment(deployment),
+      coldStartHighMs: facts.coldStartHighMs,
     },
     traffic: { description: describeTraffic(o.traffic), durationMs: trafficDurationMs(o.traffic) },
     slos: o.slos.map((s) => ({ ...s })),
@@ -109,7 +117,7 @@ export async function runPlan(o: PlanOptions): Promise<PlanSection> {
       skippedEquivalent: grid.skippedEquivalent,
     },
     points,
-    ...answer(points, o.slos, grid.axes, o.budgetPerHourUsd),
+    ...answer(points, o.slos, grid.axes, o.budgetPerHourUsd, facts),
     sweep: { simulations: grid.settings.length * seeds.length, threads: sweep.threads, wallMs: sweep.wallMs, events: sweep.events },
   };
 }

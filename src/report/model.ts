@@ -570,6 +570,8 @@ export const PlanSection = z.strictObject({
     priceSource: z.string(),
     /** The twin's own settings, in one line. */
     settings: z.string(),
+    /** A long start of one worker (cold start p99, with a throttle wait's p99): a longer wait is queueing. */
+    coldStartHighMs: nonNeg,
   }),
   traffic: z.strictObject({ description: z.string(), durationMs: nonNeg }),
   slos: z.array(PlanSlo).min(1),

@@ -15,6 +15,7 @@ const P99 = slo('p99(e2e)<8s');
 const COLD = slo('cold(share)<5%');
 const setting = (workersMax: number, more: Partial<ScalingSettings> = {}): ScalingSettings => ({ workersMin: 0, workersMax, idleTimeoutS: 5, scalerType: 'QUEUE_DELAY', scalerValue: 4, ...more });
 const point = (s: ScalingSettings, runs: FigureParts[], slos: Slo[] = [P99], budget?: number) => evaluatePoint(s, runs.map((r) => figures(r)), slos, budget);
+const twin = { coldStartHighMs: 40_000 };
 const axes: GridAxes = { workersMin: [0], workersMax: [1, 2, 3, 4, 5], idleTimeoutS: [5], scalerType: ['QUEUE_DELAY'], scalerValue: { QUEUE_DELAY: [4], REQUEST_COUNT: [] } };
 
 describe('evaluatePoint', () => {
@@ -56,7 +57,7 @@ describe('answer', () => {
   ];
 
   it('chooses the cheapest setting that meets the SLO and explains the three just cheaper, nearest first', () => {
-    const a = answer(ladder, [P99], axes, undefined);
+    const a = answer(ladder, [P99], axes, undefined, twin);
     expect(a.chosen).toBe(3);
     expect(a.needed).toEqual([]);
     expect(a.nearMisses.map((m) => m.point)).toEqual([2, 1, 0]);
@@ -73,13 +74,13 @@ describe('answer', () => {
 
   it('with a budget below every setting that meets: none chosen, and the cheapest that meets is named', () => {
     const budgeted = ladder.map((p) => ({ ...p, withinBudget: p.costPerHourUsd.total <= 3.5 }));
-    const a = answer(budgeted, [P99], axes, 3.5);
+    const a = answer(budgeted, [P99], axes, 3.5, twin);
     expect(a.chosen).toBeNull();
     expect(a.needed).toEqual([expect.stringMatching(/^2 setting\(s\) meet every SLO but cost more than the budget of \$3\.500\/h: the cheapest costs \$4\.000\/h \(workers 0\.\.4/)]);
   });
 
   it('none meets because of queue wait at the account cap: more max workers than the cap would be needed', () => {
-    const a = answer(ladder.slice(0, 3), [P99], axes, undefined);
+    const a = answer(ladder.slice(0, 3), [P99], axes, undefined, twin);
     expect(a.chosen).toBeNull();
     expect(a.needed).toEqual([
       expect.stringMatching(/^every setting up to workersMax 5 misses p99\(e2e\)<8s; the best reached 9,000 ms \(workers 0\.\.3.*\); jobs wait for busy workers: more max workers than the account's default cap \(5; up to 60 with a higher balance\) would be needed/),
@@ -88,31 +89,37 @@ describe('answer', () => {
 
   it('none meets because execution alone exceeds the SLO: no scaling setting helps', () => {
     const slow = [point(setting(5), [{ e2eP99Ms: 9_500, delayP99Ms: 200 }])];
-    expect(answer(slow, [P99], axes, undefined).needed[0]).toMatch(/delay p99 of only 200 ms: the handler's execution time and the service's overhead make up the rest.*a faster handler or GPU would be needed/);
+    expect(answer(slow, [P99], axes, undefined, twin).needed[0]).toMatch(/delay p99 of only 200 ms: the handler's execution time and the service's overhead make up the rest.*a faster handler or GPU would be needed/);
   });
 
   it('none meets because of cold starts: more active workers or a longer idle timeout', () => {
     const cold = [point(setting(5), [{ e2eP99Ms: 30_000, delayP99Ms: 25_000, coldStartJobShare: 0.04 }])];
-    expect(answer(cold, [P99], axes, undefined).needed[0]).toMatch(/jobs wait for starting workers: more active workers than 0 \(--workers-min\) or an idle timeout longer than 5 s/);
+    expect(answer(cold, [P99], axes, undefined, twin).needed[0]).toMatch(/jobs wait for starting workers: more active workers than 0 \(--workers-min\) or an idle timeout longer than 5 s/);
   });
 
   it('each SLO met alone but never together', () => {
     const split = [point(setting(1), [{ e2eP99Ms: 1_000, coldStartJobShare: 0.5 }], [P99, COLD]), point(setting(2), [{ e2eP99Ms: 9_000, coldStartJobShare: 0 }], [P99, COLD])];
-    expect(answer(split, [P99, COLD], axes, undefined).needed).toEqual([expect.stringMatching(/no setting meets them all together/)]);
+    expect(answer(split, [P99, COLD], axes, undefined, twin).needed).toEqual([expect.stringMatching(/no setting meets them all together/)]);
   });
 });
 
 describe('explainMiss', () => {
   it('puts a p99 miss down to cold starts when more jobs met one than the 1% tail', () => {
     const p = point(setting(2), [{ e2eP99Ms: 30_000, delayP99Ms: 25_000, coldStartJobShare: 0.02 }]);
-    expect(explainMiss(p, 0, P99)).toMatchObject({ cause: 'cold-starts', overBy: 22_000 });
-    expect(explainMiss(p, 0, P99).explanation).toMatch(/2\.00% of jobs waited for a starting worker, more than the 1\.00% p99 leaves out/);
+    expect(explainMiss(p, 0, P99, twin)).toMatchObject({ cause: 'cold-starts', overBy: 22_000 });
+    expect(explainMiss(p, 0, P99, twin).explanation).toMatch(/2\.00% of jobs waited for a starting worker, more than the 1\.00% p99 leaves out/);
+  });
+
+  it('puts it down to queue wait when the tail waited longer than a long start, however many jobs met one', () => {
+    const p = point(setting(3), [{ e2eP99Ms: 90_000, delayP99Ms: 88_000, coldStartJobShare: 0.04 }]);
+    expect(explainMiss(p, 0, P99, twin)).toMatchObject({ cause: 'queue-wait', overBy: 82_000 });
+    expect(explainMiss(p, 0, P99, twin).explanation).toMatch(/delay p99 88\.0 s, longer than a long start of 40\.0 s; 4\.00% met a cold start/);
   });
 
   it('explains a cold-share miss by the active workers and idle timeout', () => {
     const p = point(setting(2, { idleTimeoutS: 15 }), [{ coldStartJobShare: 0.2, coldStarts: 30 }], [COLD]);
-    expect(explainMiss(p, 0, COLD)).toMatchObject({ cause: 'cold-starts', observed: 0.2, threshold: 0.05 });
-    expect(explainMiss(p, 0, COLD).explanation).toMatch(/20\.0% of jobs met a cold start \(30\.0 cold starts\/h\): no worker is kept up \(workersMin 0\), and idle workers stop after 15 s/);
+    expect(explainMiss(p, 0, COLD, twin)).toMatchObject({ cause: 'cold-starts', observed: 0.2, threshold: 0.05 });
+    expect(explainMiss(p, 0, COLD, twin).explanation).toMatch(/20\.0% of jobs met a cold start \(30\.0 cold starts\/h\): no worker is kept up \(workersMin 0\), and idle workers stop after 15 s/);
   });
 
   it('names what differs from the chosen setting', () => {
