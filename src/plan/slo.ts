@@ -63,14 +63,14 @@ export function parseSlo(input: string): Slo | string {
     if (!(share > 0 && share <= 1)) return `"${text}": the share must be above 0% and at most 100%`;
     return { kind: 'cold-share', maxShare: share, inclusive: op === '<=', text: `cold(share)${op}${Number(pct)}%` };
   }
-  return `"${text}" is not an SLO; write ${SLO_FORMS}`;
+  return `"${text}" is not an SLO`;
 }
 
 /** One SLO as a flag value: validated, parsed. */
 export const SloText = z.string().transform((text, ctx): Slo => {
   const parsed = parseSlo(text);
   if (typeof parsed === 'string') {
-    ctx.addIssue({ code: 'custom', message: parsed });
+    ctx.addIssue({ code: 'custom', message: `${parsed}; accepted: ${SLO_FORMS}` });
     return z.NEVER;
   }
   return parsed;

@@ -80,7 +80,6 @@ export const planCommand = defineCommand({
       .example("$0 plan --twin reports/calibrate-x/emulator.json --rate 5 --duration 1h --slo 'p99(e2e)<8s'", 'cheapest settings keeping p99 under 8 s at 5 jobs/s')
       .example("$0 plan --twin emulator.json --traffic traffic.json --slo 'p90(delay)<2s' --slo 'cold(share)<5%' --budget 2 --workers-max 1..10", 'two SLOs, a budget, a wider grid'),
   run: async (f, io, invocation): Promise<ExitCode> => {
-    if (f.slos.length === 0) throw usageError(`invalid options for qbench plan:\n  ✖ --slo is required: ${SLO_FORMS}`);
     const fromFlags = f.ratePerSec !== undefined || f.durationMs !== undefined;
     if (f.traffic !== undefined && fromFlags) throw usageError('invalid options for qbench plan:\n  ✖ --traffic replaces --rate/--duration: give one or the other');
     if (f.traffic === undefined && (f.ratePerSec === undefined || f.durationMs === undefined)) {

@@ -21,11 +21,11 @@ describe('parseSlo', () => {
     ['p95(e2e)<8s', /p95 is not measured by a simulation; use p50, p90, p99/],
     ['p99(e2e)<8', /"8" is not a positive duration/],
     ['p99(e2e)<0s', /not a positive duration/],
-    ['p99(total)<8s', /is not an SLO; write p<N>\(e2e\)<duration/],
+    ['p99(total)<8s', /"p99\(total\)<8s" is not an SLO/],
     ['p99(e2e)>8s', /is not an SLO/],
     ['cold(share)<0%', /above 0% and at most 100%/],
     ['cold(share)<120%', /above 0% and at most 100%/],
-    ['cold<5%', /cold\(share\)<N%/],
+    ['cold<5%', /is not an SLO/],
   ])('refuses %s', (text, message) => {
     const r = parseSlo(text);
     expect(typeof r).toBe('string');
@@ -37,6 +37,7 @@ describe('parseSlo', () => {
     expect(SloList.safeParse(['p99(e2e)<8s', 'p99(e2e) < 8000ms']).error?.issues[0]?.message).toMatch(/same SLO twice/);
     const bad = SloList.safeParse(['p95(e2e)<8s', 'cold(share)<5%', 'x']);
     expect(bad.error?.issues.map((i) => i.path[0])).toEqual([0, 2]);
+    expect(bad.error?.issues[1]?.message).toMatch(/"x" is not an SLO; accepted: p<N>\(e2e\)<duration, p<N>\(delay\)<duration or cold\(share\)<N%/);
   });
 });
 
