@@ -52,17 +52,21 @@ export class TimedExecution {
     private readonly onTokens: (tokens: number) => void,
   ) {}
 
-  /** Start the run of one job: its end (and chunks) scheduled on the context's clock. */
-  run(ctx: TimedRunContext): void {
+  /**
+   * Start the run of one job: its end (and chunks) scheduled on the context's clock. Answers the
+   * ms until it ends (known now: chunks stop at the execution time, the first one excepted).
+   */
+  run(ctx: TimedRunContext): number {
     const executionMs = this.timing.executionMs(ctx.input);
     if (this.timing.timing.stream === undefined) {
       if (executionMs > 0) ctx.runTimer = ctx.clock.setTimerFor(executionMs, endPlain, ctx);
       else ctx.done(PLAIN_OUTCOME);
-      return;
+      return executionMs;
     }
     const s = new StreamRun(ctx, executionMs);
     s.elapsedMs = this.timing.firstChunkMs();
     ctx.runTimer = ctx.clock.setTimerFor(s.elapsedMs, this.onChunkDue, s);
+    return Math.max(s.elapsedMs, executionMs);
   }
 
   /** A chunk is due: emit it, then schedule the next one (a gap drawn now) or the end. */

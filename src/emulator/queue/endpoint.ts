@@ -55,9 +55,12 @@ export interface EndpointObserver {
 }
 
 /** A job held out of the queue: joining it after the service overhead (no worker), or being handed to `worker`. */
-interface Held {
-  readonly timer: TimerHandle;
-  readonly worker: Worker | undefined;
+class Held {
+  timer: TimerHandle | undefined = undefined;
+  constructor(
+    readonly job: Job,
+    readonly worker: Worker | undefined,
+  ) {}
 }
 
 export interface SubmitOptions {
@@ -225,13 +228,13 @@ export class QueueEndpoint {
     // The ttl timer is armed after the job's first continuations: a job that ends at once
     // (in the call, or within those continuations) gets its one expiry timer (min of ttl and
     // retention) from settle() instead.
-    if (job.expiryTimer === undefined) {
-      this.clock.defer(() => {
-        if (this.jobs.get(id) === job && job.expiryTimer === undefined) this.armExpiry(job);
-      });
-    }
+    if (job.expiryTimer === undefined) this.clock.defer(this.armFirstExpiry, job);
     return job;
   }
+
+  private readonly armFirstExpiry = (job: Job): void => {
+    if (this.jobs.get(job.id) === job && job.expiryTimer === undefined) this.armExpiry(job);
+  };
 
   get(id: string): Job | undefined {
     return this.jobs.get(id);
@@ -273,27 +276,32 @@ export class QueueEndpoint {
   /** Hold `job` out of the queue for `ms`: then it joins the queue (no worker) or starts on `worker`. */
   private hold(job: Job, ms: number, worker: Worker | undefined): void {
     if (worker === undefined) this.arriving += 1;
-    const timer = this.clock.setTimer(ms, () => {
-      this.held.delete(job);
-      if (worker === undefined) {
-        this.arriving -= 1;
-        job.queuedAtMs = this.clock.now();
-        this.enqueue(job);
-      } else if (worker.jobs.has(job.id) && this.pool.workers.has(worker.id)) {
-        this.start(job, worker);
-      } else {
-        // Its worker died while the job was on the way: back to the queue.
-        this.enqueue(job);
-      }
-    });
-    this.held.set(job, { timer, worker });
+    const h = new Held(job, worker);
+    h.timer = this.clock.setTimerFor(ms, this.onHoldOver, h);
+    this.held.set(job, h);
   }
+
+  /** A hold is over (one function for every hold, so that a held job costs no closure). */
+  private readonly onHoldOver = (h: Held): void => {
+    const { job, worker } = h;
+    this.held.delete(job);
+    if (worker === undefined) {
+      this.arriving -= 1;
+      job.queuedAtMs = this.clock.now();
+      this.enqueue(job);
+    } else if (worker.jobs.has(job.id) && this.pool.workers.has(worker.id)) {
+      this.start(job, worker);
+    } else {
+      // Its worker died while the job was on the way: back to the queue.
+      this.enqueue(job);
+    }
+  };
 
   /** End a hold early (cancel, expiry, purge); a reserved worker slot frees. */
   private unhold(job: Job): boolean {
     const h = this.held.get(job);
     if (h === undefined) return false;
-    h.timer.cancel();
+    h.timer?.cancel();
     this.held.delete(job);
     if (h.worker === undefined) this.arriving -= 1;
     else this.pool.release(h.worker, job.id);
@@ -360,41 +368,44 @@ export class QueueEndpoint {
     this.deps.observer?.jobStarted(job, w);
     this.notify(job);
     const attempt = job.attempt;
-    if (w.kind === 'simulated') this.runSimulated(job, w);
-    if (!this.has('execution-timeout-ignored') && this.current(job, attempt)) {
-      // Armed after the handler's first continuation: a handler that ends at once (most jobs
-      // of a load test) never costs a timer. The due time is absolute, from startedAtMs.
-      this.clock.defer(() => {
-        if (!this.current(job, attempt) || job.execTimer) return;
-        job.execTimer = this.clock.setTimer(now + job.executionTimeoutMs - this.clock.now(), () => {
-          job.execTimer = undefined;
-          if (job.status !== 'IN_PROGRESS') return;
-          this.settle(job, 'TIMED_OUT', undefined, `job exceeded its executionTimeout of ${job.executionTimeoutMs} ms`);
-        });
-      });
-    }
+    const runEndsInMs = w.kind === 'simulated' ? this.runSimulated(job, w) : Infinity;
+    // Armed after the handler's first continuation: a handler that ends at once (most jobs of a
+    // load test) never costs a timer, nor does a modelled run that ends before its timeout would.
+    if (!this.has('execution-timeout-ignored') && runEndsInMs >= job.executionTimeoutMs && this.current(job, attempt)) this.clock.defer(this.armExecTimeout, job);
   }
 
-  private runSimulated(job: Job, w: Worker): void {
+  /** The execution timeout of a running job, due executionTimeoutMs after its start. */
+  private readonly armExecTimeout = (job: Job): void => {
+    if (this.jobs.get(job.id) !== job || job.status !== 'IN_PROGRESS' || job.execTimer) return;
+    job.execTimer = this.clock.setTimerFor((job.startedAtMs as number) + job.executionTimeoutMs - this.clock.now(), this.onExecTimeout, job);
+  };
+
+  private readonly onExecTimeout = (job: Job): void => {
+    job.execTimer = undefined;
+    if (job.status !== 'IN_PROGRESS') return;
+    this.settle(job, 'TIMED_OUT', undefined, `job exceeded its executionTimeout of ${job.executionTimeoutMs} ms`);
+  };
+
+  /** Run `job` on simulated worker `w`; answers the ms until the run ends when known (a modelled run), else Infinity. */
+  private runSimulated(job: Job, w: Worker): number {
     const attempt = job.attempt;
     const ctx = new SimulatedRun(this, job, w, attempt);
     const timed = this.model.timed;
     if (timed !== undefined && modelledInput(job.input)) {
       // The model's timings: timer steps on the clock, ending in ctx.done (see timed-handler.ts).
-      timed.run(ctx);
-      return;
+      return timed.run(ctx);
     }
     let out: Promise<HandlerOutcome> | HandlerOutcome;
     try {
       out = this.deps.handler(job.input, ctx);
     } catch (e) {
       this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
-      return;
+      return 0;
     }
     // An outcome answered in the call ends the job now, inside dispatch (which does not re-enter).
     if (!isPromiseLike(out)) {
       this.finish(job, attempt, out);
-      return;
+      return 0;
     }
     out.then(
       (outcome) => this.finish(job, attempt, outcome),
@@ -404,6 +415,7 @@ export class QueueEndpoint {
         this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
       },
     );
+    return Infinity;
   }
 
   /** True while `job` is still running the given attempt (stale handler calls are ignored). */
@@ -585,7 +597,7 @@ export class QueueEndpoint {
 
   /** Tear down every job, queued or running, and empty the queue (reset, close). */
   private teardownAll(reason: string): void {
-    for (const h of this.held.values()) h.timer.cancel();
+    for (const h of this.held.values()) h.timer?.cancel();
     this.held.clear();
     this.arriving = 0;
     for (const job of [...this.jobs.values()]) this.teardown(job, reason);
