@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark in this folder, one after another, each in its own
-// process: bench/*.bench.ts and bench/emulator*.ts files whose header has a "Run:" line
+// process: bench/*.bench.ts, bench/emulator*.ts and bench/plan*.ts files whose header has a "Run:" line
 // (helpers such as emulator-child.ts and load-child.ts have none and are skipped).
 // Extra arguments go to every benchmark.   Run: npm run bench [-- args]
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const files = readdirSync(here)
-  .filter((f) => (f.endsWith('.bench.ts') || (f.startsWith('emulator') && f.endsWith('.ts'))) && f !== 'index.ts')
+  .filter((f) => (f.endsWith('.bench.ts') || ((f.startsWith('emulator') || f.startsWith('plan')) && f.endsWith('.ts'))) && f !== 'index.ts')
   .filter((f) => /^\/\/.*\bRun:/m.test(readFileSync(path.join(here, f), 'utf8').split('\n').slice(0, 15).join('\n')))
   .sort();
 let failed = 0;
