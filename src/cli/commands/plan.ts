@@ -35,7 +35,7 @@ const axis = (rule: Parameters<typeof axisSchema>[0]) => axisSchema(rule).option
 
 const OPTIONS = {
   twin: option({ flag: 'twin', schema: z.string({ error: 'is required: the emulator config to simulate (the emulator.json `qbench calibrate` writes, or any emulator config)' }).min(1), help: 'The twin: the emulator.json `qbench calibrate` writes, or any emulator config file' }),
-  endpoint: option({ flag: 'endpoint', schema: EndpointId.optional(), help: "The twin's endpoint to simulate (default: its first)" }),
+  endpoint: option({ flag: 'twin-endpoint', schema: EndpointId.optional(), help: "The twin's endpoint to simulate, when it serves several (default: its first)" }),
   traffic: option({ flag: 'traffic', schema: z.string().min(1).optional(), help: 'A traffic profile (JSON: constant, Poisson, daily curve, steps, replay; bursts; input classes), instead of --rate/--duration' }),
   ratePerSec: option({ flag: 'rate', kind: 'number', schema: z.number({ error: 'must be jobs per second' }).positive({ error: `must be above 0 and at most ${MAX_RATE_PER_SEC}` }).max(MAX_RATE_PER_SEC, { error: `must be above 0 and at most ${MAX_RATE_PER_SEC}` }).optional(), help: "Poisson arrivals of the twin's default input, jobs/s (with --duration)" }),
   durationMs: option({ flag: 'duration', schema: DurationMs.pipe(z.number().positive({ error: 'must be above 0' }).max(MAX_DURATION_S * 1_000, { error: 'must be at most 168h' })).optional(), help: 'Simulated traffic length with --rate, e.g. 1h, 30m' }),
