@@ -12,7 +12,7 @@ import { H1Pool, type H1Handler, type H1Response } from './h1.js';
 import { buildPath, serializeRequest } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
 import { stepMetricName, type Scenario } from './scenario.js';
-import type { Warmup } from '../report/model.js';
+import type { Warmup } from '../result/model.js';
 import type { BucketSink, ShardEndWire } from './wire.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { eventLoopPercentiles, ELD_RESOLUTION_MS } from './shard.js';

@@ -2,7 +2,7 @@
 // connections, its warm-up, then its share of the schedule (src/load/drive.ts) recorded into
 // a ShardRecorder whose 1 s buckets go to the aggregator.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Percentiles, Warmup } from '../report/model.js';
+import type { Percentiles, Warmup } from '../result/model.js';
 import type { LoadTarget } from './context.js';
 import { drive } from './drive.js';
 import { TargetHttp } from './http.js';

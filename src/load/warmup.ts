@@ -9,7 +9,7 @@
 // difference cost a de-optimisation and ~100-250 ms of recompilation at the schedule's start.
 // No warm-up request reaches the target; what the warm-up did is reported with the result.
 import net from 'node:net';
-import type { Warmup } from '../report/model.js';
+import type { Warmup } from '../result/model.js';
 import type { LoadTarget } from './context.js';
 import { Aggregator } from './aggregate.js';
 import { drive } from './drive.js';

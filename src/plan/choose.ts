@@ -3,7 +3,7 @@
 // and why (queue wait, cold starts, or execution no scaling shortens), and, when none meets the
 // SLOs, what would be needed.
 import { ACCOUNT_WORKERS_CAP } from '../emulator/deployment/index.js';
-import type { PlanMiss, PlanNearMiss, PlanPoint, PlanSection, PlanSetting } from '../report/model.js';
+import type { PlanMiss, PlanNearMiss, PlanPoint, PlanSection, PlanSetting } from '../result/model.js';
 import { describePlanSetting as describeSetting, fmtMs, fmtRatio, fmtSloFigure as fmtFigure, fmtUsdPerHour } from '../report/render/format.js';
 import type { GridAxes } from './grid.js';
 import { pointQualifies } from './evaluate.js';

@@ -2,7 +2,7 @@
 // cost as the mean over seeds, per simulated hour) and each SLO met or not, within the budget
 // or not. The worst seed, not the mean: a setting is chosen only when no seed tried misses.
 import { HOUR_MS } from '../spec/index.js';
-import type { PlanLatency, PlanPoint } from '../report/model.js';
+import type { PlanLatency, PlanPoint } from '../result/model.js';
 import type { LatencyQuantiles, ScalingSettings, SimulationFigures } from '../sim/types.js';
 import { meetsSlo, sloFigure, tailShare, type Slo } from './slo.js';
 

@@ -4,7 +4,7 @@
 import { configError } from '../errors.js';
 import { endpointDeployment, type EmulatorConfig } from '../emulator/config.js';
 import { describeDeployment, quantileMs, type EndpointDeployment } from '../emulator/deployment/index.js';
-import type { PlanSection } from '../report/model.js';
+import type { PlanSection } from '../result/model.js';
 import { trafficDurationMs, type TrafficProfile } from '../sim/index.js';
 import { answer, type TwinFacts } from './choose.js';
 import { evaluatePoint } from './evaluate.js';

@@ -15,9 +15,9 @@ import {
   type RunRef,
   type ScenarioComparison,
   type StepComparison,
-} from './compare-model.js';
-import { bucketsOf, decodeHistogram, type Histogram } from './histogram.js';
-import type { LoadScenarioResult, QbenchResult, StepResult } from './model.js';
+} from '../result/compare-model.js';
+import { bucketsOf, decodeHistogram, type Histogram } from '../result/histogram.js';
+import type { LoadScenarioResult, QbenchResult, StepResult } from '../result/model.js';
 import { beta, normal, seededRng, type Rng } from './random.js';
 import { fmtChange, fmtMs, fmtRate, fmtRatio } from './render/format.js';
 

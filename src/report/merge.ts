@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { QbenchError } from '../errors.js';
 import { SECOND_MS } from '../spec/index.js';
-import { mergeSummaries } from './histogram.js';
+import { mergeSummaries } from '../result/histogram.js';
 import {
   OUTCOME_CLASSES,
   QbenchResult,
@@ -27,10 +27,10 @@ import {
   type ScenarioIdentity,
   type ThresholdResult,
   type Validity,
-} from './model.js';
-import { computeOverall, findingOutcome } from './overall.js';
+} from '../result/model.js';
+import { computeOverall, findingOutcome } from '../result/overall.js';
 import { partialMergedRun, partialMergedScenario } from './merge-partial.js';
-import { compare, evaluateThreshold, metricKind, parseThresholdExpression, scenarioMetric } from './thresholds.js';
+import { compare, evaluateThreshold, metricKind, parseThresholdExpression, scenarioMetric } from '../result/thresholds.js';
 
 export interface MergeInput {
   result: QbenchResult;

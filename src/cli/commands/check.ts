@@ -12,7 +12,7 @@ import {
   connectTarget, startEmulatorTarget, runChecks, buildResult, loadExpectations, unknownPatterns, renderCoverageMarkdown,
   runSelfTest, renderDetectionTable, isSlow, NO_EXPECTATIONS, CHECK_TAGS, buildCoverage, selectChecks, type Connected,
 } from '../../conformance/index.js';
-import type { CheckResult, TargetInfo } from '../../report/model.js';
+import type { CheckResult, TargetInfo } from '../../result/model.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';

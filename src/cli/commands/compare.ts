@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION, compareResults, parseMaxRegression } from '../../report/compare.js';
-import { readResult } from '../../report/read-result.js';
+import { readResult } from '../../result/read-result.js';
 import { renderComparisonConsole } from '../../report/render/console.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderComparisonMarkdown } from '../../report/render/markdown.js';

@@ -16,15 +16,16 @@ import { allProperties, resolveFuzzTarget, runFuzz } from '../../fuzz/index.js';
 import { resolveTarget } from '../../load/target.js';
 import { runLoad, type ScenarioEntry } from '../../load/run-load.js';
 import {
-  SCHEMA_VERSION, buildMeta, computeOverall, renderConsole, writeAllReports,
+  SCHEMA_VERSION, buildMeta, computeOverall,
   type ConformanceSection, type FuzzSection, type LoadScenarioResult, type QbenchResult, type TargetInfo,
-} from '../../report/index.js';
+} from '../../result/index.js';
+import { renderConsole } from '../../report/render/console.js';
 import { defineCommand, type CliIo } from '../command.js';
 import { loadOptions } from '../load-options.js';
 import { option, type Flags } from '../options.js';
 import { configOnly, conformanceOptions, fuzzBudgetOptions } from '../suite-options.js';
 import { commaList, outOption } from '../target-options.js';
-import { runReportDir } from '../../report/write-all.js';
+import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun, type RunWatch } from '../watch.js';
 
 const PARTS = ['check', 'load', 'fuzz'] as const;

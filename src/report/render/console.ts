@@ -1,8 +1,8 @@
 // Console renderer: the end-of-run summary table printed by check, load, start and report.
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { QbenchResult } from '../model.js';
-import { checkFailsRun, findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { QbenchResult } from '../../result/model.js';
+import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, validityWarnings } from './format.js';
 import { planConsoleLines } from './plan.js';
 import { textTable } from './table.js';

@@ -1,5 +1,5 @@
 // Number formatting and plain-words explanations shared by every renderer.
-import type { LoadScenarioResult, OutcomeCounts, PlanSetting, PlanSlo, RunCost, Validity } from '../model.js';
+import type { LoadScenarioResult, OutcomeCounts, PlanSetting, PlanSlo, RunCost, Validity } from '../../result/model.js';
 
 /** Milliseconds with a sensible precision: 0.412 ms, 41.2 ms, 1,204 ms, 12.3 s. */
 export function fmtMs(ms: number | null | undefined): string {

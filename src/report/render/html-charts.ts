@@ -2,8 +2,8 @@
 // spectrum (decoded from the encoded histograms), percentiles and throughput over time with the
 // §8 documented limits as reference lines, and each scenario's own `charts` entries.
 import { RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS, type RateLimitedOperation } from '../../spec/index.js';
-import { decodeHistogram, percentileSpectrum } from '../histogram.js';
-import type { Chart, LoadScenarioResult } from '../model.js';
+import { decodeHistogram, percentileSpectrum } from '../../result/histogram.js';
+import type { Chart, LoadScenarioResult } from '../../result/model.js';
 
 /** One chart as the page's script draws it with uPlot: aligned columns, nulls for gaps. */
 export interface ChartSpec {

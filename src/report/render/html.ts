@@ -3,10 +3,10 @@
 // validity in plain words, findings, thresholds, status codes and uPlot charts, then fuzz findings.
 // Scripts, styles and data are inlined: opening the file makes no network request.
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult, TargetInfo } from '../model.js';
-import { SCHEMA_VERSION } from '../model.js';
-import { checkFailsRun, findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult, TargetInfo } from '../../result/model.js';
+import { SCHEMA_VERSION } from '../../result/model.js';
+import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { compareSections, costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';

@@ -3,9 +3,9 @@
 // failures carry the message and the reproduction. Valid against the Ant JUnit schema (testsuites
 // without attributes; properties, system-out and system-err in every testsuite).
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult, TargetInfo } from '../model.js';
-import { findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult, TargetInfo } from '../../result/model.js';
+import { findingOutcome } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { fmtChange, validityWarnings } from './format.js';
 import { attrs, xmlText, xmlToken } from './xml.js';

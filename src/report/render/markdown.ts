@@ -1,9 +1,9 @@
 // Markdown renderer: a short summary for a CI job summary or a pull-request comment:
 // the verdict, counts per section, the failures with their reproduction, one line per scenario.
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { QbenchResult } from '../model.js';
-import { checkFailsRun, findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { QbenchResult } from '../../result/model.js';
+import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { fuzzReplayCommand } from './evidence.js';
 import { planMarkdownLines } from './plan.js';
 import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';

@@ -2,7 +2,7 @@
 // SLO (or what would be needed), its latency, cold starts and cost per hour split active / flex
 // / idle timeout, the settings just cheaper and why they miss, and the cost frontier per SLO
 // (tables here and in markdown, a uPlot chart per SLO in the HTML page).
-import type { PlanPoint, PlanSection, PlanSlo } from '../model.js';
+import type { PlanPoint, PlanSection, PlanSlo } from '../../result/model.js';
 import { describePlanSetting, fmtCount, fmtDuration, fmtMs, fmtRatio, fmtSloFigure, fmtUsdPerHour } from './format.js';
 import { alignSeries, PALETTE, type ChartSpec } from './html-charts.js';
 import { textTable } from './table.js';

@@ -4,7 +4,7 @@
 // when the target advertises it (an emulator answering /_qbench/info).
 import { sleepUntilAborted } from '../../../src/client/sleep.js';
 import type { Analysis, RunContext } from '../../../src/load/context.js';
-import type { Finding } from '../../../src/report/model.js';
+import type { Finding } from '../../../src/result/model.js';
 import type { RateLimitedOperation } from '../../../src/spec/index.js';
 
 /** A finding that states a precondition of the scenario, not a rule of the spec. */

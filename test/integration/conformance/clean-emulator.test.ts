@@ -3,7 +3,7 @@
 // on the emulator's scaled clock (60x); their tolerances are stated in each check.
 import { describe, expect, it } from 'vitest';
 import { buildResult, runChecks, startEmulatorTarget } from '../../../src/conformance/index.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 
 /** The quick profile takes about a minute here; the bound leaves room for a loaded 2-core host. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/command.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseResult } from '../../../src/report/read-result.js';
+import { parseResult } from '../../../src/result/read-result.js';
 import { BUILT_BIN } from '../../global-setup.js';
 
 let dir = '';

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
 import { EXIT } from '../../../src/exit-codes.js';
-import { readResult } from '../../../src/report/read-result.js';
-import { sampleResult } from './sample-result.js';
+import { readResult } from '../../../src/result/read-result.js';
+import { sampleResult } from '../result/sample-result.js';
 
 let dir = '';
 const files = { base: '', same: '', slow: '', failing: '' };
