@@ -419,7 +419,9 @@ export class VirtualClock extends HeapClock {
    */
   run(untilMs = Infinity, stop?: () => boolean): void {
     this.flushDeferred();
-    while (this.nextDueMs() <= untilMs) {
+    for (;;) {
+      const top = this.heap.peek();
+      if (top === undefined || top.dueAtMs > untilMs) return;
       this.step();
       if (stop?.() === true) return;
     }
