@@ -1,6 +1,6 @@
 // The plan section in the result model and its renderers, from hand-made figures: it validates
 // against the model's schema, a plan that meets its SLOs passes (exit 0) and one that does not
-// fails (exit 1) with what would be needed, and console, markdown and HTML show the chosen
+// fails (exit 1) with what would be needed, and console, markdown, HTML and JUnit show the chosen
 // setting, its cost split, the near misses and a frontier chart per SLO.
 import { describe, expect, it } from 'vitest';
 import { answer } from '../../../src/plan/choose.js';
@@ -12,6 +12,7 @@ import { QbenchResult, SCHEMA_VERSION, type PlanSection } from '../../../src/res
 import { computeOverall } from '../../../src/result/overall.js';
 import { renderConsole } from '../../../src/report/render/console.js';
 import { renderHtml } from '../../../src/report/render/html.js';
+import { renderJunit } from '../../../src/report/render/junit.js';
 import { renderMarkdown } from '../../../src/report/render/markdown.js';
 import type { ScalingSettings } from '../../../src/sim/types.js';
 import { figures } from './figures.js';
@@ -75,5 +76,10 @@ describe('the plan section rendered', () => {
     expect(missed.overall.exitCode).toBe(1);
     expect(missed.overall.reasons).toEqual([expect.stringMatching(/^plan: every setting up to workersMax 3 misses p99\(e2e\)<8s; the best reached 12\.0 s .*more max workers than 3 would be needed/)]);
     expect(renderConsole(missed)).toMatch(/no setting of 3 meets p99\(e2e\)<8s and cold\(share\)<5%:/);
+    // JUnit: one case per SLO; the missed one fails with what would be needed
+    const junit = renderJunit(missed);
+    expect(junit).toMatch(/<testcase name="p99\(e2e\)&lt;8s" classname="qbench\.plan\.slo"[^>]*>\s*<failure message="no setting of 3 meets/);
+    expect(junit).toMatch(/more max workers than 3 would be needed/);
+    expect(renderJunit(met)).not.toMatch(/<failure/);
   });
 });
