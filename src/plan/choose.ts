@@ -81,7 +81,8 @@ export function explainMiss(p: PlanPoint, i: number, slo: Slo, twin: TwinFacts):
   }
   const over = fmtMs(base.overBy ?? 0);
   if (slo.metric === 'delay' || (delayQ !== null && delayQ >= (base.overBy ?? 0))) {
-    return { ...base, cause: 'queue-wait', explanation: `${over} over: jobs waited in the queue for busy workers (delay ${label} ${fmtMs(delayQ)}, longer than a long start of ${fmtMs(twin.coldStartHighMs)}; ${coldShare} met a cold start)` };
+    const cold = p.coldStartJobShare > tail ? `longer than a long start of ${fmtMs(twin.coldStartHighMs)}` : `${coldShare} met a cold start, within the ${fmtRatio(tail)} ${label} leaves out`;
+    return { ...base, cause: 'queue-wait', explanation: `${over} over: jobs waited in the queue for busy workers (delay ${label} ${fmtMs(delayQ)}, ${cold})` };
   }
   return { ...base, cause: 'execution', explanation: `${over} over with a delay ${label} of only ${fmtMs(delayQ)}: the handler's execution time and the service's overhead make up the rest, which no scaling setting shortens` };
 }

@@ -161,7 +161,7 @@ export function parseAxis(text: string, rule: AxisRule): number[] | string {
   }
   const out = sortedUnique(values);
   const bad = out.filter((v) => v < rule.min || v > rule.max);
-  if (bad.length > 0) return `${bad.join(', ')} outside ${rule.min}..${rule.max}`;
+  if (bad.length > 0) return `${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''} outside ${rule.min}..${rule.max}`;
   if (out.length > MAX_AXIS_VALUES) return `more than ${MAX_AXIS_VALUES} values`;
   return out;
 }

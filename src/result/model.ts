@@ -510,7 +510,7 @@ export type PlanCost = z.infer<typeof PlanCost>;
 /** One setting of the grid, its seeds simulated and aggregated. */
 export const PlanPoint = z.strictObject({
   setting: PlanSetting,
-  /** USD per simulated hour, split by what was billed (active workers, flex workers, of which idle timeout); the mean over seeds. */
+  /** USD per simulated hour, split by what was billed (active workers, flex workers, of which idle: workers up with no job, idle timeouts and active workers waiting); the mean over seeds. */
   costPerHourUsd: PlanCost,
   /** Latency quantiles of completed jobs: the worst seed's, quantile by quantile. */
   e2e: PlanLatency,

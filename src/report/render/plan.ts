@@ -29,7 +29,7 @@ export function planScope(plan: PlanSection): string {
 }
 
 export const costSplit = (p: PlanPoint): string =>
-  `${fmtUsdPerHour(p.costPerHourUsd.total)} (active ${fmtUsdPerHour(p.costPerHourUsd.active)}, flex ${fmtUsdPerHour(p.costPerHourUsd.flex)}, of which idle timeout ${fmtUsdPerHour(p.costPerHourUsd.idle)})`;
+  `${fmtUsdPerHour(p.costPerHourUsd.total)} (active ${fmtUsdPerHour(p.costPerHourUsd.active)}, flex ${fmtUsdPerHour(p.costPerHourUsd.flex)}, of which idle ${fmtUsdPerHour(p.costPerHourUsd.idle)})`;
 
 const quantiles = (q: PlanPoint['e2e']): string => `${fmtMs(q.p50Ms)} / ${fmtMs(q.p90Ms)} / ${fmtMs(q.p99Ms)}`;
 

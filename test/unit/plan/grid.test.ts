@@ -63,6 +63,7 @@ describe('axis flags', () => {
   it.each([
     ['0..3', AXIS_RULES.workersMax, /0 outside 1\.\.60/],
     ['1..61', AXIS_RULES.workersMin, /61 outside 0\.\.60/],
+    ['0..70', AXIS_RULES.workersMax, /^0, 61, 62, 63, 64 and 6 more outside 1\.\.60$/],
     ['4..2', AXIS_RULES.workersMax, /runs upwards/],
     ['30s', AXIS_RULES.workersMax, /"30s" is not a whole number or a range/],
     ['1500ms', AXIS_RULES.idleTimeoutS, /not a whole number of seconds/],

@@ -48,7 +48,7 @@ describe('the plan section rendered', () => {
   it('a met plan passes with the chosen setting, its cost split and the near miss', () => {
     expect(met.overall).toMatchObject({ status: 'pass', exitCode: 0 });
     const text = renderConsole(met);
-    expect(text).toMatch(/Cheapest setting meeting every SLO:\n\s+setting\s+workers 0\.\.2, idle 5 s, QUEUE_DELAY 4 s\n\s+cost\s+\$2\.000\/h \(active \$0\.000\/h, flex \$2\.000\/h, of which idle timeout \$0\.100\/h\)/);
+    expect(text).toMatch(/Cheapest setting meeting every SLO:\n\s+setting\s+workers 0\.\.2, idle 5 s, QUEUE_DELAY 4 s\n\s+cost\s+\$2\.000\/h \(active \$0\.000\/h, flex \$2\.000\/h, of which idle \$0\.100\/h\)/);
     expect(text).toMatch(/\$1\.000\/h workers 0\.\.1, idle 5 s, QUEUE_DELAY 4 s \[workersMax 1 \(chosen 2\)\]: misses p99\(e2e\)<8s at 20\.0 s \(queue-wait/);
     const md = renderMarkdown(met);
     expect(md).toMatch(/\| cost \| \$2\.000\/h \(active/);
