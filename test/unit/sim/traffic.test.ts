@@ -70,7 +70,7 @@ describe('arrival generators', () => {
     const byHour = Array.from({ length: 24 }, (_, h) => (h % 2 === 0 ? 0 : 2));
     const s = arrivalSchedule(profile({ durationS: 4 * 3_600, arrivals: { kind: 'daily', ratePerSecByHour: byHour, startHour: 22 } }), 11);
     const counts = [0, 0, 0, 0];
-    for (const t of s.timesMs) counts[Math.floor(t / 3_600_000)] += 1;
+    for (const t of s.timesMs) counts[Math.floor(t / 3_600_000)] = (counts[Math.floor(t / 3_600_000)] ?? 0) + 1;
     // Hours 22, 23, 0, 1 of the day: rates 0, 2, 0, 2 jobs/s (7,200 expected, sd 85).
     expect(counts[0]).toBe(0);
     expect(counts[2]).toBe(0);
