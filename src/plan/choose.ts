@@ -76,10 +76,10 @@ export function explainMiss(p: PlanPoint, i: number, slo: Slo, twin: TwinFacts):
   const delayQ = p.delay[percentileKey(slo)];
   // The tail is made of cold starts when more jobs met one than the quantile leaves out, and
   // the tail's wait is no longer than a long start: a longer wait is queueing behind busy workers.
-  if (p.coldStartJobShare > tail && (delayQ === null || delayQ <= twin.coldStartHighMs)) {
-    return { ...base, cause: 'cold-starts', explanation: `${coldShare} of jobs waited for a starting worker, more than the ${fmtRatio(tail)} ${label} leaves out: the ${label} falls among them (delay ${label} ${fmtMs(delayQ)}, a long start ${fmtMs(twin.coldStartHighMs)})` };
-  }
   const over = fmtMs(base.overBy ?? 0);
+  if (p.coldStartJobShare > tail && (delayQ === null || delayQ <= twin.coldStartHighMs)) {
+    return { ...base, cause: 'cold-starts', explanation: `${over} over: ${coldShare} of jobs waited for a starting worker, more than the ${fmtRatio(tail)} ${label} leaves out: the ${label} falls among them (delay ${label} ${fmtMs(delayQ)}, a long start ${fmtMs(twin.coldStartHighMs)})` };
+  }
   if (slo.metric === 'delay' || (delayQ !== null && delayQ >= (base.overBy ?? 0))) {
     const cold = p.coldStartJobShare > tail ? `longer than a long start of ${fmtMs(twin.coldStartHighMs)}` : `${coldShare} met a cold start, within the ${fmtRatio(tail)} ${label} leaves out`;
     return { ...base, cause: 'queue-wait', explanation: `${over} over: jobs waited in the queue for busy workers (delay ${label} ${fmtMs(delayQ)}, ${cold})` };

@@ -107,7 +107,7 @@ describe('explainMiss', () => {
   it('puts a p99 miss down to cold starts when more jobs met one than the 1% tail', () => {
     const p = point(setting(2), [{ e2eP99Ms: 30_000, delayP99Ms: 25_000, coldStartJobShare: 0.02 }]);
     expect(explainMiss(p, 0, P99, twin)).toMatchObject({ cause: 'cold-starts', overBy: 22_000 });
-    expect(explainMiss(p, 0, P99, twin).explanation).toMatch(/2\.00% of jobs waited for a starting worker, more than the 1\.00% p99 leaves out/);
+    expect(explainMiss(p, 0, P99, twin).explanation).toMatch(/^22\.0 s over: 2\.00% of jobs waited for a starting worker, more than the 1\.00% p99 leaves out/);
   });
 
   it('puts it down to queue wait when the tail waited longer than a long start, however many jobs met one', () => {
