@@ -1,6 +1,7 @@
 // The deployment model of one endpoint: settings with the public service's meanings, the timing
 // model's distributions and seeded sampler, the scaler, and the billing meter with its price table.
 export {
+  ACCOUNT_WORKERS_CAP,
   BaseDistribution,
   ConstantDist,
   DeploymentSettings,
@@ -9,6 +10,7 @@ export {
   ExecutionByClass,
   ExecutionTiming,
   GpuPrice,
+  IDLE_TIMEOUT_S,
   LognormalDist,
   MixtureDist,
   SCALER_TYPES,

@@ -18,7 +18,8 @@ export interface ChartSpec {
   /** A logarithmic x axis (linear x with positive values only). */
   logX?: boolean;
   categories?: string[];
-  series: Array<{ name: string; color: string; dash?: number[] }>;
+  /** pointsOnly: a scatter (markers, no line between them). */
+  series: Array<{ name: string; color: string; dash?: number[]; pointsOnly?: boolean }>;
   /** data[0] is x; data[i] is series i-1. */
   data: Array<Array<number | null>>;
   refs: Array<{ label: string; y: number }>;
