@@ -35,8 +35,10 @@ export interface CoreOptions {
   subServices?: readonly SubServiceFactory[];
   /** Where internal-error lines go (stderr by default). */
   log?: (line: string) => void;
-  /** Told of job starts on every endpoint (the discrete-event mode's figures). */
+  /** Told of job starts and ends on every endpoint (the discrete-event mode's figures). */
   observer?: EndpointObserver;
+  /** false: ended jobs are forgotten at once, no §2.2 retention (see EndpointDeps.retainEndedJobs). */
+  retainEndedJobs?: boolean;
 }
 
 export class EmulatorCore {
@@ -86,6 +88,7 @@ export class EmulatorCore {
         streamChunkBytes: () => config.limits.streamChunkBytes,
         llm: config.llm,
         observer: opts.observer,
+        retainEndedJobs: opts.retainEndedJobs,
       });
       ep.templateId = config.endpointTemplates[id];
       this.endpoints.set(id, ep);

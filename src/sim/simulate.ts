@@ -6,7 +6,7 @@ import { configError, internalError } from '../errors.js';
 import { VirtualClock } from '../emulator/clock.js';
 import { parseEmulatorConfig, type EmulatorConfig } from '../emulator/config.js';
 import { EmulatorCore } from '../emulator/core.js';
-import type { EndpointObserver, QueueEndpoint, Worker } from '../emulator/queue/index.js';
+import type { EndpointObserver, QueueEndpoint, SubmitOptions, Worker } from '../emulator/queue/index.js';
 import type { Job } from '../emulator/queue/job.js';
 import { arrivalSchedule, type ArrivalSchedule, type TrafficProfile } from './traffic.js';
 import type { LatencyQuantiles, ScalingSettings, SimulationFigures } from './types.js';
@@ -23,13 +23,36 @@ export interface SimulateOptions {
   readonly seed: number;
   /** A schedule already drawn for this traffic and seed (a sweep draws it once per seed). */
   readonly schedule?: ArrivalSchedule | undefined;
+  /**
+   * Keep ended jobs for their §2.2 retention, as the HTTP emulator does. Off by default: nothing
+   * reads an ended job here (its figures are taken as it ends), and retention changes no timing,
+   * scaling or billing figure, only memory and timer events (a test compares the two).
+   */
+  readonly retainEndedJobs?: boolean | undefined;
 }
 
 /** The emulator config of one simulated point: the twin's endpoint with `settings` and `seed` in its deployment. */
 export function simulatedConfig(twin: EmulatorConfig, endpointId: string, settings: ScalingSettings, seed: number): EmulatorConfig {
+  return withSeed(settingsConfig(twin, endpointId, settings), endpointId, seed);
+}
+
+/**
+ * Validated configs by twin, then endpoint and settings, with seed 0: a sweep runs each setting
+ * with several seeds, and a seed is the one field that differs (a whole number, valid in any
+ * config), so the schema runs once per setting, not once per simulation.
+ */
+const validated = new WeakMap<EmulatorConfig, Map<string, EmulatorConfig>>();
+/** Settings remembered per twin: a sweep's grid is a few thousand points at most. */
+const MAX_CACHED_SETTINGS = 10_000;
+
+function settingsConfig(twin: EmulatorConfig, endpointId: string, settings: ScalingSettings): EmulatorConfig {
   if (!twin.endpoints.includes(endpointId)) throw configError(`endpoint "${endpointId}" is not in the twin; it serves ${twin.endpoints.join(', ')}`, { endpointId });
+  const key = `${endpointId}\n${settings.workersMin}\n${settings.workersMax}\n${settings.idleTimeoutS}\n${settings.scalerType}\n${settings.scalerValue}`;
+  let byKey = validated.get(twin);
+  const hit = byKey?.get(key);
+  if (hit !== undefined) return hit;
   const own = twin.deployments[endpointId] ?? {};
-  return parseEmulatorConfig({
+  const config = parseEmulatorConfig({
     ...twin,
     endpoints: [endpointId],
     endpointTemplates: {},
@@ -43,10 +66,22 @@ export function simulatedConfig(twin: EmulatorConfig, endpointId: string, settin
         idleTimeoutS: settings.idleTimeoutS,
         scalerType: settings.scalerType,
         scalerValue: settings.scalerValue,
-        seed: seed | 0,
+        seed: 0,
       },
     },
   });
+  if (byKey === undefined) {
+    byKey = new Map<string, EmulatorConfig>();
+    validated.set(twin, byKey);
+  }
+  if (byKey.size >= MAX_CACHED_SETTINGS) byKey.clear();
+  byKey.set(key, config);
+  return config;
+}
+
+function withSeed(config: EmulatorConfig, endpointId: string, seed: number): EmulatorConfig {
+  const d = config.deployments[endpointId] as EmulatorConfig['deployments'][string];
+  return Object.freeze({ ...config, deployments: Object.freeze({ [endpointId]: Object.freeze({ ...d, seed: seed | 0 }) }) });
 }
 
 /** Nearest-rank quantile of ascending `sorted` (exact: a value some job had). */
@@ -60,23 +95,47 @@ function quantiles(values: Float64Array): LatencyQuantiles {
   return { p50Ms: quantile(values, 0.5), p90Ms: quantile(values, 0.9), p99Ms: quantile(values, 0.99), maxMs: quantile(values, 1) };
 }
 
-/** Counts the jobs whose worker became ready after they joined the queue: they waited on a cold start. */
-class ColdStartWatch implements EndpointObserver {
-  jobs = 0;
+/**
+ * The figures of each job, taken as it starts and ends (the endpoint forgets it then): e2e and
+ * delayTime of the completed ones in preallocated arrays, and the jobs that waited on a cold start.
+ */
+class JobFigures implements EndpointObserver {
+  coldJobs = 0;
+  completed = 0;
+  readonly e2eMs: Float64Array;
+  readonly delayMs: Float64Array;
+
+  constructor(jobs: number) {
+    this.e2eMs = new Float64Array(jobs);
+    this.delayMs = new Float64Array(jobs);
+  }
+
+  /** A job whose worker became ready after it joined the queue waited on a cold start. */
   jobStarted(job: Job, worker: Worker): void {
-    if (job.attempt === 0 && worker.readyAtMs !== undefined && worker.readyAtMs > job.queuedAtMs) this.jobs += 1;
+    if (job.attempt === 0 && worker.readyAtMs !== undefined && worker.readyAtMs > job.queuedAtMs) this.coldJobs += 1;
+  }
+
+  jobEnded(job: Job): void {
+    if (job.status !== 'COMPLETED') return;
+    const k = this.completed++;
+    this.e2eMs[k] = (job.endedAtMs as number) - job.submittedAtMs;
+    // As the job's record (/status) shows it.
+    this.delayMs[k] = Math.max(0, Math.round((job.startedAtMs as number) - job.queuedAtMs));
   }
 }
 
 /** The traffic's driver: one pending arrival timer at a time (the heap holds no schedule). */
 class Arrivals {
   next = 0;
-  readonly jobs: Job[] = [];
+  /** One submission per input class, shared by its jobs (the endpoint keeps only `input`). */
+  private readonly submissions: SubmitOptions[];
   constructor(
     private readonly clock: VirtualClock,
     private readonly ep: QueueEndpoint,
     private readonly s: ArrivalSchedule,
-  ) {}
+  ) {
+    this.submissions = s.inputs.map((input) => ({ input }));
+  }
 
   start(): void {
     if (this.s.timesMs.length > 0) this.clock.setTimerFor((this.s.timesMs[0] as number) - this.clock.now(), this.arrive, this);
@@ -87,11 +146,11 @@ class Arrivals {
   }
 
   private readonly arrive = (): void => {
-    const { timesMs, classes, inputs } = this.s;
+    const { timesMs, classes } = this.s;
     const now = this.clock.now();
     // Arrivals at the same instant (a burst) are submitted in one event, in schedule order.
     while (this.next < timesMs.length && (timesMs[this.next] as number) <= now) {
-      this.jobs.push(this.ep.submit('run', { input: inputs[classes[this.next] as number] as Record<string, unknown> }));
+      this.ep.submit('run', this.submissions[classes[this.next] as number] as SubmitOptions);
       this.next += 1;
     }
     if (this.next < timesMs.length) this.clock.setTimerFor((timesMs[this.next] as number) - now, this.arrive, this);
@@ -105,9 +164,9 @@ export function simulate(o: SimulateOptions): SimulationFigures {
   const config = simulatedConfig(o.twin, endpointId, o.settings, o.seed);
   const schedule = o.schedule ?? arrivalSchedule(o.traffic, o.seed);
   const clock = new VirtualClock(0);
-  const cold = new ColdStartWatch();
+  const figures = new JobFigures(schedule.timesMs.length);
   const errors: string[] = [];
-  const core = new EmulatorCore(config, clock, { subServices: [], observer: cold, log: (line) => errors.push(line) });
+  const core = new EmulatorCore(config, clock, { subServices: [], observer: figures, retainEndedJobs: o.retainEndedJobs === true, log: (line) => errors.push(line) });
   const ep = core.endpoints.get(endpointId) as QueueEndpoint;
   const arrivals = new Arrivals(clock, ep, schedule);
   let trafficOver = false;
@@ -116,26 +175,16 @@ export function simulate(o: SimulateOptions): SimulationFigures {
   });
   arrivals.start();
   const c = ep.counters;
-  const drained = () => trafficOver && arrivals.done && c.completed + c.failed + c.cancelled + c.expired >= arrivals.jobs.length;
+  const ended = () => c.completed + c.failed + c.cancelled + c.expired;
+  const drained = () => trafficOver && arrivals.done && ended() >= arrivals.next;
   clock.run(Infinity, drained);
   if (errors.length > 0) throw internalError(`the simulation hit ${errors.length} internal error(s); the first: ${errors[0]?.trim() ?? ''}`);
-  if (!drained()) throw internalError(`the simulation stopped with ${arrivals.jobs.length - c.completed - c.failed - c.cancelled - c.expired} job(s) not ended and no timer pending`);
-  return figuresOf(ep, arrivals.jobs, cold.jobs, clock);
+  if (!drained()) throw internalError(`the simulation stopped with ${arrivals.next - ended()} job(s) not ended and no timer pending`);
+  return figuresOf(ep, arrivals.next, figures, clock);
 }
 
-function figuresOf(ep: QueueEndpoint, jobs: readonly Job[], coldJobs: number, clock: VirtualClock): SimulationFigures {
-  let completed = 0;
-  for (const j of jobs) if (j.status === 'COMPLETED') completed += 1;
-  const e2e = new Float64Array(completed);
-  const delay = new Float64Array(completed);
-  let k = 0;
-  for (const j of jobs) {
-    if (j.status !== 'COMPLETED') continue;
-    e2e[k] = (j.endedAtMs as number) - j.submittedAtMs;
-    // As the job's record (/status) shows it.
-    delay[k] = Math.max(0, Math.round((j.startedAtMs as number) - j.queuedAtMs));
-    k += 1;
-  }
+function figuresOf(ep: QueueEndpoint, arrived: number, f: JobFigures, clock: VirtualClock): SimulationFigures {
+  const completed = f.completed;
   const nowMs = clock.now();
   const meter = ep.model.meter;
   const b = meter.snapshot(nowMs);
@@ -151,11 +200,11 @@ function figuresOf(ep: QueueEndpoint, jobs: readonly Job[], coldJobs: number, cl
   return {
     seed: ep.model.deployment.seed,
     simulatedMs: nowMs,
-    jobs: { arrived: jobs.length, completed, notCompleted: jobs.length - completed },
-    e2e: quantiles(e2e),
-    delay: quantiles(delay),
+    jobs: { arrived, completed, notCompleted: arrived - completed },
+    e2e: quantiles(f.e2eMs.subarray(0, completed)),
+    delay: quantiles(f.delayMs.subarray(0, completed)),
     coldStarts: b.coldStarts,
-    coldStartJobShare: jobs.length === 0 ? 0 : coldJobs / jobs.length,
+    coldStartJobShare: arrived === 0 ? 0 : f.coldJobs / arrived,
     peakWorkers: b.peakWorkers,
     workerSeconds: { total: b.billedS, active: b.activeS, flex: b.flexS, idle: idleS },
     cost: {

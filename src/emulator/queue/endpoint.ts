@@ -46,12 +46,21 @@ export interface EndpointDeps {
   readonly model?: DeploymentModel | undefined;
   /** Told of every job a worker starts (the simulator's figures); absent on the HTTP emulator. */
   readonly observer?: EndpointObserver | undefined;
+  /**
+   * false: a job is forgotten as soon as it ends, with no §2.2 retention (nobody can ask for its
+   * record: the discrete-event mode reads what it needs in EndpointObserver.jobEnded). Retention
+   * only keeps an ended job readable, so no timing, scaling or billing figure depends on it.
+   * Default true (the service's behaviour).
+   */
+  readonly retainEndedJobs?: boolean | undefined;
 }
 
 /** What the discrete-event mode watches of an endpoint beyond its job records. */
 export interface EndpointObserver {
   /** `job` went IN_PROGRESS on `worker` (for the first time or again after a retry). */
   jobStarted(job: Job, worker: Worker): void;
+  /** `job` reached a terminal state (its record final: endedAtMs, startedAtMs, queuedAtMs set). */
+  jobEnded?(job: Job): void;
 }
 
 /** A job held out of the queue: joining it after the service overhead (no worker), or being handed to `worker`. */
@@ -536,9 +545,14 @@ export class QueueEndpoint {
       default:
         break;
     }
-    this.armExpiry(job);
     if (job.webhook !== undefined) this.deps.webhooks.send(job.webhook, this.record(job));
-    this.notify(job);
+    this.deps.observer?.jobEnded?.(job);
+    // Forgotten at once (it wakes its waiters to find it gone), or kept for its retention.
+    if (this.deps.retainEndedJobs === false) this.teardown(job, 'job ended');
+    else {
+      this.armExpiry(job);
+      this.notify(job);
+    }
     this.dispatch();
   }
 

@@ -2,7 +2,7 @@
 // worker routes): endpoints and their jobs, workers and handlers, rate limits, webhooks, and the
 // operations server.ts routes onto once it has authenticated and admitted a request.
 export { QueueEndpoint } from './endpoint.js';
-export type { EndpointObserver } from './endpoint.js';
+export type { EndpointObserver, SubmitOptions } from './endpoint.js';
 export { QueueOperations, decodeSeg } from './operations.js';
 export type { QueueOperation } from './operations.js';
 export { WorkerProtocolRoutes } from './worker-protocol.js';

@@ -359,7 +359,8 @@ export class WorkerPool {
   private armCheck(intervalMs: number): void {
     if (this.checkTimer) return;
     const now = this.clock.now();
-    this.checkTimer = this.clock.setTimer(intervalMs - (now % intervalMs), () => {
+    const atMs = now + intervalMs - (now % intervalMs);
+    this.checkTimer = this.clock.setTimer(atMs - now, () => {
       this.checkTimer = undefined;
       const s = this.scaler;
       if (s.type !== 'QUEUE_DELAY' || !this.settings.simulated || this.queuedNormal <= 0) return;
@@ -367,7 +368,9 @@ export class WorkerPool {
       let startingFree = 0;
       for (const w of this.workers.values()) if (w.kind === 'simulated' && (w.state === 'initializing' || w.state === 'throttled')) startingFree += w.capacity - w.jobs.size;
       const cap = startingFree + Math.max(0, v.workersMax - v.workers) * v.jobsPerWorker;
-      const overdue = this.queueView.queuedSince(this.clock.now() - s.delayMs - 1e-9, cap + 1);
+      // Waited more than the delay at the check's own instant: a real-time clock runs the check
+      // a little late, and a job that joined meanwhile has not waited that long at the check.
+      const overdue = this.queueView.queuedSince(atMs - s.delayMs - 1e-9, cap + 1);
       let readyNow = 0;
       for (let n = startsOnCheck(overdue, startingFree, v); n > 0; n -= 1) if (this.start().state === 'ready') readyNow += 1;
       this.armCheck(s.checkIntervalMs);

@@ -43,19 +43,33 @@ const SETTINGS: readonly ScalingSettings[] = [
 const SEED = 20_261_125;
 
 /**
- * Poisson arrivals moved to the middle of their second, and a burst there too: with a constant
- * overhead of 200 ms (a thirtieth of it at scale 1) a job joins the queue at .7 s, so
- * its wait crosses the QUEUE_DELAY scaler's check (on whole seconds) 300 ms away from any check,
- * beyond the host's jitter (~0.1 emulated s at scale 10, a few ms at 1). Without that margin one
- * job in ten would sit within the jitter of a check, and a decision taken one check later on one
- * side changes the cold starts: a difference of the two clocks, not of the model, which the test
- * must not confuse with one. (REQUEST_COUNT acts on every change, so an arrival and a job's end
- * a few ms apart can swap order over HTTP: its run at scale 10 keeps events seconds apart.)
+ * Poisson arrivals moved to the start of their second, none in the `quietS` before a burst, and
+ * the burst there too. Why: over HTTP every step of the model fires a little late (the host's
+ * timer lateness, ~0.1-0.5 emulated s at scale 10 on a loaded machine, accumulating along a
+ * worker's chain of jobs), while the simulation has none. A scaling decision flips when one of
+ * its inputs moves across the instant of the decision:
+ * - a job joins the queue at .2 s (the twin's constant overhead of 200 ms), so its wait crosses
+ *   the QUEUE_DELAY scaler's delay (checks on whole seconds, judging waits at their own instant
+ *   however late they run) 800 ms before a check: a join up to 0.8 emulated s late (80 real ms
+ *   at scale 10: a burst of six /runsync requests on a loaded machine) still counts at the same
+ *   check;
+ * - a job's end frees a worker at a random instant. It changes a check's decision only while
+ *   more queued jobs have waited too long than starting workers can take: with the light load
+ *   below (under one busy worker on average, two active ones at least for QUEUE_DELAY 1) that
+ *   happens only at the burst, and the quiet time before it lets every earlier job end first.
+ *   Worked out on this schedule and seed by simulating it: no job end that could change a
+ *   QUEUE_DELAY decision of either QUEUE_DELAY setting lies within 0.5 s of a check (the
+ *   schedule of an earlier version, at 0.15 jobs/s with no quiet time, had two, 130 and 256 ms
+ *   from their check: one decision in a few runs flipped and moved p50 by 5%); no worker's idle
+ *   stop lies within 3.5 s of a job joining the queue.
+ * REQUEST_COUNT acts on every change, so an arrival and a job's end a few ms apart can swap order
+ * over HTTP: at this load the jobs in flight rarely exceed a worker's target.
  */
-function midSecondTraffic(ratePerSec: number, durationS: number, burst: { atS: number; count: number }, leadS: number) {
+function midSecondTraffic(ratePerSec: number, durationS: number, burst: { atS: number; count: number; quietS: number }, leadS: number) {
   const poisson = arrivalSchedule(parseTrafficProfile({ durationS, arrivals: { kind: 'poisson', ratePerSec } }), SEED);
-  const timesS = Array.from(poisson.timesMs, (t) => leadS + Math.floor(t / 1_000) + 0.5);
-  return parseTrafficProfile({ durationS: leadS + durationS, arrivals: { kind: 'replay', timesS }, bursts: [{ atS: leadS + Math.floor(burst.atS) + 0.5, count: burst.count }] });
+  const burstAtS = leadS + Math.floor(burst.atS);
+  const timesS = Array.from(poisson.timesMs, (t) => leadS + Math.floor(t / 1_000)).filter((t) => t < burstAtS - burst.quietS || t > burstAtS);
+  return parseTrafficProfile({ durationS: leadS + durationS, arrivals: { kind: 'replay', timesS }, bursts: [{ atS: burstAtS, count: burst.count }] });
 }
 
 function compare(label: string, sim: ReturnType<typeof simulate>, http: Awaited<ReturnType<typeof httpReplay>>): void {
@@ -71,10 +85,11 @@ function compare(label: string, sim: ReturnType<typeof simulate>, http: Awaited<
 
 describe('the simulation matches the HTTP emulator on the same traffic', () => {
   it('at time scale 10 (three settings) and 1 (one), all at once: p50/p90/p99 e2e and worker-seconds within 5%', { timeout: 40_000 }, async () => {
-    // Scale 10: about 0.15 jobs/s for 220 emulated s (two workers busy on average) and a burst of 6 that makes the pool scale.
+    // Scale 10: about 0.06 jobs/s for 220 emulated s (one worker busy on average) and, after 40 s
+    // with no arrival, a burst of 6 that makes the pool scale.
     const twin = twinAt(1);
     // The first arrival 5 emulated s (0.5 real s) in: the HTTP side warms up first (httpReplay).
-    const traffic = midSecondTraffic(0.15, 220, { atS: 110, count: 6 }, 5);
+    const traffic = midSecondTraffic(0.06, 220, { atS: 110, count: 6, quietS: 40 }, 5);
     const schedule = arrivalSchedule(traffic, SEED);
     // Scale 1: timings a thirtieth (cold starts 0.2-0.7 s, jobs 0.5 s), 14 s of 3 jobs/s and a burst
     // of 6, after a lead of 1 s. REQUEST_COUNT here: QUEUE_DELAY's whole-second checks would meet

@@ -10,7 +10,7 @@ import type { EmulatorConfig } from '../../../src/emulator/config.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { QueueClient } from '../../../src/client/index.js';
 import { isTerminal } from '../../../src/spec/index.js';
-import { readEndpointCounters } from '../../../src/target/emulator-counters.js';
+import { readEndpointCounters, type EndpointCountersFacts } from '../../../src/target/emulator-counters.js';
 import { simulatedConfig, type ArrivalSchedule, type LatencyQuantiles, type ScalingSettings, type SimulationFigures } from '../../../src/sim/index.js';
 
 const KEY = 'qbench-sim-equivalence';
@@ -25,6 +25,10 @@ export interface HttpFigures {
   readonly delay: LatencyQuantiles;
   readonly workerSeconds: number;
   readonly coldStarts: number;
+  /** The billing meter as /_qbench/counters showed it (for a diagnosis when a figure is off). */
+  readonly billing: EndpointCountersFacts['billing'];
+  /** Emulated ms at which the counters were read. */
+  readonly readAtMs: number;
   /** Real ms the run took (schedule and drain). */
   readonly realMs: number;
 }
@@ -82,6 +86,7 @@ export async function httpReplay(o: HttpReplayOptions): Promise<HttpFigures> {
     );
     // The simulation runs to the end of the traffic at least (workers billed meanwhile): so does this side.
     await sleep(originReal + o.schedule.durationMs / o.timeScale - performance.now());
+    const readAtMs = clock.now();
     const counters = await readEndpointCounters(emu.url, o.endpointId, KEY);
     if (counters === undefined) throw new Error(`no /_qbench/counters for ${o.endpointId}`);
     const done = outcomes.filter((x) => x.completed);
@@ -93,6 +98,8 @@ export async function httpReplay(o: HttpReplayOptions): Promise<HttpFigures> {
       delay: quantilesOf(done.map((x) => x.delayMs)),
       workerSeconds: counters.billing.billedS,
       coldStarts: counters.billing.coldStarts,
+      billing: counters.billing,
+      readAtMs,
       realMs: performance.now() - started,
     };
   } finally {

@@ -26,6 +26,7 @@ interface HarnessOptions {
   pool?: Partial<PoolSettings>;
   faults?: FaultName[];
   handler?: Handler;
+  retainEndedJobs?: boolean;
 }
 
 /** One endpoint on a ManualClock at t=0; one warm worker taking one job at a time unless told otherwise. */
@@ -53,6 +54,7 @@ function harness(o: HarnessOptions = {}) {
     pool,
     streamChunkBytes: () => 1_000_000,
     llm: { kvCacheTokens: 65_536, contentionPerJob: 0.5 },
+    retainEndedJobs: o.retainEndedJobs,
   });
   open.push(async () => {
     ep.close();
@@ -401,6 +403,20 @@ describe('timers', () => {
     expect(h.state(job)).toBe('COMPLETED');
     await h.advance(1);
     expect(h.state(job)).toBe('deleted');
+  });
+
+  it('with retention of ended jobs off (the discrete-event mode) a job is forgotten as it ends: its waiter wakes, no timer is left', async () => {
+    const h = harness({ retainEndedJobs: false });
+    const job = await h.submit({ mock_delay: 2 });
+    let woke = false;
+    void h.ep.waitUntil(job, MINUTE_MS, () => job.status === 'COMPLETED').then(() => (woke = true));
+    await h.advance(2 * SECOND_MS);
+    expect(job.status).toBe('COMPLETED');
+    expect(h.state(job)).toBe('deleted');
+    expect(woke).toBe(true);
+    expect(h.ep.counters.completed).toBe(1);
+    // Left: the active worker's idle check only (no retention, no ttl, no execution timeout).
+    expect(h.clock.pendingTimers()).toBe(1);
   });
 
   it('retention of a /runsync result: 1 minute by default, the wait when given, within 1 to 5 minutes (§2.2)', async () => {

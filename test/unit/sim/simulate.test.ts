@@ -97,6 +97,19 @@ describe('simulate: determinism and seeds', () => {
     expect(a.cost.active + a.cost.flex).toBeCloseTo(a.cost.total, 9);
   });
 
+  it('forgetting ended jobs (the default) changes no figure against keeping them for their retention, only the timer events', () => {
+    // 40 simulated minutes: the first jobs' 30-minute retention runs out (and its timers fire) before the end.
+    const long = trafficFromFlags({ ratePerSec: 0.5, durationMs: 2_400_000 });
+    for (const s of [settings, { ...settings, scalerType: 'REQUEST_COUNT' as const, scalerValue: 1, workersMin: 0 }]) {
+      const { events: forgetEvents, ...forgotten } = simulate({ twin, settings: s, traffic: long, seed: 7 });
+      const { events: keepEvents, ...kept } = simulate({ twin, settings: s, traffic: long, seed: 7, retainEndedJobs: true });
+      expect(forgotten).toEqual(kept);
+      expect(forgotten.jobs.completed).toBeGreaterThan(1_000);
+      // Retention was on: each job that ended in the first 10 minutes fired its expiry timer.
+      expect(keepEvents - forgetEvents).toBeGreaterThan(250);
+    }
+  });
+
   it('a queue-bound setting (one worker at most) has a higher p99 e2e than a roomy one', () => {
     const tight = simulate({ twin, settings: { ...settings, workersMax: 1 }, traffic, seed: 42 });
     const roomy = simulate({ twin, settings, traffic, seed: 42 });
