@@ -20,6 +20,7 @@ function worstLatency(runs: readonly SimulationFigures[], pick: (f: SimulationFi
   return {
     p50Ms: worst(runs.map((f) => pick(f).p50Ms)),
     p90Ms: worst(runs.map((f) => pick(f).p90Ms)),
+    p95Ms: worst(runs.map((f) => pick(f).p95Ms)),
     p99Ms: worst(runs.map((f) => pick(f).p99Ms)),
   };
 }

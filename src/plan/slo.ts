@@ -6,13 +6,14 @@ import { parseDurationMs } from '../spec/grammar.js';
 import type { SimulationFigures } from '../sim/types.js';
 
 /** The quantiles one simulation measures (src/sim/types.ts LatencyQuantiles), by percentile. */
-export const MEASURED_QUANTILES: ReadonlyMap<number, 'p50Ms' | 'p90Ms' | 'p99Ms'> = new Map<number, 'p50Ms' | 'p90Ms' | 'p99Ms'>([
+export const MEASURED_QUANTILES: ReadonlyMap<number, 'p50Ms' | 'p90Ms' | 'p95Ms' | 'p99Ms'> = new Map<number, 'p50Ms' | 'p90Ms' | 'p95Ms' | 'p99Ms'>([
   [50, 'p50Ms'],
   [90, 'p90Ms'],
+  [95, 'p95Ms'],
   [99, 'p99Ms'],
 ]);
 
-export const SLO_FORMS = 'p<N>(e2e)<duration, p<N>(delay)<duration or cold(share)<N%, e.g. p99(e2e)<8s, p90(delay)<=1500ms, cold(share)<5% (N of p<N>: 50, 90 or 99; "<" or "<=")';
+export const SLO_FORMS = 'p<N>(e2e)<duration, p<N>(delay)<duration or cold(share)<N%, e.g. p99(e2e)<8s, p90(delay)<=1500ms, cold(share)<5% (N of p<N>: 50, 90, 95 or 99; "<" or "<=")';
 
 export type LatencyMetric = 'e2e' | 'delay';
 

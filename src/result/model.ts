@@ -501,7 +501,7 @@ export const PlanSlo = z.discriminatedUnion('kind', [
 export type PlanSlo = z.infer<typeof PlanSlo>;
 
 const msOrNull = nonNeg.nullable();
-export const PlanLatency = z.strictObject({ p50Ms: msOrNull, p90Ms: msOrNull, p99Ms: msOrNull });
+export const PlanLatency = z.strictObject({ p50Ms: msOrNull, p90Ms: msOrNull, p95Ms: msOrNull, p99Ms: msOrNull });
 export type PlanLatency = z.infer<typeof PlanLatency>;
 
 export const PlanCost = z.strictObject({ total: nonNeg, active: nonNeg, flex: nonNeg, idle: nonNeg });

@@ -92,7 +92,7 @@ function quantile(sorted: Float64Array, q: number): number | null {
 
 function quantiles(values: Float64Array): LatencyQuantiles {
   values.sort();
-  return { p50Ms: quantile(values, 0.5), p90Ms: quantile(values, 0.9), p99Ms: quantile(values, 0.99), maxMs: quantile(values, 1) };
+  return { p50Ms: quantile(values, 0.5), p90Ms: quantile(values, 0.9), p95Ms: quantile(values, 0.95), p99Ms: quantile(values, 0.99), maxMs: quantile(values, 1) };
 }
 
 /**

@@ -17,6 +17,7 @@ export interface ScalingSettings {
 export interface LatencyQuantiles {
   readonly p50Ms: number | null;
   readonly p90Ms: number | null;
+  readonly p95Ms: number | null;
   readonly p99Ms: number | null;
   readonly maxMs: number | null;
 }

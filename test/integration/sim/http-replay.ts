@@ -37,7 +37,7 @@ export interface HttpFigures {
 export function quantilesOf(values: readonly number[]): LatencyQuantiles {
   const s = Float64Array.from(values).sort();
   const q = (p: number) => (s.length === 0 ? null : (s[Math.max(0, Math.ceil(p * s.length) - 1)] as number));
-  return { p50Ms: q(0.5), p90Ms: q(0.9), p99Ms: q(0.99), maxMs: q(1) };
+  return { p50Ms: q(0.5), p90Ms: q(0.9), p95Ms: q(0.95), p99Ms: q(0.99), maxMs: q(1) };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));

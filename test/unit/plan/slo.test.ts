@@ -10,6 +10,7 @@ describe('parseSlo', () => {
     expect(parseSlo('p99(e2e)<8s')).toEqual({ kind: 'latency', metric: 'e2e', percentile: 99, thresholdMs: 8_000, inclusive: false, text: 'p99(e2e)<8s' });
     expect(parseSlo(' P90 ( delay ) <= 1500ms ')).toEqual({ kind: 'latency', metric: 'delay', percentile: 90, thresholdMs: 1_500, inclusive: true, text: 'p90(delay)<=1500ms' });
     expect(parseSlo('p50(e2e)<1m30s')).toMatchObject({ thresholdMs: 90_000, text: 'p50(e2e)<90s' });
+    expect(parseSlo('p95(delay)<2s')).toMatchObject({ metric: 'delay', percentile: 95, thresholdMs: 2_000 });
   });
 
   it('reads the cold-start share as a percentage', () => {
@@ -18,7 +19,8 @@ describe('parseSlo', () => {
   });
 
   it.each([
-    ['p95(e2e)<8s', /p95 is not measured by a simulation; use p50, p90, p99/],
+    ['p999(e2e)<8s', /p999 is not measured by a simulation; use p50, p90, p95, p99/],
+    ['p75(delay)<8s', /p75 is not measured by a simulation; use p50, p90, p95, p99/],
     ['p99(e2e)<8', /"8" is not a positive duration/],
     ['p99(e2e)<0s', /not a positive duration/],
     ['p99(total)<8s', /"p99\(total\)<8s" is not an SLO/],
@@ -35,7 +37,7 @@ describe('parseSlo', () => {
   it('a list needs one SLO at least and no repeats; every problem is named', () => {
     expect(SloList.safeParse([]).success).toBe(false);
     expect(SloList.safeParse(['p99(e2e)<8s', 'p99(e2e) < 8000ms']).error?.issues[0]?.message).toMatch(/same SLO twice/);
-    const bad = SloList.safeParse(['p95(e2e)<8s', 'cold(share)<5%', 'x']);
+    const bad = SloList.safeParse(['p75(e2e)<8s', 'cold(share)<5%', 'x']);
     expect(bad.error?.issues.map((i) => i.path[0])).toEqual([0, 2]);
     expect(bad.error?.issues[1]?.message).toMatch(/"x" is not an SLO; accepted: p<N>\(e2e\)<duration, p<N>\(delay\)<duration or cold\(share\)<N%/);
   });
