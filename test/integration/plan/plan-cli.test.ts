@@ -94,10 +94,10 @@ describe('qbench plan (built CLI)', () => {
   }, 90_000);
 
   it('exits 2 on an SLO it cannot judge, naming the flag and the accepted forms', async () => {
-    const r = await qbench(['--twin', twin, ...SMALL, '--slo', 'p95(e2e)<8s']);
+    const r = await qbench(['--twin', twin, ...SMALL, '--slo', 'p75(e2e)<8s']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--slo/);
-    expect(r.stderr).toMatch(/p95 is not measured by a simulation; use p50, p90, p99/);
+    expect(r.stderr).toMatch(/p75 is not measured by a simulation; use p50, p90, p95, p99/);
     expect(r.stderr).toMatch(/accepted: p<N>\(e2e\)<duration, p<N>\(delay\)<duration or cold\(share\)<N%/);
   }, 90_000);
 });
