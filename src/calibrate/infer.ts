@@ -148,14 +148,10 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   }
   const allExecution = o.classIds.length > 1 ? fitSamples(execOf(done)) : undefined;
 
-  // Overhead: warm jobs, one at a time, so no wait on the client's side is counted. Their round
-  // trip is the median of the /health read just before each: a job's own request meets the same
-  // client, network and host, which a busy moment slows alike (the floor would leave that in).
-  const warmRtts = warm.flatMap((j) => (j.healthRttMs === undefined ? [] : [j.healthRttMs]));
-  const overheadRttMs = warmRtts.length > 0 ? median(warmRtts) : rttTargetMs;
-  const overhead = warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - overheadRttMs));
+  // Overhead: warm jobs, one at a time, so no wait on the client's side is counted.
+  const overhead = warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs));
   const overheadMedianMs = overhead.length > 0 ? median(overhead) : 0;
-  add(partFit('overhead', overhead, `end to end less delayTime, executionTime and the /health round trip (${Math.round(overheadRttMs)} ms, the median before each) of ${warm.length} warm jobs`));
+  add(partFit('overhead', overhead, `end to end less delayTime, executionTime and the /health round trip (${Math.round(rttTargetMs)} ms) of ${warm.length} warm jobs`));
 
   // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
   // /status on the same polls. The worker's start is from its first sight (starting) to its

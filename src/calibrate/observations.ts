@@ -29,8 +29,6 @@ export interface JobSample {
   readonly executionMs: number | undefined;
   /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
   readonly poolBefore: PoolBefore;
-  /** Warm jobs: target ms the /health read just before the job took from send to answer. */
-  readonly healthRttMs?: number | undefined;
   /**
    * Cold jobs: target ms from /health first showing the worker (starting) to it first showing
    * it running (it took the job): the worker's start, read on /health alone, so that a slow

@@ -43,14 +43,7 @@ export function healthPoint(h: TimedHealth, phaseStartMs: number, timeScale: num
 }
 
 /** Record one finished job in the target's ms. */
-export function recordJob(
-  ctx: PhaseContext,
-  phase: PhaseName,
-  classId: string,
-  j: TimedJob,
-  before: PoolBefore,
-  extra?: { startMs?: number | undefined; queuedToStartMs?: number | undefined; healthRttMs?: number | undefined },
-): JobSample {
+export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, cold?: { startMs: number | undefined; queuedToStartMs: number | undefined }): JobSample {
   const sample: JobSample = {
     phase,
     classId,
@@ -61,9 +54,8 @@ export function recordJob(
     delayMs: j.record.delayTime,
     executionMs: j.record.executionTime,
     poolBefore: before,
-    ...(extra?.startMs !== undefined ? { workerStartMs: extra.startMs } : {}),
-    ...(extra?.queuedToStartMs !== undefined ? { seenToStartMs: extra.queuedToStartMs } : {}),
-    ...(extra?.healthRttMs !== undefined ? { healthRttMs: extra.healthRttMs } : {}),
+    ...(cold?.startMs !== undefined ? { workerStartMs: cold.startMs } : {}),
+    ...(cold?.queuedToStartMs !== undefined ? { seenToStartMs: cold.queuedToStartMs } : {}),
   };
   ctx.obs.jobs.push(sample);
   return sample;

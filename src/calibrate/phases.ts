@@ -20,7 +20,7 @@ export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], job
         const before = await ctx.target.health();
         const j = await ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
         jobs += 1;
-        recordJob(ctx, 'warm', cls.id, j, poolBefore(before.health), { healthRttMs: (before.answeredAtMs - before.sentAtMs) * ctx.timeScale });
+        recordJob(ctx, 'warm', cls.id, j, poolBefore(before.health));
       }
     }
     return { jobs };

@@ -109,7 +109,7 @@ export function renderCalibrationHtml(r: CalibrationReport): string {
 <dt>started</dt><dd>${esc(`${r.startedAt} (${fmtDuration(b.realMs)})`)}</dd>
 <dt>time scale</dt><dd>${esc(r.timeScale.value === 1 ? 'real time' : `×${r.timeScale.value} (${r.timeScale.source}): every duration here is in the target's ms`)}</dd>
 <dt>budget</dt><dd>${esc(`${b.jobsSent} of at most ${b.plan.maxJobs} jobs sent (plan ${b.plan.totalJobs}); at most ${b.cost.workerSecondsAtMost} worker-seconds${b.cost.dollarsAtMost !== undefined ? `, $${b.cost.dollarsAtMost.toFixed(2)}` : ''} (${b.cost.basis})${b.cancelledAtEnd > 0 ? `; ${b.cancelledAtEnd} unfinished job(s) cancelled at the end` : ''}`)}</dd>
-<dt>round trip</dt><dd>${esc(`${fmtMs(r.rttRealMs)} real (the floor of every /health round trip: the network part of each timing mark; the overhead takes out the median round trip of the /health read before each warm job)`)}</dd>
+<dt>round trip</dt><dd>${esc(`${fmtMs(r.rttRealMs)} real (the floor of every /health round trip), taken out of the overhead`)}</dd>
 <dt>command</dt><dd class="mono">${esc(r.command.join(' '))}</dd>
 <dt>qbench</dt><dd>${esc(r.qbenchVersion)}</dd>
 </dl></div>

@@ -12,32 +12,33 @@ import { parseEmulatorConfig } from '../../../src/emulator/index.js';
 import { quantileMs, type Distribution } from '../../../src/emulator/deployment/index.js';
 import { startProxy, type Proxy } from '../conformance/border-proxy.js';
 import {
-  arrivals, calibrate, drive, emulatorConfigOf, ENDPOINT, figures, formatFigures, groundTruth, readJson, SCHEDULE, startEmulator, stopEmulate, TWIN_KEY, warmUp, type EmulateProcess, type Figure,
+  arrivals, calibrate, drive, emulatorConfigOf, ENDPOINT, figures, formatFigures, groundTruth, readJson, SCHEDULE, startEmulator, TEST_PLAN, stopEmulate, TWIN_KEY, warmUp, type EmulateProcess, type Figure,
 } from './twin-harness.js';
 
 const SCALE = 60;
-/** The plan: 30 warm, 10 cold, 20 burst and 1 stream job (the handler does not stream: one job says so). */
-const PLAN = ['--warm-jobs', '30', '--cold-starts', '10', '--burst-jobs', '20', '--stream-jobs', '1', '--max-jobs', '61'];
 
 /**
  * Tolerances, relative to the ground truth. Both emulators draw from the same seeded streams
  * (common random numbers: the twin's written seed is given to the ground truth), so what is left
- * is the model's error (parameters estimated from 60 execution and 10 cold-start samples: the
- * execution median alone has a standard error of 0.35/sqrt(60) = 4.5%) plus the host's timer
- * lateness, which at scale 60 turns 1 ms of real delay into 60 ms.
- *  - p50 and p90 of e2e and delayTime: 15% (the issue's 10% holds at time scale 1, bench/twin-fidelity.ts).
- *  - p99: 25%: of ~80 jobs, the two largest decide it.
- *  - cold starts: 15% or 1 (a count of about 10), peak workers: exact or 1 below (4 at most),
- *    worker-seconds: 15% (dominated by the idle timeout, measured to the second, and execution).
+ * is the model's error, not the sampling noise (the ground truth against itself on another seed
+ * differs by 10-40% on these ~64 jobs: bench/twin-fidelity.ts, column "floor"). The model's error
+ * here comes from the parameters estimated from 51 execution and 10 cold-start samples (the
+ * execution median alone: a standard error of 0.35/sqrt(51) = 4.9%) and from the host: at time
+ * scale 60 each timer fires 1 to 10 ms late on a busy 2-core machine, 60 to 600 emulated ms, which
+ * the calibration measures into dispatch, execution and overhead and the twin then adds again
+ * (measured: e2e p50 +11% at a load average of 12; the bench at time scale 1 has none of it).
+ *  - p50 and p90 of e2e and delayTime: 20%; p99: 25% (of ~64 jobs, the two largest decide it).
+ *  - cold starts: 10% or 1 (about 12 in a run); peak workers: exact or 1 below (4 at most);
+ *    worker-seconds: 10% (the idle timeout, measured to the second, and execution decide it).
  */
 const TOLERANCE: Readonly<Record<string, number>> = {
-  'e2e p50': 0.15,
-  'e2e p90': 0.15,
+  'e2e p50': 0.2,
+  'e2e p90': 0.2,
   'e2e p99': 0.25,
-  'delay p50': 0.15,
-  'delay p90': 0.15,
+  'delay p50': 0.2,
+  'delay p90': 0.2,
   'delay p99': 0.25,
-  'worker-seconds': 0.15,
+  'worker-seconds': 0.1,
 };
 
 const started: EmulateProcess[] = [];
@@ -64,7 +65,7 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     const truth = await emulator(emulatorConfigOf(groundTruth(42)), 'truth.json');
     proxy = await startProxy({ upstream: truth.url, delayMs: 1, jitterMs: 1, opaque: true });
     const out = path.join(dir, 'twin');
-    const cal = await calibrate(proxy.url, out, ['--time-scale', String(SCALE), '--health-poll-ms', '5', ...PLAN]);
+    const cal = await calibrate(proxy.url, out, ['--time-scale', String(SCALE), '--health-poll-ms', '5', ...TEST_PLAN]);
     expect(cal.code, cal.out).toBe(0);
 
     // Within budget: what the ground truth received is what the report says was sent.
@@ -72,7 +73,7 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     const health = (await (await fetch(`${truth.url}/_qbench/counters`, { headers: { authorization: TWIN_KEY } })).json()) as { endpoints: Record<string, { health: { jobs: { submitted: number } } }> };
     const submitted = health.endpoints[ENDPOINT]?.health.jobs.submitted;
     expect(submitted).toBe(report.budget.jobsSent);
-    expect(report.budget.jobsSent).toBeLessThanOrEqual(61);
+    expect(report.budget.jobsSent).toBeLessThanOrEqual(51);
 
     // Settings it was not told, measured through the public interface only.
     const setting = (name: string) => report.settings.find((s) => s.name === name);
@@ -105,9 +106,10 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     const [a, b] = await Promise.all([drive(gt.url, at, SCALE, startAt), drive(twin.url, at, SCALE, startAt)]);
     const fs = figures(a, b);
     const table = `${at.length} jobs\n${formatFigures(fs)}\n${cal.out}`;
+    console.log(`twin vs ground truth, ${at.length} jobs at time scale ${SCALE}\n${formatFigures(fs)}`);
     const by = (name: string) => fs.find((f) => f.name === name) as Figure;
     for (const [name, tol] of Object.entries(TOLERANCE)) expect(by(name).relError, `${name}\n${table}`).toBeLessThanOrEqual(tol);
-    expect(Math.abs(by('cold starts').twin - by('cold starts').truth), table).toBeLessThanOrEqual(Math.max(1, 0.15 * by('cold starts').truth));
+    expect(Math.abs(by('cold starts').twin - by('cold starts').truth), table).toBeLessThanOrEqual(Math.max(1, 0.1 * by('cold starts').truth));
     expect(by('peak workers').truth - by('peak workers').twin, table).toBeLessThanOrEqual(1);
     expect(by('peak workers').twin, table).toBeLessThanOrEqual(by('peak workers').truth);
   });
@@ -116,20 +118,21 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     if (dir === '') dir = await mkdtemp(path.join(tmpdir(), 'qbench-twin-'));
     const streaming = {
       ...groundTruth(5),
-      timing: { ...groundTruth(5).timing, execution: { kind: 'lognormal' as const, medianMs: 20_000, sigma: 0.1 }, stream: { firstChunk: { kind: 'lognormal' as const, medianMs: 3_000, sigma: 0.2 }, chunkGap: { kind: 'lognormal' as const, medianMs: 2_000, sigma: 0.2 }, tokensPerChunk: 4 } },
+      timing: { ...groundTruth(5).timing, execution: { kind: 'lognormal' as const, medianMs: 14_000, sigma: 0.1 }, stream: { firstChunk: { kind: 'lognormal' as const, medianMs: 3_000, sigma: 0.2 }, chunkGap: { kind: 'lognormal' as const, medianMs: 2_000, sigma: 0.2 }, tokensPerChunk: 4 } },
     };
     const truth = await emulator(emulatorConfigOf(streaming), 'streaming.json');
     const out = path.join(dir, 'stream-twin');
-    const cal = await calibrate(truth.url, out, ['--time-scale', String(SCALE), '--health-poll-ms', '5', '--warm-jobs', '6', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '10']);
+    const cal = await calibrate(truth.url, out, ['--time-scale', String(SCALE), '--health-poll-ms', '5', '--warm-jobs', '2', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '8']);
     expect(cal.code, cal.out).toBe(0);
     const twin = await readJson<{ deployments: Record<string, { timing: { stream?: { firstChunk: Distribution; chunkGap: Distribution; tokensPerChunk: number } } }> }>(path.join(out, 'emulator.json'));
     const stream = twin.deployments[ENDPOINT]?.timing.stream;
     expect(stream, cal.out).toBeDefined();
     expect(stream?.tokensPerChunk).toBe(4);
     // Gaps of 2 s and a first chunk at 3 s: 33 and 50 ms of real time, well above the host's
-    // timer lateness (each chunk is a timer). The gap comes from executionTime over the ~9 chunks
-    // after the first (a job's mean; the time after the last chunk, under one gap, is counted
-    // in): 20%. The first chunk is read from /status and /stream polls of this client: 25%.
+    // timer lateness (each chunk is a timer). The gap is read from the chunks' arrivals, first to
+    // last (~5 gaps a job), on /stream polls 5 ms (300 emulated ms) apart: a poll at each end, a
+    // few percent of the span, and 8 jobs whose mean gaps spread by about 9%: 20%. The first
+    // chunk is read from /status and /stream polls of this client: 25%.
     expect(Math.abs(quantileMs(stream!.chunkGap, 0.5) / 2_000 - 1), cal.out).toBeLessThanOrEqual(0.2);
     expect(Math.abs(quantileMs(stream!.firstChunk, 0.5) / 3_000 - 1), cal.out).toBeLessThanOrEqual(0.25);
   });

@@ -95,16 +95,6 @@ describe('inferDeployment', () => {
     expect(r.deployment).toMatchObject({ scalerType: 'QUEUE_DELAY', scalerValue: 1 });
   });
 
-  it('overhead: the round trip taken out is the median of the /health read before each warm job, not the floor of every /health', () => {
-    // A busy client: the floor is 10 ms, but the /health read before each job took 40-60 ms, as
-    // did the job's own request; 300 ms of overhead each.
-    const rtts = [40, 50, 60, 50, 50];
-    const busy = rtts.map((rtt) => job({ delayMs: 50, executionMs: 2_000, e2eMs: 50 + 2_000 + 300 + rtt, healthRttMs: rtt }));
-    const r = inferDeployment(observations(busy), { given: {}, classField: undefined, classIds: ['default'], seed: 1 });
-    const overhead = r.fits.find((f) => f.part === 'overhead')?.samplesMs ?? [];
-    expect(overhead.map(Math.round)).toEqual([290, 300, 310, 300, 300]);
-  });
-
   it('a given value wins and the report keeps what was measured beside it', () => {
     const r = inferDeployment(observations(warm, { idleTimeoutSamplesMs: [12_000] }), { given: { idleTimeoutS: 10, workersMax: 7, gpuTypeId: 'L4' }, classField: undefined, classIds: ['default'], seed: 1 });
     const idle = r.settings.find((s) => s.name === 'idleTimeoutS');
