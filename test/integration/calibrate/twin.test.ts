@@ -19,15 +19,21 @@ const SCALE = 60;
 
 /**
  * Tolerances, relative to the ground truth. Both emulators draw from the same seeded streams
- * (common random numbers: the twin's written seed is given to the ground truth), so what is left
- * is the model's error, not the sampling noise (the ground truth against itself on another seed
- * differs by 10-40% on these ~64 jobs: bench/twin-fidelity.ts, column "floor"). The model's error
- * here comes from the parameters estimated from 51 execution and 10 cold-start samples (the
- * execution median alone: a standard error of 0.35/sqrt(51) = 4.9%) and from the host: at time
- * scale 60 each timer fires 1 to 10 ms late on a busy 2-core machine, 60 to 600 emulated ms, which
- * the calibration measures into dispatch, execution and overhead and the twin then adds again
- * (measured: e2e p50 +11% at a load average of 12; the bench at time scale 1 has none of it).
- *  - p50 and p90 of e2e and delayTime: 20%; p99: 25% (of ~64 jobs, the two largest decide it).
+ * (common random numbers: the twin's written seed is given to the ground truth), so the draws of
+ * the ~71 jobs are shared and what is left is the twin's model error. The issue's bar (10%) is
+ * for the bench's fuller calibration (bench/twin-fidelity.ts, at time scale 1 too); this test
+ * calibrates on a smaller sample at time scale 60, and both widen the error, always upward here:
+ *  - the sample: 10 cold starts place the fast-start share p with a standard error of 0.15
+ *    (seed 42's first ten give 0.5 for 0.6: more 40 s starts), the execution median from 51
+ *    samples has one of 0.35/sqrt(51) = 4.9%; near the pool's capacity a queue multiplies these
+ *    (one worker's 40 s start or 2% more work moves delayTime's median by 10-20%);
+ *  - the host: each emulator timer fires 1 to 10 ms late on a busy 2-core machine, 60 to 600
+ *    emulated ms at this scale, which the calibration measures into dispatch (+10%), execution
+ *    (+2-6%) and overhead, and the twin then adds again (none of it at time scale 1).
+ * Measured on this machine at a load average of 6-8 (five runs): e2e p50/p90 6-10%, p99 10-13%,
+ * delayTime p50/p90 9-14%, p99 7-11%, worker-seconds 1-5%, cold starts 0 or 1 apart; the ground
+ * truth against itself on the same seed (bench --plan test, column replay): under 5%.
+ *  - p50 and p90 of e2e and delayTime: 20%; p99: 25% (of ~71 jobs, the two largest decide it).
  *  - cold starts: 10% or 1 (about 12 in a run); peak workers: exact or 1 below (4 at most);
  *    worker-seconds: 10% (the idle timeout, measured to the second, and execution decide it).
  */
