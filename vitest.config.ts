@@ -1,7 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { SlowFirstSequencer } from './test/slow-first-sequencer.js';
 
 export default defineConfig({
+  // The suites import the authoring API by its package name (tsconfig.json "paths", for tsc and tsx).
+  resolve: { alias: { 'qbench/suite': fileURLToPath(new URL('./src/suite/index.ts', import.meta.url)) } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
@@ -17,6 +20,10 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           setupFiles: ['test/unit/no-io.ts'],
+          // The files of a worker share one module graph instead of importing the engine again
+          // per file (import was most of the project's time): a unit test restores what it
+          // changes (fake timers, spies) after itself.
+          isolate: false,
         },
       },
       {

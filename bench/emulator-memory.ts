@@ -1,4 +1,4 @@
-// Macro benchmark (issue 3 "Speed and scale"): hold 180,000 retained jobs (30 minutes of
+// Macro benchmark: hold 180,000 retained jobs (30 minutes of
 // /run at its §8 maximum of 1000 per 10 s: 100/s x 1800 s) in the emulator and read its RSS.
 // Bar: under 512 MB. The jobs go in over HTTP (autocannon, limits off) into a child process;
 // the peer figure is the same child's RSS before any job.   Run: npx tsx bench/emulator-memory.ts

@@ -1,4 +1,4 @@
-// Macro benchmark (issue 3 "Speed and scale"): /status and /run throughput of the emulator
+// Macro benchmark: /status and /run throughput of the emulator
 // with limits off, as ratios against a bare node:http server answering fixed JSON, both in
 // child processes, both driven by autocannon in this process in the same run.
 // Bar: /status >= 0.6x, /run >= 0.4x.   Run: npx tsx bench/emulator-throughput.ts [seconds=3] [rounds=5]

@@ -1,4 +1,4 @@
-// Macro benchmarks of the load engine (issue 6 "Speed"), side by side in one run, as ratios:
+// Macro benchmarks of the load engine, side by side in one run, as ratios:
 //  1. max-throughput: qbench's executor vs bare autocannon (the peer), same connections,
 //     same fixed target (nginx from Debian serving fixed JSON on loopback), alternating.
 //     Bar: >= 1.0x autocannon's request rate.

@@ -4,7 +4,7 @@
 export const EXIT = {
   /** Every required check and threshold passed. */
   OK: 0,
-  /** The target failed a check, a threshold, a fuzz property or a comparison. */
+  /** The target failed a check, a threshold, a fuzz property or a comparison; or no setting of a plan met its SLOs. */
   TARGET_FAILED: 1,
   /** Bad usage: unknown flag, value out of range, invalid config or scenario file. */
   USAGE: 2,
@@ -22,7 +22,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_DESCRIPTIONS: Readonly<Record<ExitCode, string>> = {
   0: 'pass: every required check and threshold passed',
-  1: 'the target failed a check, threshold, fuzz property or comparison',
+  1: 'the target failed a check, threshold, fuzz property or comparison, or no planned setting met its SLOs',
   2: 'usage or configuration error',
   3: 'internal error in qbench',
   4: 'invalid measurement: the load generator could not keep up',

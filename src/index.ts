@@ -44,8 +44,8 @@ export type {
 } from './client/index.js';
 
 // A saved result (result.json) and a comparison (comparison.json).
-export { SCHEMA_VERSION, readResult, parseResult } from './report/index.js';
+export { SCHEMA_VERSION, readResult, parseResult } from './result/index.js';
 export type {
   QbenchResult, QbenchComparison, ConformanceSection, CheckResult, LoadSection, LoadScenarioResult, FuzzSection, OverallVerdict,
   VerdictStatus,
-} from './report/index.js';
+} from './result/index.js';

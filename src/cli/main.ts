@@ -1,33 +1,52 @@
-// The CLI: yargs commands. The only place that reads argv and env and decides exit codes.
+// The CLI: yargs commands declared from each command's options (src/cli/options.ts). bin.ts
+// hands it the command line; it is the only reader of argv and env and decides exit codes.
 import { createInterface } from 'node:readline/promises';
 import yargs from 'yargs';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
-import type { CliIo } from './command.js';
+import type { CliIo, CommandModule } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { declareOptions, parseOptions, readsConfig } from './options.js';
 import { configOption } from './target-options.js';
 import { EMULATOR_TARGET, parseTarget } from '../target/index.js';
+import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+
+export type { CliIo } from './command.js';
 
 /**
- * Set to 1, the CLI parses the command line and the config file, checks the --target grammar,
- * and exits 0 without running anything (no network, no files written): the README test uses it
- * for the command lines that need a deployment. Not a user option.
+ * Set to 1, the CLI parses the command line and the config file, checks every option and the
+ * --target grammar, and exits 0 without running anything (no network, no files written): the
+ * README test uses it for the command lines that need a deployment. Not a user option.
  */
 export const PARSE_ONLY_ENV = 'QBENCH_PARSE_ONLY';
 
-/** What parse-only mode checks beyond yargs and the config file: the target grammar. */
-function checkParsed(name: string, args: Record<string, unknown>, io: CliIo): ExitCode {
-  const target = args['target'];
-  const endpoint = args['endpoint'];
+/** What parse-only mode checks beyond the options: the target grammar. */
+function checkParsed(name: string, flags: Readonly<Record<string, unknown>>, io: CliIo): ExitCode {
+  const target = flags['target'];
+  const endpoint = flags['endpoint'];
   if (typeof target === 'string' && target !== EMULATOR_TARGET) parseTarget(target, typeof endpoint === 'string' ? endpoint : undefined);
   io.stderr(`qbench ${name}: the command line is valid (${PARSE_ONLY_ENV}=1: nothing run)\n`);
   return EXIT.OK;
 }
-import { applyConfig, CONFIG_COMMANDS } from '../config/apply-config.js';
-import { loadConfig } from '../config/load-config.js';
 
-export type { CliIo } from './command.js';
+/** The names of the commands that read the config file. */
+export const CONFIG_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.filter((c) => readsConfig(c.options)).map(commandName));
+
+function commandName(c: CommandModule): string {
+  return c.command.split(' ')[0] ?? '';
+}
+
+async function readConfigFile(command: string, file: unknown): Promise<LoadedConfig | undefined> {
+  if (file !== undefined && typeof file !== 'string') throw new QbenchError('QB_ERR_USAGE', '--config: give one file, once');
+  try {
+    return await loadConfig(file);
+  } catch (e) {
+    // Before the config file, `emulate --config` took the emulator's own JSON settings.
+    if (command === 'emulate' && file !== undefined && e instanceof QbenchError) throw new QbenchError(e.code, `${e.message}\n(the emulator's own JSON settings go to --emulator-config; --config takes a qbench.config file with an emulator section)`);
+    throw e;
+  }
+}
 
 export function defaultIo(signal: AbortSignal = new AbortController().signal): CliIo {
   return {
@@ -62,28 +81,15 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100));
   for (const cmd of COMMANDS) {
-    const name = cmd.command.split(' ')[0] ?? '';
-    const readsConfig = CONFIG_COMMANDS.has(name);
-    parser = parser.command(cmd.command, cmd.describe, (y) => (readsConfig ? configOption(cmd.builder(y)) : cmd.builder(y)), async (args) => {
-      exitCode = io.env[PARSE_ONLY_ENV] === '1' ? checkParsed(name, args, io) : await cmd.run(args, io);
+    const name = commandName(cmd);
+    const options = CONFIG_COMMANDS.has(name) ? { ...cmd.options, config: configOption } : cmd.options;
+    parser = parser.command(cmd.command, cmd.describe, (y) => declareOptions(cmd.builder ? cmd.builder(y) : y, options), async (args) => {
+      const loaded = CONFIG_COMMANDS.has(name) ? await readConfigFile(name, args['config']) : undefined;
+      const flags = parseOptions(name, cmd.options, args, loaded);
+      exitCode = io.env[PARSE_ONLY_ENV] === '1' ? checkParsed(name, flags, io) : await cmd.run(flags, io, { commandLine: ['qbench', ...argv] });
     });
   }
   parser = parser
-    .middleware(async (args) => {
-      const command = String(args._[0] ?? '');
-      if (!CONFIG_COMMANDS.has(command)) return;
-      const file = args['config'];
-      if (file !== undefined && typeof file !== 'string') throw new QbenchError('QB_ERR_USAGE', '--config: give one file, once');
-      let loaded: Awaited<ReturnType<typeof loadConfig>>;
-      try {
-        loaded = await loadConfig(file);
-      } catch (e) {
-        // Before the config file, `emulate --config` took the emulator's own JSON settings.
-        if (command === 'emulate' && file !== undefined && e instanceof QbenchError) throw new QbenchError(e.code, `${e.message}\n(the emulator's own JSON settings go to --emulator-config; --config takes a qbench.config file with an emulator section)`);
-        throw e;
-      }
-      if (loaded) applyConfig(command, args, argv, loaded);
-    })
     .fail((msg, err) => {
       if (err) throw err;
       throw new QbenchError('QB_ERR_USAGE', msg);

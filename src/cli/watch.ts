@@ -9,7 +9,7 @@ import { observeAll, type LoadObserver } from '../load/observer.js';
 import { runLabels } from '../metrics/labels.js';
 import type { MetricsEndpoint } from '../metrics/endpoints.js';
 import type { JournalSection } from '../journal/records.js';
-import type { CheckResult, FuzzProperty, QbenchResult, TargetInfo } from '../report/model.js';
+import type { CheckResult, FuzzProperty, QbenchResult, TargetInfo } from '../result/model.js';
 
 export interface WatchInput {
   readonly dir: string;

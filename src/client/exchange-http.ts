@@ -4,7 +4,7 @@
 // record (src/client/exchange-record.ts). Each caller builds its own request record, since only
 // it knows which parts carry the key, and its own curl line with the shared renderer.
 import { request, type Dispatcher } from 'undici';
-import type { HttpExchange } from '../report/model.js';
+import type { HttpExchange } from '../result/model.js';
 import { recordBody, recordHeaders } from './exchange-record.js';
 
 export type ExchangeMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';

@@ -4,21 +4,22 @@
 import { z } from 'zod';
 import { FAULT_NAMES } from '../emulator/faults.js';
 import { DeploymentSettings } from '../emulator/deployment/index.js';
+import { DurationText, EndpointId } from '../spec/index.js';
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'an environment variable name (letters, digits, _)' });
-const endpointId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, { error: 'an endpoint id (letters, digits, - and _)' });
-const httpUrl = z.url({ protocol: /^https?$/, error: 'an http(s) URL' });
+/** The name of an environment variable (the config and the flags name the key's variable, never the key). */
+export const EnvVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be an environment variable name (letters, digits, _)' });
+export const HttpUrlText = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 export const ConfigTarget = z.strictObject({
   /** "emulator", a base URL, or a URL naming the endpoint (.../v2/<endpoint_id>). */
-  url: z.union([z.literal('emulator'), httpUrl], { error: '"emulator" or an http(s) URL' }),
-  endpoint: endpointId.optional(),
-  restUrl: httpUrl.optional(),
-  graphqlUrl: httpUrl.optional(),
+  url: z.union([z.literal('emulator'), HttpUrlText], { error: '"emulator" or an http(s) URL' }),
+  endpoint: EndpointId.optional(),
+  restUrl: HttpUrlText.optional(),
+  graphqlUrl: HttpUrlText.optional(),
   /** The NAME of the variable holding the key, never the key. */
-  apiKeyEnv: envName.optional(),
+  apiKeyEnv: EnvVarName.optional(),
   /** Idle endpoints on the same target that checks may take for exact counts. */
-  spareEndpoints: z.array(endpointId).optional(),
+  spareEndpoints: z.array(EndpointId).optional(),
 });
 export type ConfigTarget = z.infer<typeof ConfigTarget>;
 
@@ -53,7 +54,7 @@ export const QbenchConfig = z.strictObject({
       modelRuns: z.number().int().positive().optional(),
       maxCommands: z.number().int().positive().optional(),
       /** e.g. "45s", "5m". */
-      maxDuration: z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, { error: 'a duration such as 45s, 5m, 1m30s' }).optional(),
+      maxDuration: DurationText.optional(),
     })
     .default({}),
   /**
@@ -65,8 +66,8 @@ export const QbenchConfig = z.strictObject({
       port: z.number().int().min(0).max(65535, { error: 'a TCP port, 0..65535' }).optional(),
       host: z.string().min(1).optional(),
       /** The NAME of the variable holding the accepted key, never the key. */
-      apiKeyEnv: envName.optional(),
-      endpoints: z.array(endpointId).min(1).optional(),
+      apiKeyEnv: EnvVarName.optional(),
+      endpoints: z.array(EndpointId).min(1).optional(),
       timeScale: z.number().positive().max(100_000).optional(),
       scaleRateWindows: z.boolean().optional(),
       workers: z
@@ -83,7 +84,7 @@ export const QbenchConfig = z.strictObject({
       simulatedWorkers: z.boolean().optional(),
       workerPingIntervalMs: z.number().int().positive().optional(),
       /** Per endpoint: the deployment (workers, idle timeout, scaler, GPU, timing model), as in the emulator config's `deployments`. */
-      deployments: z.record(endpointId, DeploymentSettings).optional(),
+      deployments: z.record(EndpointId, DeploymentSettings).optional(),
       faults: z.array(z.enum(FAULT_NAMES as unknown as [string, ...string[]], { error: `a fault: ${FAULT_NAMES.join(', ')}` })).optional(),
     })
     .default({}),

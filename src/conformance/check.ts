@@ -1,7 +1,7 @@
 // The check model: a check is data (id, cited clauses, interface, tags, kind) plus
 // code (`run(ctx)`). A check signals its verdict by returning (pass) or by throwing one of
 // the outcomes below; the runner turns them into the report's Verdict union.
-import type { HttpExchange } from '../report/model.js';
+import type { HttpExchange } from '../result/model.js';
 import type { Probe, ProbeResponse } from './probe.js';
 import type { RateLease } from './ledger.js';
 import type { Target } from './target.js';

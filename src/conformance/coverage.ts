@@ -1,7 +1,7 @@
-// The coverage matrix (issue 5): every normative clause, the checks that cite it, and the
+// The coverage matrix: every normative clause, the checks that cite it, and the
 // clauses with none together with the written reason. Rendered into docs/coverage-matrix.md
 // (kept in sync by a test) and into each report's conformance section.
-import type { CoverageRow } from '../report/model.js';
+import type { CoverageRow } from '../result/model.js';
 import type { Suite } from './suite.js';
 
 export function buildCoverage(suite: Suite): CoverageRow[] {

@@ -1,6 +1,6 @@
 // --expect files: known failures of a target (id, expected verdict, reason, optional expiry).
 // A matched expectation keeps a known failure from failing the run; any other verdict of a
-// listed check (an unexpected pass included) fails it (src/report checkFailsRun), so the file
+// listed check (an unexpected pass included) fails it (src/result checkFailsRun), so the file
 // is kept current; an expired entry no longer applies.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';

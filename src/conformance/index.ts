@@ -26,3 +26,4 @@ export { runSelfTest, renderDetectionTable, checksForSection } from './self-test
 export type { SelfTestRow, SelfTestReport, SelfTestOptions } from './self-test.js';
 export { connectTarget, startEmulatorTarget, EMULATOR_MAIN_ENDPOINT, EMULATOR_SPARE_ENDPOINTS, EMULATOR_API_KEY_ENV } from './connect.js';
 export type { ConnectOptions, Connected, EmulatorTargetOptions, EmulatorTarget } from './connect.js';
+export { loadSuite, shippedSuite, SHIPPED_SUITE_FILE } from './load-suite.js';

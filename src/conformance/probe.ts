@@ -4,7 +4,7 @@
 // and a curl reproduction. §5 auth per interface: queue header, REST bearer, GraphQL query.
 import type { Dispatcher } from 'undici';
 import { redactSecrets, registerSecret } from '../errors.js';
-import type { HttpExchange } from '../report/model.js';
+import type { HttpExchange } from '../result/model.js';
 import type { TargetAddresses, TargetKey } from '../target/index.js';
 import { EXCHANGE_BODY_LIMIT_CHARS, recordBody } from '../client/exchange-record.js';
 import { parseAnswerJson, recordResponse, scrubKey, sendExchange, type ExchangeMethod } from '../client/exchange-http.js';

@@ -1,10 +1,10 @@
-// From check results to the shared result model (src/report/model.ts): the conformance
+// From check results to the shared result model (src/result/model.ts): the conformance
 // section with its summary and coverage, the overall verdict and the exit code. Spec checks
 // decide the exit code; compat findings and skips never do; an expected failure does not.
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { SCHEMA_VERSION, type CheckResult, type ConformanceSection, type CoverageRow, type QbenchResult, type TargetInfo } from '../report/model.js';
-import { buildMeta } from '../report/machine.js';
-import { checkFailsRun, computeOverall, type OverallExtras } from '../report/overall.js';
+import { SCHEMA_VERSION, type CheckResult, type ConformanceSection, type CoverageRow, type QbenchResult, type TargetInfo } from '../result/model.js';
+import { buildMeta } from '../result/machine.js';
+import { checkFailsRun, computeOverall, type OverallExtras } from '../result/overall.js';
 import { buildCoverage } from './coverage.js';
 import type { Suite } from './suite.js';
 

@@ -2,7 +2,7 @@
 // `*`, or tag), billable gating and the interfaces the target has; runs them through a
 // bounded pool (rate-limit checks in a phase of their own so their bursts never meet the
 // others); turns each outcome into a report verdict with evidence and a curl line.
-import type { CheckResult, HttpExchange, Verdict } from '../report/model.js';
+import type { CheckResult, HttpExchange, Verdict } from '../result/model.js';
 import { redactSecrets } from '../errors.js';
 import { CheckFailure, CheckInconclusive, CheckSkip, evidenceExchanges, violatingExchange, type CheckContext, type CheckDefinition, type Evidence } from './check.js';
 import { checkBudget } from './budget.js';

@@ -4,7 +4,7 @@
 // fault's clause, and at least one of them must fail. The detection table lists them.
 // The emulators are in-process by default; `startTarget` puts them anywhere reachable by URL
 // (another process, behind a proxy), to prove the suite at the border as well.
-import type { CheckResult } from '../report/model.js';
+import type { CheckResult } from '../result/model.js';
 import { FAULTS, FAULT_NAMES, type FaultName } from '../emulator/faults.js';
 import { startEmulatorTarget, type Connected } from './connect.js';
 import { runPool } from './pool.js';

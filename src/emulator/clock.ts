@@ -2,8 +2,8 @@
 // execution timeout, retention, webhook spacing, handler delays, idle timeout) is read and
 // scheduled here, in *emulated* milliseconds. A scaled clock runs `scale` times faster
 // than real time, so 30 minutes of retention pass in 30 s at scale 60.
-// All timers live in one binary heap with a single armed host timer, so holding 180,000
-// retained jobs costs one heap entry each, not one setTimeout each.
+// All timers live in one heap (two binary heaps, near and far) with a single armed host timer,
+// so holding 180,000 retained jobs costs one heap entry each, not one setTimeout each.
 
 export interface TimerHandle {
   cancel(): void;
@@ -22,6 +22,12 @@ export interface Clock {
    * costs its heap entry only, no closure (the emulator holds one per retained job).
    */
   setTimerFor<T>(delayMs: number, fn: (arg: T) => void, arg: T): TimerHandle;
+  /**
+   * Run `fn` once the current event's own continuations have run, before the next timer: a
+   * microtask on the real-time clocks, the end of the current event on the virtual one (which
+   * runs synchronously and never yields to the microtask queue).
+   */
+  defer<T>(fn: (arg: T) => void, arg: T): void;
   /** Resolve after `delayMs` of emulated time; rejects with the signal's reason when aborted. */
   sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
   /** Convert an emulated duration into real ms (for host-level timeouts such as long-polls). */
@@ -37,7 +43,7 @@ export interface Clock {
   onError?: ((e: unknown) => void) | undefined;
 }
 
-/** One pending timer: its place in the heap and, handed out as its TimerHandle, its own cancel. */
+/** One pending timer: its place in its heap and, handed out as its TimerHandle, its own cancel. */
 class Entry implements TimerHandle {
   cancelled = false;
   constructor(
@@ -47,6 +53,8 @@ class Entry implements TimerHandle {
     readonly arg: unknown,
     /** The clock that cancels it (none for a bare TimerHeap). */
     private readonly owner: HeapClock | undefined,
+    /** Which of the TimerHeap's two heaps holds it. */
+    readonly far: boolean,
     public index: number,
   ) {}
 
@@ -55,36 +63,29 @@ class Entry implements TimerHandle {
   }
 }
 
-/** A binary min-heap of timers ordered by (dueAtMs, seq), with O(log n) removal. */
-export class TimerHeap {
-  private readonly items: Entry[] = [];
-  private seq = 0;
+const less = (a: Entry, b: Entry): boolean => a.dueAtMs < b.dueAtMs || (a.dueAtMs === b.dueAtMs && a.seq < b.seq);
 
-  get size(): number {
-    return this.items.length;
-  }
+/** A binary min-heap of entries ordered by (dueAtMs, seq), with O(log n) removal. */
+class BinaryHeap {
+  readonly items: Entry[] = [];
 
-  peek(): Entry | undefined {
-    return this.items[0];
-  }
-
-  push(dueAtMs: number, fn: (arg: unknown) => void, arg?: unknown, owner?: HeapClock): Entry {
-    const e = new Entry(dueAtMs, this.seq++, fn, arg, owner, this.items.length);
+  push(e: Entry): void {
+    e.index = this.items.length;
     this.items.push(e);
     this.up(e.index);
-    return e;
   }
 
-  pop(): Entry | undefined {
-    const top = this.items[0];
-    if (top === undefined) return undefined;
-    this.removeAt(0);
-    return top;
-  }
-
-  remove(e: Entry): void {
-    if (e.index < 0 || this.items[e.index] !== e) return;
-    this.removeAt(e.index);
+  remove(e: Entry): boolean {
+    const i = e.index;
+    if (i < 0 || this.items[i] !== e) return false;
+    const last = this.items.pop() as Entry;
+    e.index = -1;
+    if (i === this.items.length) return true; // the removed entry was the last one
+    this.items[i] = last;
+    last.index = i;
+    this.down(i);
+    this.up(last.index);
+    return true;
   }
 
   clear(): void {
@@ -92,51 +93,91 @@ export class TimerHeap {
     this.items.length = 0;
   }
 
-  private removeAt(i: number): void {
-    const removed = this.items[i] as Entry;
-    const last = this.items.pop() as Entry;
-    removed.index = -1;
-    if (i === this.items.length) return; // the removed entry was the last one
-    this.items[i] = last;
-    last.index = i;
-    this.down(i);
-    this.up(last.index);
-  }
-
-  private less(a: Entry, b: Entry): boolean {
-    return a.dueAtMs < b.dueAtMs || (a.dueAtMs === b.dueAtMs && a.seq < b.seq);
-  }
-
-  private swap(i: number, j: number): void {
-    const a = this.items[i] as Entry;
-    const b = this.items[j] as Entry;
-    this.items[i] = b;
-    this.items[j] = a;
-    a.index = j;
-    b.index = i;
-  }
-
   private up(i: number): void {
+    const items = this.items;
+    const e = items[i] as Entry;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(this.items[i] as Entry, this.items[p] as Entry)) break;
-      this.swap(i, p);
+      const parent = items[p] as Entry;
+      if (!less(e, parent)) break;
+      items[i] = parent;
+      parent.index = i;
       i = p;
     }
+    items[i] = e;
+    e.index = i;
   }
 
   private down(i: number): void {
-    const n = this.items.length;
+    const items = this.items;
+    const n = items.length;
+    const e = items[i] as Entry;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < n && this.less(this.items[l] as Entry, this.items[m] as Entry)) m = l;
-      if (r < n && this.less(this.items[r] as Entry, this.items[m] as Entry)) m = r;
-      if (m === i) break;
-      this.swap(i, m);
+      let m = l;
+      if (r < n && less(items[r] as Entry, items[l] as Entry)) m = r;
+      const child = items[m] as Entry;
+      if (!less(child, e)) break;
+      items[i] = child;
+      child.index = i;
       i = m;
     }
+    items[i] = e;
+    e.index = i;
+  }
+}
+
+/**
+ * The timers of a clock, ordered by (dueAtMs, seq), with O(log n) removal. Two binary heaps:
+ * timers due more than `farMs` after the last one taken (retention, ttl: one per job, hundreds of
+ * thousands under load) wait in their own heap, so the many short ones (holds, runs, checks)
+ * move through a heap of their own size. The earlier of the two tops is next.
+ */
+export class TimerHeap {
+  private readonly near = new BinaryHeap();
+  private readonly farHeap = new BinaryHeap();
+  private seq = 0;
+  /** Due time of the last timer taken: what "far" is measured from. */
+  private floorMs = -Infinity;
+
+  constructor(private readonly farMs = 60_000) {}
+
+  get size(): number {
+    return this.near.items.length + this.farHeap.items.length;
+  }
+
+  peek(): Entry | undefined {
+    const a = this.near.items[0];
+    const b = this.farHeap.items[0];
+    if (a === undefined) return b;
+    if (b === undefined) return a;
+    return less(b, a) ? b : a;
+  }
+
+  push(dueAtMs: number, fn: (arg: unknown) => void, arg?: unknown, owner?: HeapClock): Entry {
+    const far = dueAtMs - this.floorMs > this.farMs;
+    const e = new Entry(dueAtMs, this.seq++, fn, arg, owner, far, -1);
+    (far ? this.farHeap : this.near).push(e);
+    return e;
+  }
+
+  pop(): Entry | undefined {
+    const top = this.peek();
+    if (top === undefined) return undefined;
+    (top.far ? this.farHeap : this.near).remove(top);
+    if (top.dueAtMs > this.floorMs) this.floorMs = top.dueAtMs;
+    return top;
+  }
+
+  remove(e: Entry): void {
+    (e.far ? this.farHeap : this.near).remove(e);
+  }
+
+  clear(): void {
+    this.near.clear();
+    this.farHeap.clear();
   }
 }
 
@@ -170,6 +211,10 @@ abstract class HeapClock implements Clock {
     const wasTop = this.heap.peek() === entry;
     this.heap.remove(entry);
     if (wasTop) this.rearm();
+  }
+
+  defer<T>(fn: (arg: T) => void, arg: T): void {
+    queueMicrotask(() => fn(arg));
   }
 
   sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
@@ -213,7 +258,7 @@ abstract class HeapClock implements Clock {
     }
   }
 
-  private timerFailed(e: unknown): void {
+  protected timerFailed(e: unknown): void {
     try {
       if (this.onError) this.onError(e);
       else process.stderr.write(`emulator clock: a timer failed: ${e instanceof Error ? e.name : 'error'}\n`);
@@ -304,6 +349,86 @@ export class ManualClock extends HeapClock {
 
   protected rearm(): void {
     // Nothing to arm: time moves only through advance().
+  }
+}
+
+/**
+ * The discrete-event clock of the simulator (src/sim/): time jumps to the next due timer (next-event
+ * time advance), with no host timer and no microtask in between, so a simulated hour runs in a
+ * fraction of a real second. What `defer` queues runs at the end of the event that queued it, as a
+ * microtask would on the real-time clocks. Single-threaded and synchronous: `run` returns when the
+ * heap is empty, time passes `untilMs`, or `stop()` answers true.
+ */
+export class VirtualClock extends HeapClock {
+  readonly scale = 1;
+  private current: number;
+  /** Deferred functions and their arguments, interleaved. */
+  private readonly deferred: unknown[] = [];
+  /** Timer callbacks run so far (the simulator's unit of work). */
+  events = 0;
+
+  constructor(startMs = 0) {
+    super();
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  override defer<T>(fn: (arg: T) => void, arg: T): void {
+    this.deferred.push(fn, arg);
+  }
+
+  /** Run the next due timer (time moves to its due time) and what it deferred; false when none is pending. */
+  step(): boolean {
+    const top = this.heap.pop();
+    if (top === undefined) return false;
+    if (top.dueAtMs > this.current) this.current = top.dueAtMs;
+    top.cancelled = true;
+    this.events += 1;
+    try {
+      top.fn(top.arg);
+    } catch (e) {
+      this.timerFailed(e);
+    }
+    this.flushDeferred();
+    return true;
+  }
+
+  /** Run what `defer` queued (a deferred function may queue more: they run too, in order). */
+  flushDeferred(): void {
+    for (let i = 0; i < this.deferred.length; i += 2) {
+      try {
+        (this.deferred[i] as (arg: unknown) => void)(this.deferred[i + 1]);
+      } catch (e) {
+        this.timerFailed(e);
+      }
+    }
+    this.deferred.length = 0;
+  }
+
+  /** Due time of the next timer; Infinity when none is pending. */
+  nextDueMs(): number {
+    return this.heap.peek()?.dueAtMs ?? Infinity;
+  }
+
+  /**
+   * Run timers in due order while the next is due at or before `untilMs` and `stop` (checked
+   * after each event) answers false; time ends at the last event run.
+   */
+  run(untilMs = Infinity, stop?: () => boolean): void {
+    this.flushDeferred();
+    for (;;) {
+      const top = this.heap.peek();
+      if (top === undefined || top.dueAtMs > untilMs) return;
+      this.step();
+      if (stop?.() === true) return;
+    }
+  }
+
+  protected rearm(): void {
+    // Nothing to arm: time moves only through step() and run().
   }
 }
 

@@ -3,17 +3,12 @@
 // Limit defaults come from src/spec (§2.2, §4.1, §8); the rest are emulator choices.
 import { z } from 'zod';
 import { configError } from '../errors.js';
-import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS, WORKER_PROTOCOL } from '../spec/index.js';
+import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS, WORKER_PROTOCOL, EndpointId } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
 import { FAULT_NAMES, isFaultName, type FaultName } from './faults.js';
 import { DEFAULT_PRICES, DeploymentSettings, priceOf, resolveDeployment, type EndpointDeployment } from './deployment/index.js';
 
 const OPERATIONS = Object.keys(RATE_LIMITS) as RateLimitedOperation[];
-
-/** Endpoint ids travel in URL paths: keep them to a safe alphabet. */
-export const EndpointId = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { error: 'endpoint ids are 1-64 characters of letters, digits, "-" and "_"' });
 
 const nonNegInt = (what: string) => z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` }).nonnegative({ error: `${what} must be >= 0` });
 const posInt = (what: string) => z.number({ error: `${what} must be a number` }).int({ error: `${what} must be a whole number` }).positive({ error: `${what} must be > 0` });
@@ -102,9 +97,9 @@ export const EmulatorConfigSchema = z.strictObject({
     keepAliveTimeoutMs: posInt('http.keepAliveTimeoutMs').default(5_000),
     maxHeaderBytes: posInt('http.maxHeaderBytes').default(16_384),
   }).default({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384 }),
-  /** Issue 9: accept real worker processes over the worker protocol (job-take, job-done, ...). */
+  /** Accept real worker processes over the worker protocol (job-take, job-done, ...). */
   externalWorkers: z.boolean().default(false),
-  /** Issue 9: simulated workers run too (a mixed pool); default: only when externalWorkers is off. */
+  /** With externalWorkers: simulated workers run too (a mixed pool); default: only when externalWorkers is off. */
   simulatedWorkers: z.boolean().optional(),
   /** Real ms between an external worker's pings (RUNPOD_PING_INTERVAL); silent for 3 of them it is lost. */
   workerPingIntervalMs: posInt('workerPingIntervalMs').max(WORKER_PROTOCOL.workerHttpTimeoutMs).default(WORKER_PROTOCOL.defaultPingIntervalMs),

@@ -7,7 +7,7 @@ import { endpointDeployment, type EmulatorConfig, type RateOverride } from './co
 import { DeploymentModel } from './deployment/index.js';
 import type { FaultName, FaultSet } from './faults.js';
 import { QueueEndpoint, EndpointRateLimiter, rulesWithOverrides, WebhookDispatcher, mockWorkerHandler, RequestValidator } from './queue/index.js';
-import type { Handler, PoolSettings, RuleInForce } from './queue/index.js';
+import type { EndpointObserver, Handler, PoolSettings, RuleInForce } from './queue/index.js';
 import type { EmulatorServices, SubService, SubServiceFactory } from './sub-services.js';
 import { SUB_SERVICES } from './sub-service-list.js';
 import { Incidents } from './incidents.js';
@@ -35,6 +35,8 @@ export interface CoreOptions {
   subServices?: readonly SubServiceFactory[];
   /** Where internal-error lines go (stderr by default). */
   log?: (line: string) => void;
+  /** Told of job starts on every endpoint (the discrete-event mode's figures). */
+  observer?: EndpointObserver;
 }
 
 export class EmulatorCore {
@@ -83,6 +85,7 @@ export class EmulatorCore {
         model: new DeploymentModel(endpointDeployment(config, id)),
         streamChunkBytes: () => config.limits.streamChunkBytes,
         llm: config.llm,
+        observer: opts.observer,
       });
       ep.templateId = config.endpointTemplates[id];
       this.endpoints.set(id, ep);

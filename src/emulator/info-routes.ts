@@ -49,7 +49,7 @@ const LimitsChange = z.strictObject({
 /** The info document (GET /_qbench/info). */
 
 /**
- * The pool settings /_qbench/info advertises. External workers (issue 9) bring their own,
+ * The pool settings /_qbench/info advertises. External workers bring their own,
  * unknown capacity, so with them no max or jobsPerWorker is advertised (clients that count
  * worker slots from these would undercount); without simulated workers no settings at all.
  */

@@ -49,7 +49,7 @@ function isRoute(s: string): s is Route {
   return Object.hasOwn(ROUTES, s);
 }
 
-/** Routes of the worker protocol (issue 9), mounted under /v2/{endpoint_id}/ beside the client routes. */
+/** Routes of the worker protocol, mounted under /v2/{endpoint_id}/ beside the client routes. */
 export interface WorkerRoutes {
   owns(op: string): boolean;
   handle(ep: QueueEndpoint, req: IncomingMessage, res: ServerResponse, rest: string[], query: string): Promise<void>;

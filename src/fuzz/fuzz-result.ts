@@ -1,9 +1,9 @@
-// The fuzz run as the shared result model (src/report/model.ts: meta, fuzz, overall) and the
+// The fuzz run as the shared result model (src/result/model.ts: meta, fuzz, overall) and the
 // plain-words rendering of a finding: shrunk case, expected vs observed, curl line, and the
 // command line that replays it (seed, property, path).
-import { SCHEMA_VERSION, type FuzzProperty, type QbenchResult } from '../report/model.js';
-import { buildMeta } from '../report/machine.js';
-import { computeOverall } from '../report/overall.js';
+import { SCHEMA_VERSION, type FuzzProperty, type QbenchResult } from '../result/model.js';
+import { buildMeta } from '../result/machine.js';
+import { computeOverall } from '../result/overall.js';
 import { redactSecrets } from '../errors.js';
 import { replayPathOf, type FuzzRunResult, type OracleTally } from './runner.js';
 import type { FuzzTarget } from './target.js';

@@ -7,7 +7,7 @@ import { HTTP_STATUS } from '../spec/index.js';
 import { resolveBackoff, withBackoff, type BackoffOptions } from '../client/backoff.js';
 import { EXCHANGE_BODY_LIMIT_CHARS, recordBody, recordHeaders } from '../client/exchange-record.js';
 import { parseAnswerJson, recordResponse, scrubKey, sendExchange } from '../client/exchange-http.js';
-import type { HttpExchange } from '../report/model.js';
+import type { HttpExchange } from '../result/model.js';
 import { bodyBytes, describeBody, encodeBody, type CaseBody } from './case-body.js';
 import { API_KEY_ENV, curlLine, type AuthPlacement } from './curl.js';
 import type { BudgetOperation, RateBudget } from './rate-budget.js';

@@ -1,5 +1,5 @@
 // Property-based fuzzing of the validation rules and model-based testing of the §3.1 job
-// state machine (issue 8): arbitraries derived from src/spec, the oracle, the runner.
+// state machine: arbitraries derived from src/spec, the oracle, the runner.
 export { runFuzz, allProperties, PROPERTY_NAMES, replayPathOf } from './runner.js';
 export type { FuzzRunOptions, FuzzRunResult, FuzzEvent, OracleTally } from './runner.js';
 export { resolveFuzzTarget, FUZZ_ENDPOINT, MODEL_ENDPOINT } from './resolve-target.js';

@@ -2,7 +2,7 @@
 // value against the target. A check throws `Disagreement` when the target and the oracle
 // disagree; the runner hands the property to fast-check, which shrinks the value.
 import type fc from 'fast-check';
-import type { Clause, HttpExchange } from '../report/model.js';
+import type { Clause, HttpExchange } from '../result/model.js';
 import type { FuzzAnswer, FuzzHttp } from './http.js';
 import type { FuzzTarget } from './target.js';
 

@@ -1,11 +1,11 @@
 // Runs the fuzz properties against one target within a time budget: each property goes to
 // fast-check (fixed seed, bounded runs, interrupted at its share of --max-duration), the
 // shrunk counterexample of a failure is kept with its seed, path and evidence, and the whole
-// is returned as the report model's `fuzz` section (src/report/model.ts FuzzSection).
+// is returned as the report model's `fuzz` section (src/result/model.ts FuzzSection).
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { QbenchError } from '../errors.js';
-import type { FuzzProperty, FuzzSection } from '../report/model.js';
+import type { FuzzProperty, FuzzSection } from '../result/model.js';
 import { FuzzHttp } from './http.js';
 import { Disagreement, type AnyFuzzProperty, type FuzzPropertyDef, type PropertyContext } from './property.js';
 import { RateBudget } from './rate-budget.js';

@@ -33,23 +33,25 @@ export default defineConfig({
 `;
 
 export const SCENARIO_TEMPLATE = `// An example load scenario: a steady arrival rate of /runsync and /health with k6-style
-// thresholds as the verdict. Run it with \`npx qbench load scenarios/example.ts --target local\`.
-import type { LoadScenarioInput } from 'qbench';
+// thresholds as the verdict. Run it with \`npx qbench load scenarios/example.ts --target local\`
+// (\`--param rate=20\` for another rate: the parameter is declared below, a bad value is refused).
+import { defineScenario, param } from 'qbench/suite';
 
-const scenario: LoadScenarioInput = {
-  name: 'example',
-  description: 'runsync and health at 10 requests/s for 3 s',
-  executor: 'constant-arrival-rate',
-  ratePerSec: 10,
-  durationMs: 3_000,
-  steps: [{ kind: 'runsync', input: { prompt: 'hello' } }, { kind: 'health' }],
-  thresholds: {
-    'runsync.errors.rate': ['rate<0.01'],
-    'runsync.latency': ['p(99)<2000'],
-  },
-};
-
-export default scenario;
+export default defineScenario({
+  params: { rate: param.number({ above: 0, max: 1000, unit: 'requests/s' }).default(10) },
+  create: ({ params }) => ({
+    name: 'example',
+    description: \`runsync and health at \${params.rate} requests/s for 3 s\`,
+    executor: 'constant-arrival-rate',
+    ratePerSec: params.rate,
+    durationMs: 3_000,
+    steps: [{ kind: 'runsync', input: { prompt: 'hello' } }, { kind: 'health' }],
+    thresholds: {
+      'runsync.errors.rate': ['rate<0.01'],
+      'runsync.latency': ['p(99)<2000'],
+    },
+  }),
+});
 `;
 
 export const WORKFLOW_TEMPLATE = `# qbench gate: conformance and a load run against the emulator, the load result compared with

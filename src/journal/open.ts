@@ -1,8 +1,8 @@
 // Opening a run's journal: the file in the run's output directory, its first line the run's
 // identity and options (the command line with its secrets redacted, the target without key).
 import { randomBytes } from 'node:crypto';
-import { collectMachineInfo, redactArgv, redactTarget } from '../report/machine.js';
-import type { TargetInfo } from '../report/model.js';
+import { collectMachineInfo, redactArgv, redactTarget } from '../result/machine.js';
+import type { TargetInfo } from '../result/model.js';
 import { VERSION } from '../version.js';
 import { JOURNAL_FORMAT, JOURNAL_VERSION, type RunRecord } from './records.js';
 import { JournalWriter } from './writer.js';

@@ -3,7 +3,7 @@
 // their HDR histograms encoded; check/fuzz: each finished check or property), each finished
 // unit, a heartbeat when quiet, and the overall verdict last. One zod schema reads them back.
 import { z } from 'zod';
-import { CheckResult, FuzzProperty, LoadScenarioResult, MachineInfo, OUTCOME_CLASSES, OutcomeCounts, OverallVerdict, ScenarioIdentity, StepSeries, TargetInfo } from '../report/model.js';
+import { CheckResult, FuzzProperty, LoadScenarioResult, MachineInfo, OUTCOME_CLASSES, OutcomeCounts, OverallVerdict, ScenarioIdentity, StepSeries, TargetInfo } from '../result/model.js';
 
 export const JOURNAL_FILE = 'journal.ndjson';
 export const JOURNAL_FORMAT = 'qbench-journal';

@@ -2,7 +2,7 @@
 // scenario in progress is rebuilt by replaying its recorded 1 s buckets through the run's own
 // aggregator (so its totals and histograms are exactly what the run had merged), with no
 // verdict of its own; the scenarios after it did not run.
-import type { LoadScenarioResult } from '../report/model.js';
+import type { LoadScenarioResult } from '../result/model.js';
 import { Aggregator } from '../load/aggregate.js';
 import { defaultCharts, stepResult } from '../load/engine.js';
 import type { Scenario } from '../load/scenario.js';

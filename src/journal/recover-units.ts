@@ -2,7 +2,7 @@
 // with its verdict and evidence as it was written; what the plan named and never finished did
 // not run (a check in flight when the process died left nothing but its name).
 import { conformanceSectionOf } from '../conformance/result.js';
-import type { CheckResult, ConformanceSection, CoverageRow, FuzzProperty, FuzzSection } from '../report/model.js';
+import type { CheckResult, ConformanceSection, CoverageRow, FuzzProperty, FuzzSection } from '../result/model.js';
 import type { JournalRecord, JournalSection } from './records.js';
 
 export interface SectionRecovery<T> {

@@ -2,9 +2,9 @@
 // journal, marked incomplete ("the process ended at <time>; the last <n> s were not
 // recorded"), with verdicts only for what finished and the rest listed as not run.
 import { EXIT } from '../exit-codes.js';
-import { buildMeta } from '../report/machine.js';
-import { SCHEMA_VERSION, type QbenchResult, type RunIncomplete } from '../report/model.js';
-import { computeOverall } from '../report/overall.js';
+import { buildMeta } from '../result/machine.js';
+import { SCHEMA_VERSION, type QbenchResult, type RunIncomplete } from '../result/model.js';
+import { computeOverall } from '../result/overall.js';
 import { readJournal } from './read.js';
 import { recoverLoad } from './recover-load.js';
 import { recoverConformance, recoverFuzz } from './recover-units.js';

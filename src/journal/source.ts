@@ -3,9 +3,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { QbenchError } from '../errors.js';
-import type { QbenchResult } from '../report/model.js';
-import { readResult } from '../report/read-result.js';
-import { REPORT_FILES } from '../report/write-all.js';
+import type { QbenchResult } from '../result/model.js';
+import { RESULT_FILE, readResult } from '../result/read-result.js';
 import { JOURNAL_FILE } from './records.js';
 import { recoverResult } from './recover.js';
 
@@ -23,15 +22,15 @@ const exists = async (p: string): Promise<boolean> => (await stat(p).catch(() =>
 export async function readRunSource(p: string): Promise<RunSource> {
   const st = await stat(p).catch(() => undefined);
   if (st?.isDirectory()) {
-    const json = path.join(p, REPORT_FILES.json);
+    const json = path.join(p, RESULT_FILE);
     if (await exists(json)) return { result: await readResult(json), dir: p };
     const journal = path.join(p, JOURNAL_FILE);
     if (await exists(journal)) return { result: await recoverResult(journal), journal, dir: p };
-    throw new QbenchError('QB_ERR_USAGE', `${p}: a directory with neither ${REPORT_FILES.json} nor ${JOURNAL_FILE} (name a run's report directory or a result file)`, { path: p });
+    throw new QbenchError('QB_ERR_USAGE', `${p}: a directory with neither ${RESULT_FILE} nor ${JOURNAL_FILE} (name a run's report directory or a result file)`, { path: p });
   }
   if (st && path.basename(p) === JOURNAL_FILE) return { result: await recoverResult(p), journal: p };
   // A result file that was never written beside the journal of the run that died.
-  if (!st && path.basename(p) === REPORT_FILES.json && (await exists(path.join(path.dirname(p), JOURNAL_FILE)))) {
+  if (!st && path.basename(p) === RESULT_FILE && (await exists(path.join(path.dirname(p), JOURNAL_FILE)))) {
     const journal = path.join(path.dirname(p), JOURNAL_FILE);
     return { result: await recoverResult(journal), journal, dir: path.dirname(p) };
   }

@@ -2,8 +2,8 @@
 // totals (per step, per outcome class, attempts, trends, send lateness) and into the 1 s
 // time series. An interval becomes a series point (and its histograms are dropped) once
 // every shard has moved past it, so memory stays constant however long the run.
-import type { IntervalPoint, OutcomeClass, StepSeries } from '../report/model.js';
-import { OUTCOME_CLASSES } from '../report/model.js';
+import type { IntervalPoint, OutcomeClass, StepSeries } from '../result/model.js';
+import { OUTCOME_CLASSES } from '../result/model.js';
 import { createHistogram, mergeEncodedInto, percentileMs, type Histogram } from './histogram.js';
 import { emptyCounts, type BucketWire, type StepHistograms } from './wire.js';
 

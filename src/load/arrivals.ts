@@ -1,4 +1,4 @@
-// Open-loop arrival schedules (issue 6, wrk2/k6 style): the intended start offset of every
+// Open-loop arrival schedules (wrk2/k6 style): the intended start offset of every
 // iteration, computed from the rate profile alone, never from responses. Uniform arrivals
 // invert the cumulative rate Λ(t) at 0, 1, 2...; Poisson arrivals invert it at the partial
 // sums of Exp(1) draws from a seeded PRNG (time rescaling), so every thread computes the

@@ -2,7 +2,7 @@
 // factories, and the run-level hooks (setup, timeline actions, analyze) that shipped
 // scenarios use to drive the emulator's control routes and compute a verdict. `S` is the type
 // of what the scenario's setup hook returns (its `state`).
-import type { Chart, Finding, LoadScenarioResult } from '../report/model.js';
+import type { Chart, Finding, LoadScenarioResult } from '../result/model.js';
 import type { Histogram } from './histogram.js';
 
 /** Where the load goes. The API key is never logged or written to a result. */

@@ -1,4 +1,4 @@
-// The schedule itself (issue 6): the open-loop scheduler that starts each iteration at its
+// The schedule itself: the open-loop scheduler that starts each iteration at its
 // intended time and never waits for answers (bounded in-flight, dropped iterations counted),
 // the closed-loop executors (constant-concurrency, iterations) and the graceful stop. One
 // shard drives its share of the real schedule with it, and its warm-up drives a rehearsal

@@ -1,10 +1,10 @@
 // Runs one validated scenario against a target and returns its LoadScenarioResult in the
-// shared report model (issue 6): setup and timeline hooks, the shards (in-process, worker
+// shared report model: setup and timeline hooks, the shards (in-process, worker
 // threads or the max-throughput engine), progress and abortOnFail every second, then steps, series,
 // validity, thresholds, charts and the verdict (INVALID before pass/fail).
 import { availableParallelism } from 'node:os';
-import type { Chart, LoadScenarioResult, StepResult, ThresholdResult, Warmup } from '../report/model.js';
-import { OUTCOME_CLASSES } from '../report/model.js';
+import type { Chart, LoadScenarioResult, StepResult, ThresholdResult, Warmup } from '../result/model.js';
+import { OUTCOME_CLASSES } from '../result/model.js';
 import { Aggregator, type StepTotals } from './aggregate.js';
 import { expectedCount, inverseCumulative } from './arrivals.js';
 import type { Analysis, LoadTarget, RunContext } from './context.js';

@@ -1,4 +1,4 @@
-// The load generator's own HTTP/1.1 client (issue 6 "Speed"): keep-alive connections that
+// The load generator's own HTTP/1.1 client, built for speed: keep-alive connections that
 // write a pre-serialised request head and parse answers straight from the socket's buffers
 // (status, content-length, chunked, close-delimited, 1xx, no-body statuses), with optional
 // pipelining, one sweep timer for request timeouts and no per-request promise, timer or

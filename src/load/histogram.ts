@@ -1,12 +1,12 @@
 // HdrHistogram recording for the load engine: fixed-size histograms (no resize on the hot
-// path) in the one configuration of src/report/histogram.ts, clamped recording, and decoding
-// into that configuration (issue 6 "histograms are merged losslessly"). Encoding, percentiles
+// path) in the one configuration of src/result/histogram.ts, clamped recording, and decoding
+// into that configuration, so histograms merge losslessly. Encoding, percentiles
 // and summaries are the report's, so a load result and a merged or compared one are computed
 // by the same code.
 import * as hdr from 'hdr-histogram-js';
 import type { Histogram } from 'hdr-histogram-js';
-import { HISTOGRAM_CONFIG, encodeHistogram, percentilesOf, summarize, valueAtPercentileMs } from '../report/histogram.js';
-import type { EncodedHistogram } from '../report/model.js';
+import { HISTOGRAM_CONFIG, encodeHistogram, percentilesOf, summarize, valueAtPercentileMs } from '../result/histogram.js';
+import type { EncodedHistogram } from '../result/model.js';
 
 export type { Histogram } from 'hdr-histogram-js';
 export { HISTOGRAM_CONFIG, encodeHistogram, percentilesOf, summarize };

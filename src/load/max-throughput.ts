@@ -1,4 +1,4 @@
-// The `max-throughput` executor (issue 6): closed-loop saturation of one request, every
+// The `max-throughput` executor: closed-loop saturation of one request, every
 // answer recorded into the same HDR/bucket path as the open-loop executors (closed loop:
 // latency = service time). Two engines: 'qbench' (the default) keeps `connections` x
 // `pipelining` requests in flight on the generator's own HTTP/1.1 client (src/load/h1.ts),
@@ -12,7 +12,7 @@ import { H1Pool, type H1Handler, type H1Response } from './h1.js';
 import { buildPath, serializeRequest } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
 import { stepMetricName, type Scenario } from './scenario.js';
-import type { Warmup } from '../report/model.js';
+import type { Warmup } from '../result/model.js';
 import type { BucketSink, ShardEndWire } from './wire.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { eventLoopPercentiles, ELD_RESOLUTION_MS } from './shard.js';

@@ -1,7 +1,7 @@
 // What a load run tells those who watch it while it runs (the journal, live metrics): the
 // scenarios it will run, each scenario's start and schedule, every shard's 1 s bucket as the
 // aggregator receives it, and each finished scenario. Observers never change the run.
-import type { LoadScenarioResult, ShardInfo, StepSeries } from '../report/model.js';
+import type { LoadScenarioResult, ShardInfo, StepSeries } from '../result/model.js';
 import type { Histogram } from './histogram.js';
 import type { BucketWire, StepHistograms } from './wire.js';
 

@@ -1,4 +1,4 @@
-// Live progress of a load run (issue 6): on a terminal one line rewritten in place every
+// Live progress of a load run: on a terminal one line rewritten in place every
 // second (elapsed, start rate, in-flight, p50/p99 so far, 429s); otherwise, or under CI,
 // a plain line every few seconds so logs stay readable.
 import type { ProgressSnapshot } from './engine.js';

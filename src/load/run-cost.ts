@@ -3,7 +3,7 @@
 // and per million streamed tokens. A meter reset during the run (POST /_qbench/reset) leaves
 // the end's totals as the run's.
 import type { EndpointCountersFacts } from '../target/index.js';
-import type { RunCost } from '../report/model.js';
+import type { RunCost } from '../result/model.js';
 
 const ended = (f: EndpointCountersFacts) => f.health.jobs.completed + f.health.jobs.failed;
 

@@ -3,10 +3,10 @@
 // QbenchResult in the shared report model with its overall verdict and exit code. Each
 // scenario starts only after a preflight request got an HTTP answer (src/load/preflight.ts).
 import { hostname } from 'node:os';
-import type { LoadScenarioResult, QbenchResult } from '../report/model.js';
-import { SCHEMA_VERSION } from '../report/model.js';
-import { buildMeta } from '../report/machine.js';
-import { computeOverall } from '../report/overall.js';
+import type { LoadScenarioResult, QbenchResult } from '../result/model.js';
+import { SCHEMA_VERSION } from '../result/model.js';
+import { buildMeta } from '../result/machine.js';
+import { computeOverall } from '../result/overall.js';
 import type { LoadTarget } from './context.js';
 import { runScenario, type ProgressSnapshot } from './engine.js';
 import { isQbenchError, scenarioError } from '../errors.js';

@@ -1,8 +1,8 @@
 // One shard of a run (the whole run on one thread, or 1/N of it in a worker thread): its
 // connections, its warm-up, then its share of the schedule (src/load/drive.ts) recorded into
-// a ShardRecorder whose 1 s buckets go to the aggregator (issue 6).
+// a ShardRecorder whose 1 s buckets go to the aggregator.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Percentiles, Warmup } from '../report/model.js';
+import type { Percentiles, Warmup } from '../result/model.js';
 import type { LoadTarget } from './context.js';
 import { drive } from './drive.js';
 import { TargetHttp } from './http.js';

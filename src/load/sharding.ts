@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { usageError } from '../errors.js';
-import type { ScenarioIdentity } from '../report/model.js';
+import type { ScenarioIdentity } from '../result/model.js';
 
 export interface ProcessShard {
   readonly index: number;

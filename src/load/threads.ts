@@ -1,8 +1,9 @@
-// Multi-core runs with worker_threads (issue 6): N shards, each taking every Nth intended
+// Multi-core runs with worker_threads: N shards, each taking every Nth intended
 // start of the global schedule so the global rate is split exactly; their 1 s buckets carry
 // encoded HDR histograms, merged losslessly by the main thread's Aggregator.
 import { Worker } from 'node:worker_threads';
 import { internalError, scenarioError } from '../errors.js';
+import { threadEntry } from '../threads.js';
 import type { LoadTarget } from './context.js';
 import type { ScenarioSource } from './loader.js';
 import { threadSlot, type ProcessShard } from './sharding.js';
@@ -26,19 +27,6 @@ export type ThreadMessage =
   | { type: 'bucket'; bucket: BucketWire }
   | { type: 'end'; end: ShardEndWire }
   | { type: 'error'; message: string };
-
-/**
- * The worker's entry. Built code (dist/) starts thread-entry.js directly; under tsx (sources,
- * tests) a worker does not inherit the main thread's loader, so a tiny bootstrap registers
- * tsx first and then imports thread-entry.ts.
- */
-function workerSpec(): { entry: URL | string; eval: boolean } {
-  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./thread-entry.js', import.meta.url), eval: false };
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./thread-entry.ts', import.meta.url).href;
-  const code = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return { entry: code, eval: true };
-}
 
 export interface ThreadRunOptions {
   readonly init: Omit<ThreadInit, 'shardIndex' | 'shardCount'>;
@@ -65,13 +53,13 @@ export async function runThreads(o: ThreadRunOptions): Promise<ShardEndWire[]> {
   } catch {
     throw scenarioError('threads > 1: the setup hook must return plain data (it is copied to every thread)');
   }
-  const spec = workerSpec();
+  const spec = threadEntry(import.meta.url, 'thread-entry');
   const workers: Worker[] = [];
   let ready = 0;
   const ends = await Promise.all(
     Array.from({ length: o.threads }, (_, shardIndex) => {
       const slot = threadSlot(o.processShard, shardIndex, o.threads);
-      const w = new Worker(spec.entry, { eval: spec.eval, workerData: { ...o.init, shardIndex: slot.index, shardCount: slot.count } satisfies ThreadInit });
+      const w = new Worker(spec.entry, { ...spec.options, workerData: { ...o.init, shardIndex: slot.index, shardCount: slot.count } satisfies ThreadInit });
       workers.push(w);
       return new Promise<ShardEndWire>((resolve, reject) => {
         let end: ShardEndWire | undefined;

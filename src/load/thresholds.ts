@@ -1,14 +1,14 @@
-// k6-style thresholds (issue 6) on a live run: `{ "runsync.latency": ["p(99)<2000"],
+// k6-style thresholds on a live run: `{ "runsync.latency": ["p(99)<2000"],
 // "run.status_429.rate": ["rate<0.01"] }`, each checked against the run's merged metrics, with
 // abortOnFail evaluated every second. Grammar, vocabulary and aggregation are
-// src/report/thresholds.ts's, so a live verdict and one on the saved result agree. An unknown
+// src/result/thresholds.ts's, so a live verdict and one on the saved result agree. An unknown
 // metric or a malformed expression is a scenario error listing the known metric names.
-import type { ThresholdResult } from '../report/model.js';
-import { OUTCOME_CLASSES } from '../report/model.js';
+import type { ThresholdResult } from '../result/model.js';
+import { OUTCOME_CLASSES } from '../result/model.js';
 import {
   aggregate, aggregationFits, compare, parseThresholdExpression, type MetricKind, type MetricValue,
   type ParsedThreshold as ParsedExpression,
-} from '../report/thresholds.js';
+} from '../result/thresholds.js';
 import { isQbenchError, scenarioError } from '../errors.js';
 import type { Aggregator } from './aggregate.js';
 import { createHistogram, type Histogram } from './histogram.js';

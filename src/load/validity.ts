@@ -1,7 +1,7 @@
-// Self-validation of a run (ARCHITECTURE practice 9, issue 6): send lateness, achieved vs
+// Self-validation of a run (ARCHITECTURE practice 9): send lateness, achieved vs
 // target start rate, dropped iterations, event-loop delay and generator CPU. When the
 // generator, not the target, was the bottleneck the run is INVALID and says why.
-import type { Percentiles, Validity, Warmup } from '../report/model.js';
+import type { Percentiles, Validity, Warmup } from '../result/model.js';
 import { summarize } from './histogram.js';
 import type { Aggregator } from './aggregate.js';
 import type { Scenario } from './scenario.js';

@@ -1,4 +1,4 @@
-// The generator's warm-up (issue 6 "Speed", ARCHITECTURE practice 9): before a shard's
+// The generator's warm-up (ARCHITECTURE practice 9): before a shard's
 // schedule starts, run the generator's own hot path (scheduler, iteration flow, HTTP client,
 // recorder, bucket hand-off) against a local in-process sink, then open its connections to
 // the target, so the schedule's first seconds run optimised code instead of building a
@@ -9,7 +9,7 @@
 // difference cost a de-optimisation and ~100-250 ms of recompilation at the schedule's start.
 // No warm-up request reaches the target; what the warm-up did is reported with the result.
 import net from 'node:net';
-import type { Warmup } from '../report/model.js';
+import type { Warmup } from '../result/model.js';
 import type { LoadTarget } from './context.js';
 import { Aggregator } from './aggregate.js';
 import { drive } from './drive.js';

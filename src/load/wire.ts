@@ -1,8 +1,8 @@
 // The messages a shard (in-process or a worker thread) sends to the aggregator: one bucket
-// per 1 s interval with HDR histograms (encoded across threads), so merging is lossless
-// (issue 6), and a final message with the shard's own health (event-loop delay).
+// per 1 s interval with HDR histograms (encoded across threads), so merging is lossless,
+// and a final message with the shard's own health (event-loop delay).
 import type { Histogram } from 'hdr-histogram-js';
-import type { OutcomeClass, OutcomeCounts, Percentiles, Warmup } from '../report/model.js';
+import type { OutcomeClass, OutcomeCounts, Percentiles, Warmup } from '../result/model.js';
 
 /** One step's counts and live histograms: a shard's 1 s bucket, and the run totals it merges into. */
 export interface StepHistograms {

@@ -1,7 +1,7 @@
 // The live metrics endpoints a load run streams to (`--metrics kind=URL`, repeatable), checked
 // before anything runs; the exporter itself (src/metrics/live.ts) loads only when one is named.
 import { usageError } from '../errors.js';
-import { redactUrl } from '../report/machine.js';
+import { redactUrl } from '../result/machine.js';
 
 export const METRICS_KINDS = ['prometheus', 'otlp'] as const;
 export interface MetricsEndpoint {

@@ -1,6 +1,6 @@
 // The labels every live series carries: which run, scenario, shard and target it measures
 // (the target as its redacted queue URL and endpoint id: never the key).
-import { redactUrl } from '../report/machine.js';
+import { redactUrl } from '../result/machine.js';
 
 export interface RunLabels {
   readonly runId: string;

@@ -4,7 +4,7 @@
 // and counted (the counters are cumulative, so the next one sent carries them), never queued and
 // never awaited by the schedule. Only a scenario's last snapshot waits, within the send timeout.
 import type { LiveTotals, LoadObserver } from '../load/observer.js';
-import { redactUrl } from '../report/machine.js';
+import { redactUrl } from '../result/machine.js';
 import type { MetricsEndpoint } from './endpoints.js';
 import type { RunLabels } from './labels.js';
 import { OtlpSink } from './otlp.js';

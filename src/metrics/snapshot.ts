@@ -4,8 +4,8 @@
 // threads add up bucket by bucket in PromQL (sum by (le)), quantiles of parts do not; the
 // exact HDR percentiles stay in the result. The bounds step by 2^(1/4) (19%) from 0.25 ms to
 // 65 s: a quantile read from them lies within its bucket.
-import { bucketsOf, type Histogram } from '../report/histogram.js';
-import { OUTCOME_CLASSES, type OutcomeClass } from '../report/model.js';
+import { bucketsOf, type Histogram } from '../result/histogram.js';
+import { OUTCOME_CLASSES, type OutcomeClass } from '../result/model.js';
 import type { LiveTotals } from '../load/observer.js';
 
 /** Upper bounds of the latency buckets, seconds (4 significant digits, so labels read plainly). */

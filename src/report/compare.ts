@@ -1,4 +1,4 @@
-// `qbench compare` (issue 7): a candidate run against a baseline, per scenario and step. Each
+// `qbench compare`: a candidate run against a baseline, per scenario and step. Each
 // latency percentile gets a bootstrap confidence interval of its relative change, resampled from
 // the decoded HDR histograms (fixed seed, bounded iterations), so noise is not called a regression;
 // error and 429 rates get a two-proportion interval. A regression is a significant change that is
@@ -15,9 +15,9 @@ import {
   type RunRef,
   type ScenarioComparison,
   type StepComparison,
-} from './compare-model.js';
-import { bucketsOf, decodeHistogram, type Histogram } from './histogram.js';
-import type { LoadScenarioResult, QbenchResult, StepResult } from './model.js';
+} from '../result/compare-model.js';
+import { bucketsOf, decodeHistogram, type Histogram } from '../result/histogram.js';
+import type { LoadScenarioResult, QbenchResult, StepResult } from '../result/model.js';
 import { beta, normal, seededRng, type Rng } from './random.js';
 import { fmtChange, fmtMs, fmtRate, fmtRatio } from './render/format.js';
 

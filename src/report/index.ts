@@ -1,30 +1,6 @@
-// The report subsystem (issue 7): the versioned result model, its renderers (JSON, HTML, JUnit,
-// markdown, console), HDR histogram utilities, thresholds on saved results, compare and merge.
-export {
-  SCHEMA_VERSION, TargetInfo, MachineInfo, RunMeta, HttpExchange, Clause, Verdict, CheckResult, CoverageRow,
-  ConformanceSection, OUTCOME_CLASSES, OutcomeClass, OutcomeCounts, Percentiles, EncodedHistogram, LatencySummary,
-  StepResult, IntervalPoint, StepSeries, Validity, ThresholdResult, Finding, Chart, ScenarioVerdict,
-  LoadScenarioResult, LoadSection, RunCost, FuzzProperty, FuzzSection, OverallVerdict, QbenchResult,
-} from './model.js';
-export type { VerdictStatus } from './model.js';
-export {
-  COMPARE_METRICS, CompareMetric, MetricChange, StepComparison, ScenarioComparison, QbenchComparison,
-} from './compare-model.js';
-export {
-  HISTOGRAM_CONFIG, createHistogram, recordMs, histogramFromMs, encodeHistogram, decodeHistogram, mergeHistograms,
-  mergeEncoded, valueAtPercentileMs, percentilesOf, percentilesOfEncoded, summarize, mergeSummaries, bucketsOf,
-  percentileSpectrum, spectrumLevels,
-} from './histogram.js';
-export type { Histogram, HistogramOptions, HistogramBucket } from './histogram.js';
-export {
-  parseThresholdExpression, metricKind, validateThreshold, scenarioMetric, aggregate, evaluateThreshold, evaluateThresholds,
-} from './thresholds.js';
-export type { ParsedThreshold, ThresholdSpec, MetricValue, MetricKind } from './thresholds.js';
-export { computeOverall, checkFailsRun } from './overall.js';
-export type { OverallExtras } from './overall.js';
-export { collectMachineInfo, buildMeta, redactArgv, redactUrl } from './machine.js';
-export type { BuildMetaInput } from './machine.js';
-export { parseResult, readResult } from './read-result.js';
+// The reports of a run: renderers of the result model (JSON, HTML, JUnit, markdown, console),
+// writing every format into a report directory, and `qbench compare` and `qbench merge`.
+// The model itself lives in src/result/.
 export { renderJson } from './render/json.js';
 export { renderHtml, renderComparisonHtml } from './render/html.js';
 export { renderJunit, renderComparisonJunit } from './render/junit.js';
@@ -36,6 +12,5 @@ export { writeAllReports, writeComparisonReports, timestampDirName, REPORT_FILES
 export type { WrittenReports, WriteAllOptions } from './write-all.js';
 export { compareResults, parseMaxRegression, DEFAULT_MAX_REGRESSION, COMPARE_LIMITS } from './compare.js';
 export type { CompareOptions } from './compare.js';
-export { SCHEMA_FILES, writeSchemas } from './schema.js';
 export { mergeResults } from './merge.js';
 export type { MergeInput, MergeOptions } from './merge.js';

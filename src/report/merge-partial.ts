@@ -2,7 +2,7 @@
 // incomplete). It still contributes every second it recorded, and the merge names it partial:
 // the merged scenario carries no verdict of its own and the run is incomplete, not failed.
 import { EXIT } from '../exit-codes.js';
-import type { LoadScenarioResult, OverallVerdict, QbenchResult, RunIncomplete } from './model.js';
+import type { LoadScenarioResult, OverallVerdict, QbenchResult, RunIncomplete } from '../result/model.js';
 
 /** A merged scenario one of whose parts did not finish: data kept, thresholds and verdict not judged. */
 export function partialMergedScenario(merged: LoadScenarioResult, parts: ReadonlyArray<{ s: LoadScenarioResult; label: string }>): LoadScenarioResult {

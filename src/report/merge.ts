@@ -1,11 +1,11 @@
-// `qbench merge` (issue 7): combine results of the same scenarios run by several generator
+// `qbench merge`: combine results of the same scenarios run by several generator
 // processes or machines (shards). Histograms are merged losslessly and counts summed, so the
 // whole-run percentiles are exactly those of one run over the union of samples; time series are
 // aligned on wall-clock seconds; thresholds are evaluated again on the merged whole.
 import path from 'node:path';
 import { QbenchError } from '../errors.js';
 import { SECOND_MS } from '../spec/index.js';
-import { mergeSummaries } from './histogram.js';
+import { mergeSummaries } from '../result/histogram.js';
 import {
   OUTCOME_CLASSES,
   QbenchResult,
@@ -27,10 +27,10 @@ import {
   type ScenarioIdentity,
   type ThresholdResult,
   type Validity,
-} from './model.js';
-import { computeOverall, findingOutcome } from './overall.js';
+} from '../result/model.js';
+import { computeOverall, findingOutcome } from '../result/overall.js';
 import { partialMergedRun, partialMergedScenario } from './merge-partial.js';
-import { compare, evaluateThreshold, metricKind, parseThresholdExpression, scenarioMetric } from './thresholds.js';
+import { compare, evaluateThreshold, metricKind, parseThresholdExpression, scenarioMetric } from '../result/thresholds.js';
 
 export interface MergeInput {
   result: QbenchResult;

@@ -1,10 +1,11 @@
-// Write every report format of a run into one directory (issue 7): `qbench check`, `qbench load`
+// Write every report format of a run into one directory: `qbench check`, `qbench load`
 // and `qbench start` call writeAllReports; the default is reports/<timestamp>/ plus reports/latest.
 import { cp, lstat, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QbenchError } from '../errors.js';
-import type { QbenchComparison } from './compare-model.js';
-import type { QbenchResult } from './model.js';
+import type { QbenchComparison } from '../result/compare-model.js';
+import type { QbenchResult } from '../result/model.js';
+import { RESULT_FILE } from '../result/read-result.js';
 import { renderComparisonConsole, renderConsole } from './render/console.js';
 import { renderComparisonHtml, renderHtml } from './render/html.js';
 import { renderJson } from './render/json.js';
@@ -12,7 +13,7 @@ import { renderComparisonJunit, renderJunit } from './render/junit.js';
 import { renderComparisonMarkdown, renderMarkdown } from './render/markdown.js';
 
 export const REPORT_FILES = {
-  json: 'result.json',
+  json: RESULT_FILE,
   html: 'report.html',
   junit: 'junit.xml',
   markdown: 'summary.md',

@@ -7,6 +7,7 @@ export {
   effectiveRateLimit, HTTP_STATUS, WORKER_PROTOCOL, API_VERSIONS,
 } from './limits.js';
 export type { Bounds, ByteSize, RateLimitedOperation, RateRule } from './limits.js';
+export { ENDPOINT_ID_MAX_CHARS, ENDPOINT_ID_GRAMMAR, EndpointId, isEndpointId, DURATION_GRAMMAR, parseDurationMs, DurationText, DurationMs } from './grammar.js';
 export {
   JOB_STATES, TERMINAL_STATES, isTerminal, TRANSITIONS, RETRYABLE_STATES, CANCELLABLE_STATES,
   nextState, reachableByService,

@@ -1,7 +1,7 @@
 // Every normative clause of SERVICE-SPEC.md (by section and rule), written down once, plus
 // the WIRE-COMPAT facts the compat checks report on. Checks cite these ids; the coverage
 // matrix (docs/coverage-matrix.md) lists each with its checks or the reason it has none.
-import type { ClauseDef } from '../../src/conformance/index.js';
+import type { ClauseDef } from 'qbench/suite';
 
 const c = (id: string, section: string, quote: string): ClauseDef => ({ id, section, quote, observable: true });
 const n = (id: string, section: string, quote: string, reason: string): ClauseDef => ({ id, section, quote, observable: false, reason });

@@ -1,5 +1,5 @@
 // The conformance suite: the clause list and every check, in report order.
-import type { CheckDefinition, Suite } from '../../src/conformance/index.js';
+import type { CheckDefinition, Suite } from 'qbench/suite';
 import { CLAUSES } from './clauses.js';
 import { answerChecks } from './queue/answers.js';
 import { lifecycleChecks } from './queue/lifecycle.js';
@@ -27,3 +27,6 @@ export const CHECKS: readonly CheckDefinition[] = [
 
 export const conformanceSuite: Suite = { clauses: CLAUSES, checks: CHECKS };
 export { CLAUSES };
+
+/** What the CLI loads from this file, by path, as it loads a scenario file. */
+export default conformanceSuite;

@@ -3,8 +3,10 @@
 // error shape (WIRE-COMPAT), §5 api_key auth and 401. Pods cost money on a real target: the
 // pod checks are `billable` and each terminates (or stops) what it created.
 import { z } from 'zod';
-import { fail, skip, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../src/conformance/index.js';
-import { GpuTypeRecord, HTTP_STATUS, NO_INSTANCES_MESSAGE, PodRecord } from '../../src/spec/index.js';
+import {
+  fail, skip, GpuTypeRecord, HTTP_STATUS, NO_INSTANCES_MESSAGE, PodRecord, type CheckContext, type CheckDefinition,
+  type ProbeResponse,
+} from 'qbench/suite';
 import { describe, expectShape, expectStatus, field, send } from './lib/http.js';
 
 interface GqlAnswer {

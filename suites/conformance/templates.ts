@@ -3,8 +3,10 @@
 // auth and 401. Every template a check makes gets a unique name and is deleted afterwards
 // (WIRE-COMPAT DELETE /v1/templates/{id}).
 import { randomUUID } from 'node:crypto';
-import { fail, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../src/conformance/index.js';
-import { API_VERSIONS, HTTP_STATUS, TEMPLATE_DEFAULTS, TemplateRecord } from '../../src/spec/index.js';
+import {
+  fail, API_VERSIONS, HTTP_STATUS, TEMPLATE_DEFAULTS, TemplateRecord, type CheckContext, type CheckDefinition,
+  type ProbeResponse,
+} from 'qbench/suite';
 import { describe, expectRefusal, expectShape, expectStatus, field, send } from './lib/http.js';
 
 const BASE = `/${API_VERSIONS.rest}/templates`;

@@ -7,9 +7,7 @@
 // scenario's jobs: detected and judged as in rate-limit.ts (a precondition not reached makes
 // gave-up jobs, low goodput and many attempts inconclusive); goodput above the limit fails
 // whatever else was seen.
-import type { Analysis, LoadTarget } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param } from '../../src/load/scenario-definition.js';
+import { defineScenario, param, type Analysis, type LoadTarget, type ScenarioInput } from 'qbench/suite';
 import { EXPECT_PARAM, expectedRule, operationRequest, rateWindowRealMs, type Expect } from './lib/limits.js';
 import { awaitQuietOperation, foreignRequests, operationCount, precondition, probeWindow, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 

@@ -15,11 +15,12 @@
 // emulator's count with its own). Unmet, fewer held than the cap is inconclusive; more held
 // than the cap while the requests stayed open fails whatever else was seen (others only take
 // slots away).
-import { HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS } from '../../src/spec/index.js';
-import type { Analysis, IterationContext, LoadTarget, RunContext } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, paramError } from '../../src/load/scenario-definition.js';
+import {
+  HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS, defineScenario, param, paramError, type Analysis, type IterationContext,
+  type LoadTarget, type RunContext, type ScenarioInput,
+} from 'qbench/suite';
 import { EXPECT_PARAM, expectedRule, rateWindowRealMs, type Exchange, type Expect } from './lib/limits.js';
+import { valueAt } from './lib/answer.js';
 import { awaitQuietOperation, foreignRequests, operationCount, precondition, setupNote, statusOf, type OperationCount } from './lib/verdict.js';
 
 /** Held by the request itself, on any target. */
@@ -31,12 +32,11 @@ type HeldOp = (typeof HELD_OPS)[number];
 /** Real ms each request is held: long enough for the whole burst to be in flight together. */
 const HOLD_REAL_MS = 2 * SECOND_MS;
 
-const needsEmulatorHold = (op: HeldOp): boolean => (EMULATOR_HELD_OPS as readonly string[]).includes(op);
+const needsEmulatorHold = (op: HeldOp): boolean => EMULATOR_HELD_OPS.some((o) => o === op);
 
 /** True when the target is an emulator that advertises the hold for `op`. */
 function holdAdvertised(target: LoadTarget, op: HeldOp): boolean {
-  const limits = (target.info as { limits?: { hold?: { operations?: unknown } } } | undefined)?.limits;
-  const ops = limits?.hold?.operations;
+  const ops = valueAt(target.info, 'limits', 'hold', 'operations');
   return Array.isArray(ops) && ops.includes(op);
 }
 
@@ -109,7 +109,7 @@ export function concurrencyScenario(op: HeldOp, target: LoadTarget, expect: Expe
           // A job that will not finish or stream for a long while: /stream long-polls on it,
           // /status and /cancel name it.
           const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_delay: longJobSec } } });
-          const id = (a.json() as { id?: unknown } | undefined)?.id;
+          const id = valueAt(a.json(), 'id');
           if (typeof id !== 'string') throw new Error(`setup: POST /run answered ${a.status ?? 'no answer'}`);
           jobId = id;
         }

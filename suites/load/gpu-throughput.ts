@@ -17,11 +17,12 @@
 // finished in time. Unmet, the scenario is inconclusive, unless what it did measure broke a
 // rule (an incomplete stream after its first token, an oversized chunk, client and worker
 // disagreeing on the rate).
-import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, isTerminal, type JobState } from '../../src/spec/index.js';
+import {
+  HTTP_STATUS, SECOND_MS, STREAM_CHUNK, defineScenario, param, type Analysis,
+  type HttpAnswer, type IterationContext, type RunContext, type ScenarioInput, type ParamsOf,
+} from 'qbench/suite';
+import { isTerminalStatus, valueAt } from './lib/answer.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
-import type { Analysis, HttpAnswer, IterationContext, RunContext } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, type ParamsOf } from '../../src/load/scenario-definition.js';
 
 /** Default agreement between client and worker tokens/s (`--param agreement=0.25` to widen). */
 const DEFAULT_AGREEMENT = 0.15;
@@ -61,15 +62,20 @@ interface GpuState {
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface StreamBody {
-  status?: unknown;
-  stream?: { output?: { output_tokens?: unknown; text?: unknown }; metrics?: { avg_gen_throughput?: unknown; gpu_kv_cache_usage?: unknown } }[];
+/** A /stream answer: its status and chunks (an array body, as some gateways answer, is the chunks of a finished job). */
+function streamOf(a: HttpAnswer): { readonly status: unknown; readonly stream: readonly unknown[] } {
+  const b = a.json();
+  if (Array.isArray(b)) return { status: 'COMPLETED', stream: b };
+  const stream = valueAt(b, 'stream');
+  return { status: valueAt(b, 'status'), stream: Array.isArray(stream) ? stream : [] };
 }
 
-function streamOf(a: HttpAnswer): StreamBody {
-  const b = a.json();
-  if (Array.isArray(b)) return { status: 'COMPLETED', stream: b as NonNullable<StreamBody['stream']> };
-  return (b as StreamBody | undefined) ?? {};
+/** Tokens one stream chunk carries: its output_tokens, else the length of its text list. */
+function tokensOf(chunk: unknown): number {
+  const count = valueAt(chunk, 'output', 'output_tokens');
+  if (typeof count === 'number') return count;
+  const text = valueAt(chunk, 'output', 'text');
+  return Array.isArray(text) ? text.length : 0;
 }
 
 const median = (xs: number[]) => {
@@ -282,7 +288,7 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
   const start = now();
   s.firstStartMs = Math.min(s.firstStartMs, start);
   const a = await it.request('run', { method: 'POST', path: '/run', body: { input: { mock_llm: llm } } });
-  const id = (a.json() as { id?: unknown } | undefined)?.id;
+  const id = valueAt(a.json(), 'id');
   if (a.status !== HTTP_STATUS.ok || typeof id !== 'string') return;
   s.jobs++;
   let got = 0;
@@ -296,8 +302,8 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
     if (r.status !== HTTP_STATUS.ok) return;
     const t = now();
     const body = streamOf(r);
-    for (const chunk of body.stream ?? []) {
-      const n = typeof chunk.output?.output_tokens === 'number' ? chunk.output.output_tokens : Array.isArray(chunk.output?.text) ? chunk.output.text.length : 0;
+    for (const chunk of body.stream) {
+      const n = tokensOf(chunk);
       if (n === 0) continue;
       if (first === 0) {
         first = t;
@@ -310,17 +316,18 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
       }
       last = t;
       got += n;
-      const m = chunk.metrics;
-      if (typeof m?.avg_gen_throughput === 'number') reported = m.avg_gen_throughput;
-      if (typeof m?.gpu_kv_cache_usage === 'number') {
+      const throughput = valueAt(chunk, 'metrics', 'avg_gen_throughput');
+      const kvUsage = valueAt(chunk, 'metrics', 'gpu_kv_cache_usage');
+      if (typeof throughput === 'number') reported = throughput;
+      if (typeof kvUsage === 'number') {
         const bucket = Math.floor((t - it.scheduleStartMs) / KV_SAMPLE_MS);
         if (bucket > st.lastKvBucket) {
           st.lastKvBucket = bucket;
-          st.kv.push([(t - it.scheduleStartMs) / SECOND_MS, m.gpu_kv_cache_usage]);
+          st.kv.push([(t - it.scheduleStartMs) / SECOND_MS, kvUsage]);
         }
       }
     }
-    if (typeof body.status === 'string' && isTerminal(body.status as JobState)) break;
+    if (isTerminalStatus(body.status)) break;
   }
   s.tokens += got;
   s.lastEndMs = Math.max(s.lastEndMs, now());
@@ -335,16 +342,16 @@ async function oneJob(it: IterationContext, st: GpuState, level: number, llm: Re
 /** The job record's delayTime (§2.2: queued before a worker took it, target clock) as real ms. */
 async function queueWait(it: IterationContext, s: LevelStats, id: string, startMs: number, scale: number): Promise<void> {
   const r = await it.request('status', { method: 'GET', path: `/status/${encodeURIComponent(id)}` });
-  const rec = r.json() as { delayTime?: unknown } | undefined;
-  if (r.status !== HTTP_STATUS.ok || typeof rec?.delayTime !== 'number') return;
-  s.queued.push([startMs, rec.delayTime / scale]);
+  const delayTime = valueAt(r.json(), 'delayTime');
+  if (r.status !== HTTP_STATUS.ok || typeof delayTime !== 'number') return;
+  s.queued.push([startMs, delayTime / scale]);
 }
 
 /** Sample /health's workers.initializing until teardown (a control request, not counted). */
 async function sampleStarting(rc: RunContext, st: GpuState): Promise<void> {
   while (st.sampling && !rc.signal.aborted) {
     const h = await rc.request({ method: 'GET', path: '/health' });
-    const n = (h.json() as { workers?: { initializing?: unknown } } | undefined)?.workers?.initializing;
+    const n = valueAt(h.json(), 'workers', 'initializing');
     if (typeof n === 'number') st.starting.push([now(), n]);
     await sleep(HEALTH_SAMPLE_MS);
   }
@@ -354,7 +361,7 @@ async function sampleStarting(rc: RunContext, st: GpuState): Promise<void> {
 async function bigOutputChunks(rc: RunContext, st: GpuState, waitMs: number): Promise<void> {
   const big = 'x'.repeat(Math.round(STREAM_CHUNK.decimalBytes * 1.5));
   const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_return: [big] } } });
-  const id = (a.json() as { id?: unknown } | undefined)?.id;
+  const id = valueAt(a.json(), 'id');
   if (a.status !== HTTP_STATUS.ok || typeof id !== 'string') {
     st.bigError = `POST /run of a 1.5 MB output answered ${a.status ?? 'no answer'}`;
     return;
@@ -367,8 +374,8 @@ async function bigOutputChunks(rc: RunContext, st: GpuState, waitMs: number): Pr
       return;
     }
     const body = streamOf(r);
-    for (const c of body.stream ?? []) st.bigChunks.push(Buffer.byteLength(JSON.stringify(c)));
-    if (typeof body.status === 'string' && isTerminal(body.status as JobState)) return;
+    for (const c of body.stream) st.bigChunks.push(Buffer.byteLength(JSON.stringify(c)));
+    if (isTerminalStatus(body.status)) return;
   }
   st.bigError = `the big-output job did not finish within ${waitMs} ms (no worker, or a cold start that did not finish)`;
 }

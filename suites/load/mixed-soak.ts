@@ -4,10 +4,11 @@
 // memory stays flat over a long run.
 // Params (PARAMS below, with their defaults): rate (iterations/s), duration (ms),
 // sloRunsyncP99Ms, sloRunP99Ms, maxErrorRate.
-import { MINUTE_MS, RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS } from '../../src/spec/index.js';
-import type { Analysis } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, type ParamsOf } from '../../src/load/scenario-definition.js';
+import {
+  MINUTE_MS, RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS, defineScenario, param, type Analysis, type ScenarioInput,
+  type ParamsOf,
+} from 'qbench/suite';
+import { valueAt } from './lib/answer.js';
 
 const MIX = [
   { weight: 0.5, kind: 'runsync' },
@@ -65,11 +66,11 @@ function soakScenario({ rate, duration: durationMs, sloRunsyncP99Ms, sloRunP99Ms
             await it.request('health', { method: 'GET', path: '/health' });
           } else {
             const a = await it.request('run', { method: 'POST', path: '/run', body: { input: {} } });
-            const id = (a.json() as { id?: unknown } | undefined)?.id;
+            const id = valueAt(a.json(), 'id');
             if (typeof id !== 'string') return;
             for (let i = 0; i < 600 && !it.signal.aborted; i++) {
               const s = await it.request('status', { method: 'GET', path: `/status/${encodeURIComponent(id)}` });
-              const status = (s.json() as { status?: unknown } | undefined)?.status;
+              const status = valueAt(s.json(), 'status');
               if (s.status !== 200 || ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'].includes(String(status))) return;
               await sleep(100);
             }

@@ -7,12 +7,12 @@
 // get the target's own answer (src/target/gateway.ts, as the conformance payload checks): the
 // bisection stops there and the cap is not judged (inconclusive), unless a body past the cap
 // had already been accepted (a violation whatever the rest).
-import { RUN_PAYLOAD, RUNSYNC_PAYLOAD, type ByteSize } from '../../src/spec/index.js';
-import { notTheTargetsAnswer } from '../../src/target/index.js';
+import {
+  RUN_PAYLOAD, RUNSYNC_PAYLOAD, notTheTargetsAnswer, defineScenario, type ByteSize, type Analysis, type LoadTarget,
+  type ScenarioInput,
+} from 'qbench/suite';
+import { valueAt } from './lib/answer.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
-import type { Analysis, LoadTarget } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario } from '../../src/load/scenario-definition.js';
 import { EXPECT_PARAM, RUN_OPERATIONS_PARAM, type Expect } from './lib/limits.js';
 
 type Op = 'run' | 'runsync';
@@ -38,8 +38,7 @@ function body(bytes: number): string {
 }
 
 function advertisedCap(target: LoadTarget, op: Op): number | undefined {
-  const payload = (target.info?.['limits'] as { payload?: Record<string, unknown> } | undefined)?.payload;
-  const v = payload?.[op === 'run' ? 'runBytes' : 'runsyncBytes'];
+  const v = valueAt(target.info, 'limits', 'payload', op === 'run' ? 'runBytes' : 'runsyncBytes');
   return typeof v === 'number' ? v : undefined;
 }
 

@@ -18,9 +18,7 @@
 // endpoint. A bracket too wide to place admissions in a window (slow answers) leaves only the
 // count per window unjudged. More admitted than documented, or no 429 at twice the rate,
 // fails whatever else was seen: other traffic only lowers the count.
-import type { Analysis, LoadTarget } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario } from '../../src/load/scenario-definition.js';
+import { defineScenario, type Analysis, type LoadTarget, type ScenarioInput } from 'qbench/suite';
 import {
   EXPECT_PARAM, PROBED_OPERATIONS_PARAM, admittedPerWindowBounds, countsPerWindow, expectedRule, finishedJob, operationRequest, rateWindowRealMs,
   type Exchange, type Expect, type ProbedOperation,

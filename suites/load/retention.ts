@@ -8,11 +8,9 @@
 // before it completed (ttl, a purge by another client) or never completed in time leaves the
 // window unmeasured: inconclusive. A result gone too early, or still readable well past the
 // window, fails.
-import { HTTP_STATUS, RETENTION_MS, SECOND_MS } from '../../src/spec/index.js';
+import { HTTP_STATUS, RETENTION_MS, SECOND_MS, defineScenario, type Analysis, type LoadTarget, type ScenarioInput } from 'qbench/suite';
+import { valueAt } from './lib/answer.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
-import type { Analysis, LoadTarget } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario } from '../../src/load/scenario-definition.js';
 import { RUN_OPERATIONS_PARAM } from './lib/limits.js';
 
 type Op = 'run' | 'runsync';
@@ -60,14 +58,15 @@ export function retentionScenario(op: Op, target: LoadTarget): ScenarioInput<Ret
           const st = it.state;
           const submittedMs = now();
           const a = await it.request(op, { method: 'POST', path: `/${op}`, body: { input: {} } });
-          const body = a.json() as { id?: unknown; status?: unknown } | undefined;
-          const id = typeof body?.id === 'string' ? body.id : undefined;
+          const body = a.json();
+          const jobId = valueAt(body, 'id');
+          const id = typeof jobId === 'string' ? jobId : undefined;
           if (a.status !== HTTP_STATUS.ok || id === undefined) {
             st.notSetUp = `POST /${op} answered ${a.status ?? 'no answer'}: no job to follow`;
             return;
           }
           const deadline = now() + windowRealMs * 3 + 20 * SECOND_MS;
-          let completed = body?.status === 'COMPLETED';
+          let completed = valueAt(body, 'status') === 'COMPLETED';
           if (completed) st.completedAtMs = now();
           while (!it.signal.aborted && now() < deadline) {
             const s = await it.request('status', { method: 'GET', path: `/status/${encodeURIComponent(id)}` });
@@ -78,7 +77,7 @@ export function retentionScenario(op: Op, target: LoadTarget): ScenarioInput<Ret
               if (!completed) st.notSetUp = 'the job was gone (404) before it was seen COMPLETED (expired or purged while it waited)';
               return;
             }
-            const status = (s.json() as { status?: unknown } | undefined)?.status;
+            const status = valueAt(s.json(), 'status');
             if (!completed && status === 'COMPLETED') {
               completed = true;
               st.completedAtMs = t;

@@ -10,10 +10,11 @@
 // came fast enough to place admissions in a window (a narrow bracket). Unmet,
 // the phases they concern are not judged (inconclusive); a phase judged on its own terms
 // that admitted other than max(base, running x rpw) fails.
-import { DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit } from '../../src/spec/index.js';
-import type { Analysis, LoadTarget, RunContext } from '../../src/load/context.js';
-import type { ScenarioInput } from '../../src/load/scenario.js';
-import { defineScenario, param, paramError } from '../../src/load/scenario-definition.js';
+import {
+  DEFAULT_REQUESTS_PER_WORKER, HTTP_STATUS, SECOND_MS, effectiveRateLimit, defineScenario, param, paramError,
+  type Analysis, type LoadTarget, type RunContext, type ScenarioInput,
+} from 'qbench/suite';
+import { valueAt } from './lib/answer.js';
 import { precondition, setupNote, statusOf } from './lib/verdict.js';
 import {
   EXPECT_PARAM, admittedPerWindowBounds, advertisedRequestsPerWorker, expectedRule, finishedJob, operationRequest, rateWindowRealMs, type Exchange, type Expect,
@@ -39,7 +40,7 @@ const now = () => performance.timeOrigin + performance.now();
 
 async function health(rc: RunContext): Promise<number | undefined> {
   const h = await rc.request({ method: 'GET', path: '/health' });
-  const running = (h.json() as { workers?: { running?: unknown } } | undefined)?.workers?.running;
+  const running = valueAt(h.json(), 'workers', 'running');
   return typeof running === 'number' ? running : undefined;
 }
 
@@ -109,8 +110,9 @@ function workerScaledScenario(op: 'run' | 'runsync' | 'status' | 'stream', targe
       setup: async (rc): Promise<ScaleState> => {
         const st: ScaleState = { jobId: op === 'status' || op === 'stream' ? await finishedJob(rc) : 'none', log: [], longJobs: [], running: [], since: new Map() };
         if (controllable) {
-          const w = rc.target.info?.['workers'] as { min?: unknown; max?: unknown } | undefined;
-          if (typeof w?.min === 'number' && typeof w.max === 'number') st.originalWorkers = { min: w.min, max: w.max };
+          const min = valueAt(rc.target.info, 'workers', 'min');
+          const max = valueAt(rc.target.info, 'workers', 'max');
+          if (typeof min === 'number' && typeof max === 'number') st.originalWorkers = { min, max };
         }
         return st;
       },
@@ -130,7 +132,7 @@ function workerScaledScenario(op: 'run' | 'runsync' | 'status' | 'stream', targe
             const ids = await Promise.all(
               Array.from({ length: k }, async () => {
                 const a = await rc.request({ method: 'POST', path: '/run', body: { input: { mock_delay: holdSec } } });
-                return (a.json() as { id?: unknown } | undefined)?.id;
+                return valueAt(a.json(), 'id');
               }),
             );
             st.longJobs = ids.filter((x): x is string => typeof x === 'string');

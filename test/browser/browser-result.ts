@@ -8,10 +8,10 @@ import { buildConformanceSection, runChecks, startEmulatorTarget } from '../../s
 import { runLoad } from '../../src/load/run-load.js';
 import { conformanceSuite } from '../../suites/conformance/index.js';
 import { resolveTarget } from '../../src/load/target.js';
-import { QbenchResult, type ConformanceSection } from '../../src/report/model.js';
-import { computeOverall } from '../../src/report/overall.js';
+import { QbenchResult, type ConformanceSection } from '../../src/result/model.js';
+import { computeOverall } from '../../src/result/overall.js';
 import { RATE_WINDOW_MS } from '../../src/spec/index.js';
-import { sampleResult } from '../unit/report/sample-result.js';
+import { sampleResult } from '../unit/result/sample-result.js';
 
 const RATE_LIMIT_SCENARIO = fileURLToPath(new URL('../../suites/load/rate-limit.ts', import.meta.url));
 

@@ -1,4 +1,4 @@
-// Browser check of the HTML report (issue 7): render a report, open it in headless Chromium
+// Browser check of the HTML report: render a report, open it in headless Chromium
 // (Debian's chromium, driven by playwright-core), and check there are no console errors, no
 // network requests besides the file itself, and that every chart canvas drew its data series.
 // A screenshot goes to test-output/. Skips with a clear message where Chromium is missing.
@@ -12,10 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderComparisonHtml, renderHtml } from '../../src/report/render/html.js';
 import { PALETTE } from '../../src/report/render/html-charts.js';
 import { compareResults } from '../../src/report/compare.js';
-import type { QbenchResult } from '../../src/report/model.js';
+import type { QbenchResult } from '../../src/result/model.js';
 import { browserTestResult } from './browser-result.js';
 import { renderCalibrationHtml } from '../../src/calibrate/report-html.js';
 import { calibrateFake, fakeDeployment } from '../unit/calibrate/fake-deployment.js';
+import { runPlan } from '../../src/plan/run-plan.js';
+import { parseSlo, type Slo } from '../../src/plan/slo.js';
+import { parseTwin, trafficFromFlags } from '../../src/sim/index.js';
+import { buildMeta } from '../../src/result/machine.js';
+import { computeOverall } from '../../src/result/overall.js';
+import { SCHEMA_VERSION } from '../../src/result/model.js';
 
 const CHROMIUM = process.env['QBENCH_CHROMIUM'] ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -143,6 +149,33 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     const check = await openReport(file, 'comparison.png');
     expect(check.consoleErrors).toEqual([]);
     expect(check.requests).toEqual([]);
+  }, 60_000);
+
+  it('renders a plan: a cost frontier chart per SLO with every setting, the frontier and the chosen point drawn, no requests', async () => {
+    const twin = parseTwin({ endpoints: ['p'], deployments: { p: { gpuTypeId: 'L4', timing: { coldStart: { kind: 'constant', ms: 3_000 }, execution: { kind: 'lognormal', medianMs: 800, sigma: 0.3 } } } } });
+    const plan = await runPlan({
+      twinFile: 'emulator.json',
+      twin,
+      traffic: trafficFromFlags({ ratePerSec: 1, durationMs: 300_000 }),
+      slos: [parseSlo('p99(e2e)<20s') as Slo, parseSlo('cold(share)<10%') as Slo],
+      axes: { workersMin: [0, 1], workersMax: [1, 2, 3], idleTimeoutS: [5, 60], scalerType: ['QUEUE_DELAY'], scalerValue: [2] },
+      seeds: 1,
+      threads: 1,
+    });
+    const started = new Date();
+    const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta: buildMeta({ command: ['qbench', 'plan'], startedAt: started, endedAt: started, target: { kind: 'simulation', queueUrl: 'emulator.json', endpointId: 'p', timeScale: 1 } }), plan };
+    const file = path.join(OUT_DIR, 'plan.html');
+    await mkdir(OUT_DIR, { recursive: true });
+    await writeFile(file, renderHtml({ ...partial, overall: computeOverall(partial) }));
+    const check = await openReport(file, 'plan.png');
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.requests).toEqual([]);
+    expect(plan.chosen).not.toBeNull();
+    expect(check.charts.map((c) => c.id)).toEqual(['plan-frontier-0', 'plan-frontier-1']);
+    for (const c of check.charts) {
+      expect(c.drawn, `chart ${c.id} drawn`).toBe('true');
+      expect(c.seriesPixels, `chart ${c.id} has data pixels`).toBeGreaterThan(150);
+    }
   }, 60_000);
 
   it('renders a calibration report: every fit drawn over its samples, the burst timeline, no requests', async () => {

@@ -1,3 +1,5 @@
+// The emulator's clock (src/emulator/clock.ts): the timer heap's order, the manual clock that
+// tests move by hand, and the scaled clock that runs emulated time faster than real time.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, ScaledClock, TimerHeap } from '../../src/emulator/clock.js';
@@ -5,8 +7,10 @@ import { ManualClock, ScaledClock, TimerHeap } from '../../src/emulator/clock.js
 describe('TimerHeap', () => {
   it('pops in (due, insertion) order whatever was pushed and removed', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 1000 }), fc.boolean())), (ops) => {
-        const heap = new TimerHeap();
+      // A far horizon of 300 ms: pushes land in both of its heaps, before and after pops.
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 1000 }), fc.boolean())), fc.integer({ min: 0, max: 20 }), (ops, popFirst) => {
+        const heap = new TimerHeap(300);
+        const early: number[] = [];
         const kept: { due: number; seq: number }[] = [];
         ops.forEach(([due, remove], seq) => {
           const e = heap.push(due, () => {});
@@ -14,9 +18,23 @@ describe('TimerHeap', () => {
           else kept.push({ due, seq });
         });
         kept.sort((a, b) => a.due - b.due || a.seq - b.seq);
+        // Pop some, push more (due after them, measured from a moved floor), then drain.
+        for (let i = 0; i < popFirst; i += 1) {
+          const e = heap.pop();
+          if (e) early.push(e.dueAtMs);
+        }
+        const rest = kept.slice(early.length);
+        const floor = early.length > 0 ? (early[early.length - 1] as number) : 0;
+        ops.forEach(([due, remove], i) => {
+          const e = heap.push(floor + due, () => {});
+          if (remove) heap.remove(e);
+          else rest.push({ due: floor + due, seq: ops.length + i });
+        });
+        rest.sort((a, b) => a.due - b.due || a.seq - b.seq);
+        expect(early).toEqual(kept.slice(0, early.length).map((k) => k.due));
         const popped: number[] = [];
         for (let e = heap.pop(); e; e = heap.pop()) popped.push(e.dueAtMs);
-        expect(popped).toEqual(kept.map((k) => k.due));
+        expect(popped).toEqual(rest.map((k) => k.due));
       }),
     );
   });

@@ -1,3 +1,5 @@
+// The exit codes (src/exit-codes.ts): the README's table lists exactly them, the classes of
+// failure are distinct, and every error code maps to a documented exit code.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EXIT, EXIT_DESCRIPTIONS } from '../../src/exit-codes.js';

@@ -3,121 +3,115 @@
 // twin: <out>/emulator.json for `qbench emulate --emulator-config`, calibration.json and .html.
 // Exit 0 done, 2 bad flags (or no --yes without a terminal), 4 no job completed, 5 unreachable.
 import { z } from 'zod';
-import type { Options } from 'yargs';
 import { registerSecret, usageError } from '../../errors.js';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
-import { SCALER_TYPES } from '../../emulator/deployment/index.js';
+import { SCALER_TYPES, type DeploymentSettings } from '../../emulator/deployment/index.js';
+import { DurationMs } from '../../spec/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, URL_TARGET_GRAMMAR } from '../../target/index.js';
 import { describeDist } from '../../calibrate/report-html.js';
 import { loadInputClasses } from '../../calibrate/inputs.js';
 import { DEFAULT_ASSUMPTIONS, estimateCost, formatPlan, planCalibration } from '../../calibrate/plan.js';
 import { runCalibration, writeCalibration } from '../../calibrate/run-calibration.js';
 import { timestampDirName } from '../../report/write-all.js';
-import type { CommandModule } from '../command.js';
-import { targetOptions } from '../target-options.js';
-import { flagList, parseFlags } from '../flags.js';
-import { parseDurationMs } from './load.js';
+import { defineCommand } from '../command.js';
+import { option, type Flags, type OptionSet } from '../options.js';
+import { targetKeyOption, targetOptions } from '../target-options.js';
 
 export const CALIBRATE_DEFAULTS = { maxJobs: 100, maxDuration: '10m', warmJobs: 20, coldStarts: 6, burstJobs: 16, streamJobs: 3, seed: 1 } as const;
 
-const count = (flag: string, max: number) => z.number({ error: `--${flag}: a number` }).int({ error: `--${flag}: a whole number` }).min(0, { error: `--${flag}: 0 to ${max}` }).max(max, { error: `--${flag}: 0 to ${max}` });
-const positive = (flag: string, max: number) => count(flag, max).min(1, { error: `--${flag}: 1 to ${max}` });
-
-const Flags = z.strictObject({
-  'max-jobs': positive('max-jobs', 10_000),
-  'max-duration': z.number({ error: '--max-duration: write e.g. 90s, 10m, 1h' }).int().min(1_000, { error: '--max-duration: at least 1s' }).max(24 * 3_600_000, { error: '--max-duration: at most 24h' }),
-  'warm-jobs': count('warm-jobs', 1_000),
-  'cold-starts': count('cold-starts', 200),
-  'burst-jobs': count('burst-jobs', 400),
-  'stream-jobs': count('stream-jobs', 200),
-  'time-scale': z.number({ error: '--time-scale: a number' }).positive({ error: '--time-scale: above 0' }).max(100_000, { error: '--time-scale: at most 100000' }).optional(),
-  'health-poll-ms': z.number({ error: '--health-poll-ms: a number' }).min(1, { error: '--health-poll-ms: 1 to 60000' }).max(60_000, { error: '--health-poll-ms: 1 to 60000' }).optional(),
-  seed: z.number({ error: '--seed: an integer' }).int({ error: '--seed: an integer' }),
-  'workers-min': count('workers-min', 1_000).optional(),
-  'workers-max': positive('workers-max', 1_000).optional(),
-  'idle-timeout': z.number({ error: '--idle-timeout: seconds' }).int({ error: '--idle-timeout: whole seconds' }).min(1, { error: '--idle-timeout: 1 to 3600 s' }).max(3600, { error: '--idle-timeout: 1 to 3600 s' }).optional(),
-  'scaler-type': z.enum(SCALER_TYPES, { error: `--scaler-type: ${SCALER_TYPES.join(' or ')}` }).optional(),
-  'scaler-value': positive('scaler-value', 100_000).optional(),
-  'jobs-per-worker': positive('jobs-per-worker', 1_000).optional(),
-  'gpu-type': z.string().min(1).optional(),
-  'gpu-count': positive('gpu-count', 16).optional(),
-  'price-per-s': z.number({ error: '--price-per-s: $ per GPU-second' }).positive({ error: '--price-per-s: above 0' }).optional(),
-});
-
-/** Every option but the target ones, declared from one table. */
-const OPTIONS: Record<string, Options> = {
-  out: { type: 'string', describe: 'Directory for emulator.json, calibration.json and calibration.html (default reports/calibrate-<timestamp>)' },
-  input: { type: 'string', array: true, describe: 'A JSON job body {input, policy?} your handler takes (repeatable: one input class per file; default {"input":{}})' },
-  'class-field': { type: 'string', describe: 'With several --input: the input field whose value names the class (default: the one field that tells the files apart)' },
-  'max-jobs': { type: 'number', default: CALIBRATE_DEFAULTS.maxJobs, describe: 'Most jobs sent, all phases together: never exceeded' },
-  'max-duration': { type: 'string', default: CALIBRATE_DEFAULTS.maxDuration, describe: 'Wall-clock limit, e.g. 90s, 10m; unfinished jobs are cancelled at it' },
-  yes: { type: 'boolean', default: false, describe: 'Start without the confirmation prompt (needed when stdin is not a terminal, e.g. CI)' },
-  'warm-jobs': { type: 'number', default: CALIBRATE_DEFAULTS.warmJobs, describe: 'Jobs per input class, one at a time on a warm worker (dispatch, execution, overhead)' },
-  'cold-starts': { type: 'number', default: CALIBRATE_DEFAULTS.coldStarts, describe: 'Cold starts: each one job after the workers have stopped' },
-  'burst-jobs': { type: 'number', default: CALIBRATE_DEFAULTS.burstJobs, describe: 'Jobs sent at once to watch the scaler (0: no burst)' },
-  'stream-jobs': { type: 'number', default: CALIBRATE_DEFAULTS.streamJobs, describe: 'Jobs per class read through /stream (the first tells whether the handler streams)' },
-  'time-scale': { type: 'number', describe: "The target's ms per real ms: for an emulator started with --time-scale (default 1, the service)" },
-  'health-poll-ms': { type: 'number', describe: 'Real ms between /health polls while watching workers (default 250 / time scale, at least 5)' },
-  seed: { type: 'number', default: CALIBRATE_DEFAULTS.seed, describe: "Seed of the twin's timing sampler" },
-  'workers-min': { type: 'number', describe: 'Given: active workers (otherwise measured at rest)' },
-  'workers-max': { type: 'number', describe: 'Given: most workers (otherwise the most seen in the burst, a lower bound)' },
-  'idle-timeout': { type: 'number', describe: 'Given: idle timeout in s (otherwise measured on /health)' },
-  'scaler-type': { type: 'string', choices: [...SCALER_TYPES], describe: 'Given: the scaler (otherwise read from the burst)' },
-  'scaler-value': { type: 'number', describe: 'Given: the scaler value, s (QUEUE_DELAY) or jobs per worker (REQUEST_COUNT)' },
-  'jobs-per-worker': { type: 'number', describe: 'Given: jobs one worker runs at once (otherwise measured in the burst)' },
-  'gpu-type': { type: 'string', describe: 'Given: the GPU type (prices the budget and the twin), e.g. "4090 PRO"' },
-  'gpu-count': { type: 'number', describe: 'Given: GPUs per worker (default 1)' },
-  'price-per-s': { type: 'number', describe: 'Flex $ per GPU-second, instead of the price table' },
+const count = (max: number) => {
+  const rule = `must be a whole number from 0 to ${max}`;
+  return z.number({ error: rule }).int({ error: rule }).min(0, { error: rule }).max(max, { error: rule });
 };
+const positive = (max: number) => {
+  const rule = `must be a whole number from 1 to ${max}`;
+  return z.number({ error: rule }).int({ error: rule }).min(1, { error: rule }).max(max, { error: rule });
+};
+const DURATION_RANGE = 'must be from 1s to 24h';
 
-export const calibrateCommand: CommandModule = {
+const OPTIONS = {
+    ...targetOptions({ urlOnly: true }),
+    ...targetKeyOption(),
+    out: option({ flag: 'out', schema: z.string().min(1, { error: 'must name a directory' }).optional(), help: 'Directory for emulator.json, calibration.json and calibration.html (default reports/calibrate-<timestamp>)' }),
+    input: option({ flag: 'input', kind: 'strings', schema: z.array(z.string().min(1)).default([]), help: 'A JSON job body {input, policy?} your handler takes (repeatable: one input class per file; default {"input":{}})' }),
+    classField: option({ flag: 'class-field', schema: z.string().min(1).optional(), help: 'With several --input: the input field whose value names the class (default: the one field that tells the files apart)' }),
+    maxJobs: option({ flag: 'max-jobs', kind: 'number', schema: positive(10_000), default: CALIBRATE_DEFAULTS.maxJobs, help: 'Most jobs sent, all phases together: never exceeded' }),
+    maxDurationMs: option({ flag: 'max-duration', schema: DurationMs.pipe(z.number().min(1_000, { error: DURATION_RANGE }).max(24 * 3_600_000, { error: DURATION_RANGE })), default: CALIBRATE_DEFAULTS.maxDuration, help: 'Wall-clock limit, e.g. 90s, 10m; unfinished jobs are cancelled at it' }),
+    yes: option({ flag: 'yes', kind: 'boolean', schema: z.boolean(), default: false, help: 'Start without the confirmation prompt (needed when stdin is not a terminal, e.g. CI)' }),
+    warmJobs: option({ flag: 'warm-jobs', kind: 'number', schema: count(1_000), default: CALIBRATE_DEFAULTS.warmJobs, help: 'Jobs per input class, one at a time on a warm worker (dispatch, execution, overhead)' }),
+    coldStarts: option({ flag: 'cold-starts', kind: 'number', schema: count(200), default: CALIBRATE_DEFAULTS.coldStarts, help: 'Cold starts: each one job after the workers have stopped' }),
+    burstJobs: option({ flag: 'burst-jobs', kind: 'number', schema: count(400), default: CALIBRATE_DEFAULTS.burstJobs, help: 'Jobs sent at once to watch the scaler (0: no burst)' }),
+    streamJobs: option({ flag: 'stream-jobs', kind: 'number', schema: count(200), default: CALIBRATE_DEFAULTS.streamJobs, help: 'Jobs per class read through /stream (the first tells whether the handler streams)' }),
+    timeScale: option({ flag: 'time-scale', kind: 'number', schema: z.number({ error: 'must be a number' }).positive({ error: 'must be above 0' }).max(100_000, { error: 'must be at most 100000' }).optional(), help: "The target's ms per real ms: for an emulator started with --time-scale (default 1, the service)" }),
+    healthPollMs: option({ flag: 'health-poll-ms', kind: 'number', schema: z.number({ error: 'must be a number' }).min(1, { error: 'must be 1 to 60000' }).max(60_000, { error: 'must be 1 to 60000' }).optional(), help: 'Real ms between /health polls while watching workers (default 250 / time scale, at least 5)' }),
+    seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }), default: CALIBRATE_DEFAULTS.seed, help: "Seed of the twin's timing sampler" }),
+    workersMin: option({ flag: 'workers-min', kind: 'number', schema: count(1_000).optional(), help: 'Given: active workers (otherwise measured at rest)' }),
+    workersMax: option({ flag: 'workers-max', kind: 'number', schema: positive(1_000).optional(), help: "Given: most workers (otherwise the config file's deployment of the endpoint, else the most seen in the burst, a lower bound)" }),
+    idleTimeoutS: option({ flag: 'idle-timeout', kind: 'number', schema: z.number({ error: 'must be seconds' }).int({ error: 'must be whole seconds' }).min(1, { error: 'must be 1 to 3600 s' }).max(3600, { error: 'must be 1 to 3600 s' }).optional(), help: 'Given: idle timeout in s (otherwise measured on /health)' }),
+    scalerType: option({ flag: 'scaler-type', schema: z.enum(SCALER_TYPES, { error: `must be ${SCALER_TYPES.join(' or ')}` }).optional(), choices: SCALER_TYPES, help: 'Given: the scaler (otherwise read from the burst)' }),
+    scalerValue: option({ flag: 'scaler-value', kind: 'number', schema: positive(100_000).optional(), help: 'Given: the scaler value, s (QUEUE_DELAY) or jobs per worker (REQUEST_COUNT)' }),
+    jobsPerWorker: option({ flag: 'jobs-per-worker', kind: 'number', schema: positive(1_000).optional(), help: 'Given: jobs one worker runs at once (otherwise measured in the burst)' }),
+    gpuType: option({ flag: 'gpu-type', schema: z.string().min(1).optional(), help: 'Given: the GPU type (prices the budget and the twin), e.g. "4090 PRO"' }),
+    gpuCount: option({ flag: 'gpu-count', kind: 'number', schema: positive(16).optional(), help: 'Given: GPUs per worker (default 1)' }),
+    pricePerS: option({ flag: 'price-per-s', kind: 'number', schema: z.number({ error: 'must be $ per GPU-second' }).positive({ error: 'must be above 0' }).optional(), help: 'Flex $ per GPU-second, instead of the price table' }),
+    /** What the queue interface cannot show (workersMax, GPU) may come from the config file's deployment of the endpoint. */
+    deployments: option({ schema: z.record(z.string(), z.custom<DeploymentSettings>()).optional(), config: 'emulator.deployments' }),
+} satisfies OptionSet;
+
+/**
+ * The settings the user gave: flags, and for what the queue interface cannot show (the worker
+ * maximum, the GPU) the config file's deployment of the endpoint being calibrated.
+ */
+export function givenSettings(f: Flags<typeof OPTIONS>, endpointId: string) {
+  const fromFile = f.deployments?.[endpointId];
+  return {
+    workersMin: f.workersMin,
+    workersMax: f.workersMax ?? fromFile?.workersMax,
+    idleTimeoutS: f.idleTimeoutS,
+    scalerType: f.scalerType,
+    scalerValue: f.scalerValue,
+    jobsPerWorker: f.jobsPerWorker,
+    gpuTypeId: f.gpuType ?? fromFile?.gpuTypeId,
+    gpuCount: f.gpuCount ?? fromFile?.gpuCount,
+  };
+}
+
+export const calibrateCommand = defineCommand({
   command: 'calibrate',
   describe: 'Measure a deployment by URL within a budget and write a twin: an emulator config that reproduces it, with a calibration report',
-  builder: (y) => targetOptions(y, { urlOnly: true }).options(OPTIONS).example('$0 calibrate --target https://api.example --endpoint abc123 --input job.json --gpu-type "4090 PRO" --yes', 'calibrate with your own job body, no prompt'),
-  run: async (argv, io): Promise<ExitCode> => {
-    const durationText = argv['max-duration'];
-    const maxDurationMs = typeof durationText === 'string' ? parseDurationMs(durationText) : undefined;
-    if (maxDurationMs === undefined) throw usageError(`--max-duration "${String(durationText)}": write e.g. 90s, 10m, 1h`);
-    const f = parseFlags('calibrate', Flags, { ...Object.fromEntries(Object.keys(Flags.shape).map((k) => [k, argv[k]])), 'max-duration': maxDurationMs });
-    const spec = parseTarget(String(argv['target']), argv['endpoint'] as string | undefined);
+  options: OPTIONS,
+  builder: (y) => y.example('$0 calibrate --target https://api.example --endpoint abc123 --input job.json --gpu-type "4090 PRO" --yes', 'calibrate with your own job body, no prompt'),
+  run: async (f, io, invocation): Promise<ExitCode> => {
+    const spec = parseTarget(f.target, f.endpoint);
     if (spec.kind !== 'url') throw usageError(`--target: calibrate measures a deployment by URL: ${URL_TARGET_GRAMMAR}`);
     const endpointId = requireEndpoint(spec);
-    const keyEnv = apiKeyEnvName(argv['api-key-env'] as string | undefined, io.env);
+    const keyEnv = apiKeyEnvName(f.apiKeyEnv, io.env);
     const apiKey = io.env[keyEnv];
     if (apiKey === undefined || apiKey === '') throw usageError(`no API key: set ${keyEnv} (or name another variable with --api-key-env)`);
     registerSecret(apiKey);
-    const inputs = await loadInputClasses(flagList(argv['input']), argv['class-field'] as string | undefined);
-    const timeScale = f['time-scale'];
+    const inputs = await loadInputClasses(f.input, f.classField);
+    const timeScale = f.timeScale;
     const plan = planCalibration({
       classes: inputs.classes.length,
-      warmJobs: f['warm-jobs'],
-      coldStarts: f['cold-starts'],
-      burstJobs: f['burst-jobs'],
-      streamJobs: f['stream-jobs'],
-      maxJobs: f['max-jobs'],
-      maxDurationMs: f['max-duration'],
+      warmJobs: f.warmJobs,
+      coldStarts: f.coldStarts,
+      burstJobs: f.burstJobs,
+      streamJobs: f.streamJobs,
+      maxJobs: f.maxJobs,
+      maxDurationMs: f.maxDurationMs,
     });
-    const given = {
-      workersMin: f['workers-min'],
-      workersMax: f['workers-max'],
-      idleTimeoutS: f['idle-timeout'],
-      scalerType: f['scaler-type'],
-      scalerValue: f['scaler-value'],
-      jobsPerWorker: f['jobs-per-worker'],
-      gpuTypeId: f['gpu-type'],
-      gpuCount: f['gpu-count'],
-    };
+    const given = givenSettings(f, endpointId);
     const assumed = <T>(v: T | undefined, fallback: T) => (v === undefined ? { value: fallback, source: 'service default' as const } : { value: v, source: 'given' as const });
     const cost = estimateCost(plan, {
       workersMax: assumed(given.workersMax, DEFAULT_ASSUMPTIONS.workersMax),
       idleTimeoutS: assumed(given.idleTimeoutS, DEFAULT_ASSUMPTIONS.idleTimeoutS),
       gpuTypeId: given.gpuTypeId,
       gpuCount: given.gpuCount ?? 1,
-      pricePerS: f['price-per-s'],
+      pricePerS: f.pricePerS,
     });
     const where = `${spec.queueUrl}/v2/${endpointId}`;
     io.stdout(formatPlan(where, plan, cost, given.gpuCount ?? 1));
-    if (argv['yes'] !== true) {
+    if (!f.yes) {
       if (io.ask === undefined) throw usageError('stdin is not a terminal, so nothing can confirm the plan: add --yes to start the calibration without a prompt');
       const answer = await io.ask('Send these jobs? [y/N] ');
       if (!/^y(es)?$/i.test(answer.trim())) {
@@ -135,13 +129,13 @@ export const calibrateCommand: CommandModule = {
       cost,
       given,
       timeScale: timeScale === undefined ? { value: 1, source: 'default' } : { value: timeScale, source: 'given' },
-      healthPollMs: f['health-poll-ms'] ?? Math.max(5, Math.round(250 / (timeScale ?? 1))),
+      healthPollMs: f.healthPollMs ?? Math.max(5, Math.round(250 / (timeScale ?? 1))),
       seed: f.seed,
-      command: ['qbench', 'calibrate', ...process.argv.slice(3)],
+      command: invocation.commandLine,
       signal: io.signal,
       log: (line) => io.stderr(`${line}\n`),
     });
-    const out = (argv['out'] as string | undefined) ?? `reports/calibrate-${timestampDirName(report.startedAt)}`;
+    const out = f.out ?? `reports/calibrate-${timestampDirName(report.startedAt)}`;
     const written = await writeCalibration(report, out);
     io.stdout(`\n${report.budget.jobsSent} jobs sent (at most ${plan.maxJobs}), ${(report.budget.realMs / 1000).toFixed(1)} s\n`);
     for (const s of report.settings) io.stdout(`  ${s.name.padEnd(14)} ${String(s.value).padEnd(12)} ${s.source}\n`);
@@ -154,4 +148,4 @@ export const calibrateCommand: CommandModule = {
     }
     return EXIT.OK;
   },
-};
+});

@@ -1,4 +1,4 @@
-// `qbench check` (issue 5): run the conformance suite against a target (a URL, or
+// `qbench check`: run the conformance suite against a target (a URL, or
 // `--target emulator` in-process), write every report format (as load does), exit 0 when
 // every required check passed and 1 otherwise. `--self-test` proves the suite against every
 // emulator fault; `--coverage-matrix` writes the clause/check matrix; `--list` lists checks.
@@ -7,64 +7,59 @@ import path from 'node:path';
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { configError, redactSecrets, usageError } from '../../errors.js';
-import { FAULT_NAMES, isFaultName, type FaultName } from '../../emulator/faults.js';
+import { FAULT_NAMES } from '../../emulator/faults.js';
 import {
   connectTarget, startEmulatorTarget, runChecks, buildResult, loadExpectations, unknownPatterns, renderCoverageMarkdown,
-  runSelfTest, renderDetectionTable, isSlow, NO_EXPECTATIONS, CHECK_TAGS, buildCoverage, selectChecks, type Connected,
+  runSelfTest, renderDetectionTable, isSlow, NO_EXPECTATIONS, CHECK_TAGS, buildCoverage, selectChecks, shippedSuite, type Connected, type Suite,
 } from '../../conformance/index.js';
-import type { CheckResult, TargetInfo } from '../../report/model.js';
+import type { CheckResult, TargetInfo } from '../../result/model.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun } from '../watch.js';
-import { conformanceSuite } from '../../../suites/conformance/index.js';
+import { EndpointId } from '../../spec/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
-import type { CliIo, CommandModule } from '../command.js';
-import { outOption, targetOptions } from '../target-options.js';
-import { parseFlags } from '../flags.js';
+import { defineCommand, type CliIo } from '../command.js';
+import { option, type Flags } from '../options.js';
+import { conformanceOptions } from '../suite-options.js';
+import { commaList, faultOption, interfaceOptions, optionalTargetOptions, outOption, targetKeyOption } from '../target-options.js';
 
 const MAX_CONCURRENCY = 32;
 const MAX_TIME_SCALE = 1000;
+const CONCURRENCY = `must be 1..${MAX_CONCURRENCY}`;
+const TIME_SCALE = `must be in (0, ${MAX_TIME_SCALE}]`;
+const PARALLEL = 'must be 1..8';
+const flag = (name: string, help: string) => option({ flag: name, kind: 'boolean', schema: z.boolean(), default: false, help });
+const file = (name: string, help: string) => option({ flag: name, schema: z.string().min(1).optional(), help });
 
-const list = (what: string) =>
-  z.array(z.string({ error: `${what} takes check ids, id prefixes ending in *, or tags` })).default([])
-    .transform((a) => a.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
+const CHECK_OPTIONS = {
+  ...optionalTargetOptions(),
+  ...targetKeyOption(),
+  ...interfaceOptions,
+  out: outOption,
+  ...conformanceOptions,
+  concurrency: option({ flag: 'concurrency', kind: 'number', schema: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(1, { error: CONCURRENCY }).max(MAX_CONCURRENCY, { error: CONCURRENCY }), default: 4, help: `Checks in flight at once (1..${MAX_CONCURRENCY})` }),
+  allowBillable: flag('allow-billable', 'Run checks that cost money on a real target (pods)'),
+  callbackHost: option({ flag: 'callback-host', schema: z.string().min(1).optional(), help: 'Host/IP the target can reach this machine at (webhook checks)' }),
+  spareEndpoints: option({ flag: 'spare-endpoint', kind: 'strings', schema: commaList.pipe(z.array(EndpointId)), config: 'target.spareEndpoints', help: 'Extra idle endpoint ids on the target that checks may take for exact counts' }),
+  json: file('json', 'Also write the result (QbenchResult JSON) to this file'),
+  junit: file('junit', 'Also write JUnit XML to this file'),
+  timeScale: option({ flag: 'time-scale', kind: 'number', schema: z.number({ error: 'must be a number' }).positive({ error: TIME_SCALE }).max(MAX_TIME_SCALE, { error: TIME_SCALE }).optional(), help: `Emulated ms per real ms of --target emulator (max ${MAX_TIME_SCALE})`, defaultHelp: '60' }),
+  faults: faultOption('Emulator fault switch (with --target emulator or --self-test), repeatable'),
+  selfTest: flag('self-test', 'Run the suite against the clean emulator and against each fault; print the detection table'),
+  parallel: option({ flag: 'parallel', kind: 'number', schema: z.number({ error: 'must be a number' }).int({ error: PARALLEL }).min(1, { error: PARALLEL }).max(8, { error: PARALLEL }), default: 3, help: 'With --self-test: fault emulators side by side (1..8)' }),
+  coverageMatrix: file('coverage-matrix', 'Write the clause coverage matrix (markdown) to this file and exit'),
+  strict: flag('strict', 'An inconclusive check (could not set up what it judges) fails the run: for gating on a private endpoint'),
+  list: flag('list', 'List the checks and exit'),
+};
+type CheckArgs = Flags<typeof CHECK_OPTIONS>;
 
-const CheckArgs = z.object({
-  target: z.string({ error: '--target must be a URL or "emulator"' }).optional(),
-  'api-key-env': z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: '--api-key-env must name an environment variable (letters, digits, _)' }).optional(),
-  endpoint: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, { error: '--endpoint must be an endpoint id (letters, digits, - and _)' }).optional(),
-  'rest-url': z.url({ error: '--rest-url must be an absolute URL' }).optional(),
-  'graphql-url': z.url({ error: '--graphql-url must be an absolute URL' }).optional(),
-  only: list('--only'),
-  skip: list('--skip'),
-  profile: z.enum(['quick', 'full'], { error: '--profile must be quick or full' }).default('quick'),
-  expect: z.string().optional(),
-  concurrency: z.number({ error: '--concurrency must be a number' }).int({ error: '--concurrency must be a whole number' }).min(1, { error: `--concurrency must be 1..${MAX_CONCURRENCY}` }).max(MAX_CONCURRENCY, { error: `--concurrency must be 1..${MAX_CONCURRENCY}` }).default(4),
-  'allow-billable': z.boolean().default(false),
-  'callback-host': z.string().min(1).optional(),
-  'spare-endpoint': list('--spare-endpoint'),
-  json: z.string().optional(),
-  junit: z.string().optional(),
-  out: z.string().min(1, { error: '--out must name a directory' }).optional(),
-  'time-scale': z.number({ error: '--time-scale must be a number' }).positive({ error: `--time-scale must be in (0, ${MAX_TIME_SCALE}]` }).max(MAX_TIME_SCALE, { error: `--time-scale must be in (0, ${MAX_TIME_SCALE}]` }).optional(),
-  fault: z.array(z.string()).default([]).transform((a) => a.flatMap((s) => s.split(',')).filter((s) => s.length > 0)),
-  'self-test': z.boolean().default(false),
-  strict: z.boolean().default(false),
-  'coverage-matrix': z.string().optional(),
-  list: z.boolean().default(false),
-  parallel: z.number().int().min(1, { error: '--parallel must be 1..8' }).max(8, { error: '--parallel must be 1..8' }).default(3),
-});
-type CheckArgs = z.output<typeof CheckArgs>;
-
-function parseArgs(argv: Record<string, unknown>): CheckArgs {
-  const a = parseFlags('check', CheckArgs, argv);
+/** What the options say together: every problem at once. */
+function checkTogether(a: CheckArgs, conformanceSuite: Suite): void {
   const problems: string[] = [];
-  const badFaults = a.fault.filter((f) => !isFaultName(f));
-  if (badFaults.length > 0) problems.push(`--fault: unknown fault ${badFaults.join(', ')}; valid: ${FAULT_NAMES.join(', ')}`);
-  if (a.fault.length > 0 && a.target !== 'emulator' && !a['self-test']) problems.push('--fault applies to --target emulator (or --self-test) only');
-  if (a['time-scale'] !== undefined && a.target !== 'emulator' && !a['self-test']) problems.push('--time-scale applies to --target emulator (or --self-test) only');
-  if (!a['self-test'] && !a.list && a['coverage-matrix'] === undefined && a.target === undefined) problems.push(`--target is required: ${TARGET_GRAMMAR}`);
+  if (a.faults.length > 0 && a.target !== 'emulator' && !a.selfTest) problems.push('--fault applies to --target emulator (or --self-test) only');
+  if (a.timeScale !== undefined && a.target !== 'emulator' && !a.selfTest) problems.push('--time-scale applies to --target emulator (or --self-test) only');
+  if (!a.selfTest && !a.list && a.coverageMatrix === undefined && a.target === undefined) problems.push(`--target is required: ${TARGET_GRAMMAR}`);
   if (a.target !== undefined && a.target !== 'emulator') {
     try {
       const spec = parseTarget(a.target, a.endpoint);
@@ -73,11 +68,9 @@ function parseArgs(argv: Record<string, unknown>): CheckArgs {
       problems.push(e instanceof Error ? e.message : String(e));
     }
   }
-  const patterns = [...a.only, ...a.skip];
-  const unknown = unknownPatterns(conformanceSuite, patterns);
+  const unknown = unknownPatterns(conformanceSuite, [...a.only, ...a.skip]);
   if (unknown.length > 0) problems.push(`--only/--skip: ${unknown.join(', ')} match no check id and no tag (tags: ${CHECK_TAGS.join(', ')})`);
   if (problems.length > 0) throw usageError(`invalid options for qbench check:\n${problems.map((p) => `  ✖ ${p}`).join('\n')}`);
-  return a;
 }
 
 function line(r: CheckResult): string {
@@ -105,8 +98,8 @@ async function writeOut(file: string, text: string): Promise<void> {
   await writeFile(file, text);
 }
 
-async function selfTest(a: CheckArgs, io: CliIo): Promise<ExitCode> {
-  const faults = a.fault.length > 0 ? (a.fault as FaultName[]) : undefined;
+async function selfTest(a: CheckArgs, io: CliIo, conformanceSuite: Suite): Promise<ExitCode> {
+  const faults = a.faults.length > 0 ? a.faults : undefined;
   io.stdout(`qbench check --self-test: the clean emulator, then ${faults?.length ?? FAULT_NAMES.length} faults (${a.parallel} at a time)\n`);
   const report = await runSelfTest(conformanceSuite, {
     profile: a.profile,
@@ -114,7 +107,7 @@ async function selfTest(a: CheckArgs, io: CliIo): Promise<ExitCode> {
     parallel: a.parallel,
     signal: io.signal,
     ...(faults ? { faults } : {}),
-    ...(a['time-scale'] !== undefined ? { timeScale: a['time-scale'] } : {}),
+    ...(a.timeScale !== undefined ? { timeScale: a.timeScale } : {}),
     onClean: (clean) => {
       const bad = clean.filter((r) => r.verdict.status === 'fail' || r.verdict.status === 'error');
       io.stdout(`clean emulator: ${clean.filter((r) => r.verdict.status === 'pass').length} pass, ${bad.length} fail/error, ${clean.filter((r) => r.verdict.status === 'skip').length} skip\n`);
@@ -128,65 +121,48 @@ async function selfTest(a: CheckArgs, io: CliIo): Promise<ExitCode> {
   return report.cleanPassed && report.allCaught ? EXIT.OK : EXIT.TARGET_FAILED;
 }
 
-export const checkCommand: CommandModule = {
+export const checkCommand = defineCommand({
   command: 'check',
   describe: 'Run the conformance suite against a target (URL or the in-process emulator)',
-  builder: (y) =>
-    outOption(targetOptions(y, { optional: true, interfaces: true }))
-      .option('only', { type: 'array', string: true, describe: 'Run only these checks: ids, id prefixes ending in *, or tags' })
-      .option('skip', { type: 'array', string: true, describe: 'Skip these checks: ids, id prefixes ending in *, or tags' })
-      .option('profile', { type: 'string', default: 'quick', describe: 'quick or full. quick: checks that finish within 60 s of waiting at the target\'s time scale; full: all' })
-      .option('expect', { type: 'string', describe: 'Known-failures file (id, verdict, reason, optional expires)' })
-      .option('concurrency', { type: 'number', default: 4, describe: `Checks in flight at once (1..${MAX_CONCURRENCY})` })
-      .option('allow-billable', { type: 'boolean', default: false, describe: 'Run checks that cost money on a real target (pods)' })
-      .option('callback-host', { type: 'string', describe: 'Host/IP the target can reach this machine at (webhook checks)' })
-      .option('spare-endpoint', { type: 'array', string: true, describe: 'Extra idle endpoint ids on the target that checks may take for exact counts' })
-      .option('json', { type: 'string', describe: 'Also write the result (QbenchResult JSON) to this file' })
-      .option('junit', { type: 'string', describe: 'Also write JUnit XML to this file' })
-      .option('time-scale', { type: 'number', describe: `Emulated ms per real ms of --target emulator (default 60, max ${MAX_TIME_SCALE})` })
-      .option('fault', { type: 'array', string: true, describe: 'Emulator fault switch (with --target emulator or --self-test), repeatable' })
-      .option('self-test', { type: 'boolean', default: false, describe: 'Run the suite against the clean emulator and against each fault; print the detection table' })
-      .option('parallel', { type: 'number', default: 3, describe: 'With --self-test: fault emulators side by side (1..8)' })
-      .option('coverage-matrix', { type: 'string', describe: 'Write the clause coverage matrix (markdown) to this file and exit' })
-      .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive check (could not set up what it judges) fails the run: for gating on a private endpoint' })
-      .option('list', { type: 'boolean', default: false, describe: 'List the checks and exit' }),
-  run: async (argv, io) => {
-    const a = parseArgs(argv);
+  options: CHECK_OPTIONS,
+  run: async (a, io, invocation) => {
+    const conformanceSuite = await shippedSuite();
+    checkTogether(a, conformanceSuite);
     if (a.list) {
       for (const c of conformanceSuite.checks) io.stdout(`${c.id.padEnd(48)} ${c.kind.padEnd(6)} ${c.interface.padEnd(7)} [${c.tags.join(',')}] ${c.title}\n`);
       return EXIT.OK;
     }
-    if (a['coverage-matrix'] !== undefined) {
-      await writeOut(a['coverage-matrix'], renderCoverageMarkdown(conformanceSuite));
-      io.stdout(`wrote ${a['coverage-matrix']}\n`);
-      if (a.target === undefined && !a['self-test']) return EXIT.OK;
+    if (a.coverageMatrix !== undefined) {
+      await writeOut(a.coverageMatrix, renderCoverageMarkdown(conformanceSuite));
+      io.stdout(`wrote ${a.coverageMatrix}\n`);
+      if (a.target === undefined && !a.selfTest) return EXIT.OK;
     }
-    if (a['self-test']) return selfTest(a, io);
+    if (a.selfTest) return selfTest(a, io, conformanceSuite);
 
     const expectations = a.expect !== undefined ? await loadExpectations(a.expect) : NO_EXPECTATIONS;
     for (const e of expectations.expired) io.stderr(`qbench: --expect: the entry for ${e.id} expired on ${e.expires ?? '?'} and no longer applies\n`);
     let connected: Connected;
     const startedAt = new Date();
     if (a.target === 'emulator') {
-      const t = await startEmulatorTarget({ faults: a.fault as FaultName[], allowBillable: true, ...(a['time-scale'] !== undefined ? { timeScale: a['time-scale'] } : {}) });
+      const t = await startEmulatorTarget({ faults: a.faults, allowBillable: true, ...(a.timeScale !== undefined ? { timeScale: a.timeScale } : {}) });
       connected = t;
-      io.stdout(`qbench check: emulator at ${t.emulator.url} (time scale ${t.target.timeScale}${a.fault.length > 0 ? `, faults ${a.fault.join(', ')}` : ''})\n`);
+      io.stdout(`qbench check: emulator at ${t.emulator.url} (time scale ${t.target.timeScale}${a.faults.length > 0 ? `, faults ${a.faults.join(', ')}` : ''})\n`);
     } else {
-      const keyEnv = apiKeyEnvName(a['api-key-env'], io.env);
+      const keyEnv = apiKeyEnvName(a.apiKeyEnv, io.env);
       const key = io.env[keyEnv];
       if (key === undefined || key.length === 0) throw configError(`--api-key-env: the environment variable ${keyEnv} is not set (it must hold the API key)`);
       const spec = parseTarget(a.target as string, a.endpoint);
       if (spec.kind !== 'url') throw usageError(`--target: ${TARGET_GRAMMAR}`);
       connected = await connectTarget({
         queueUrl: spec.queueUrl,
-        restUrl: a['rest-url'],
-        graphqlUrl: a['graphql-url'],
+        restUrl: a.restUrl,
+        graphqlUrl: a.graphqlUrl,
         endpointId: requireEndpoint(spec),
         apiKey: key,
         apiKeyEnv: keyEnv,
-        allowBillable: a['allow-billable'],
-        callbackHost: a['callback-host'],
-        ...(a['spare-endpoint'].length > 0 ? { spareEndpoints: a['spare-endpoint'] } : {}),
+        allowBillable: a.allowBillable,
+        callbackHost: a.callbackHost,
+        ...(a.spareEndpoints.length > 0 ? { spareEndpoints: a.spareEndpoints } : {}),
       });
     }
     const target = connected.target;
@@ -203,7 +179,7 @@ export const checkCommand: CommandModule = {
     const watch = await watchRun({
       dir,
       command: 'check',
-      argv: ['qbench', 'check', ...process.argv.slice(3)],
+      argv: invocation.commandLine,
       options: { profile: a.profile, only: a.only, skip: a.skip, concurrency: a.concurrency, strict: a.strict, ...(a.expect !== undefined ? { expect: a.expect } : {}) },
       target: targetInfo,
       env: io.env,
@@ -238,7 +214,7 @@ export const checkCommand: CommandModule = {
       suite: conformanceSuite,
       results,
       profile: a.profile,
-      command: ['qbench', 'check', ...process.argv.slice(3)],
+      command: invocation.commandLine,
       startedAt,
       endedAt: new Date(),
       target: targetInfo,
@@ -257,4 +233,4 @@ export const checkCommand: CommandModule = {
     io.stdout(`reports: ${written.dir}\n`);
     return result.overall.exitCode as ExitCode;
   },
-};
+});

@@ -1,65 +1,54 @@
-// `qbench compare <baseline.json> <candidate.json> [--max-regression p99=10%]` (issue 7): per
+// `qbench compare <baseline.json> <candidate.json> [--max-regression p99=10%]`: per
 // scenario and step, the change in each percentile (bootstrap CI from the histograms), throughput
 // and error rates; exit 1 on a significant regression over the margin. Prints the table; --out
 // writes every format.
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION, compareResults, parseMaxRegression } from '../../report/compare.js';
-import { readResult } from '../../report/read-result.js';
+import { readResult } from '../../result/read-result.js';
 import { renderComparisonConsole } from '../../report/render/console.js';
 import { renderJson } from '../../report/render/json.js';
 import { renderComparisonMarkdown } from '../../report/render/markdown.js';
 import { writeComparisonReports } from '../../report/write-all.js';
-import type { CommandModule } from '../command.js';
-import { parseFlags } from '../flags.js';
-
-const Args = z.object({
-  baseline: z.string().min(1),
-  candidate: z.string().min(1),
-  'max-regression': z.array(z.string()).optional(),
-  latency: z.enum(['corrected', 'service'], { error: '--latency must be corrected or service' }).default('corrected'),
-  confidence: z
-    .number({ error: '--confidence must be a number' })
-    .min(0.5, { error: '--confidence must be from 0.5 to 0.999' })
-    .max(0.999, { error: '--confidence must be from 0.5 to 0.999' })
-    .default(COMPARE_LIMITS.defaultConfidenceLevel),
-  iterations: z
-    .number({ error: '--iterations must be a number' })
-    .int({ error: '--iterations must be a whole number' })
-    .min(100, { error: `--iterations must be from 100 to ${COMPARE_LIMITS.maxIterations}` })
-    .max(COMPARE_LIMITS.maxIterations, { error: `--iterations must be from 100 to ${COMPARE_LIMITS.maxIterations}` })
-    .default(COMPARE_LIMITS.defaultIterations),
-  seed: z.number({ error: '--seed must be a number' }).int({ error: '--seed must be a whole number' }).default(COMPARE_LIMITS.defaultSeed),
-  out: z.string().min(1).optional(),
-  format: z.enum(['console', 'md', 'json'], { error: '--format must be console, md or json' }).default('console'),
-});
+import { defineCommand } from '../command.js';
+import { option } from '../options.js';
 
 const defaults = Object.entries(DEFAULT_MAX_REGRESSION)
   .map(([k, v]) => `${k}=${v}%`)
   .join(',');
 
-export const compareCommand: CommandModule = {
+const ITERATIONS = `must be a whole number from 100 to ${COMPARE_LIMITS.maxIterations}`;
+const CONFIDENCE = 'must be a number from 0.5 to 0.999';
+
+export const compareCommand = defineCommand({
   command: 'compare <baseline> <candidate>',
   describe: 'Compare a candidate run with a baseline: percentile changes with bootstrap confidence intervals, throughput and error rates; exit 1 on a significant regression',
-  builder: (y) =>
-    y
-      .positional('baseline', { type: 'string', describe: 'The baseline result.json' })
-      .positional('candidate', { type: 'string', describe: 'The candidate result.json' })
-      .option('max-regression', {
-        type: 'string',
-        array: true,
-        describe: `Allowed worsening per metric, e.g. p99=10% (latency, percent), error_rate=1% (percentage points), throughput=5% (drop). Metrics: p50 p90 p95 p99 p999 mean throughput error_rate rate_429. Default ${defaults}`,
-      })
-      .option('latency', { type: 'string', choices: ['corrected', 'service'], describe: 'Which latency to compare (default corrected: from the intended start)' })
-      .option('confidence', { type: 'number', describe: `Confidence level of the intervals (default ${COMPARE_LIMITS.defaultConfidenceLevel})` })
-      .option('iterations', { type: 'number', describe: `Bootstrap resamples per percentile (default ${COMPARE_LIMITS.defaultIterations}, at most ${COMPARE_LIMITS.maxIterations})` })
-      .option('seed', { type: 'number', describe: `Seed of the resampling (default ${COMPARE_LIMITS.defaultSeed}); the same seed gives the same intervals` })
-      .option('out', { type: 'string', describe: 'Directory to write every format into (JSON, HTML, JUnit, markdown, text)' })
-      .option('format', { type: 'string', choices: ['console', 'md', 'json'], describe: 'What to print on stdout (default console)' })
-      .example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%'),
-  run: async (argv, io): Promise<ExitCode> => {
-    const a = parseFlags('compare', Args, argv);
-    const margins = a['max-regression'] && a['max-regression'].length > 0 ? parseMaxRegression(a['max-regression']) : { ...DEFAULT_MAX_REGRESSION };
+  options: {
+    baseline: option({ flag: 'baseline', positional: true, schema: z.string().min(1), help: 'The baseline result.json' }),
+    candidate: option({ flag: 'candidate', positional: true, schema: z.string().min(1), help: 'The candidate result.json' }),
+    maxRegression: option({
+      flag: 'max-regression',
+      kind: 'strings',
+      schema: z.array(z.string()).optional(),
+      help: 'Allowed worsening per metric, e.g. p99=10% (latency, percent), error_rate=1% (percentage points), throughput=5% (drop). Metrics: p50 p90 p95 p99 p999 mean throughput error_rate rate_429',
+      defaultHelp: defaults,
+    }),
+    latency: option({ flag: 'latency', choices: ['corrected', 'service'], schema: z.enum(['corrected', 'service'], { error: 'must be corrected or service' }), default: 'corrected', help: 'Which latency to compare (corrected: from the intended start)' }),
+    confidence: option({ flag: 'confidence', kind: 'number', schema: z.number({ error: CONFIDENCE }).min(0.5, { error: CONFIDENCE }).max(0.999, { error: CONFIDENCE }), default: COMPARE_LIMITS.defaultConfidenceLevel, help: 'Confidence level of the intervals' }),
+    iterations: option({
+      flag: 'iterations',
+      kind: 'number',
+      schema: z.number({ error: ITERATIONS }).int({ error: ITERATIONS }).min(100, { error: ITERATIONS }).max(COMPARE_LIMITS.maxIterations, { error: ITERATIONS }),
+      default: COMPARE_LIMITS.defaultIterations,
+      help: `Bootstrap resamples per percentile (at most ${COMPARE_LIMITS.maxIterations})`,
+    }),
+    seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }), default: COMPARE_LIMITS.defaultSeed, help: 'Seed of the resampling; the same seed gives the same intervals' }),
+    out: option({ flag: 'out', schema: z.string().min(1).optional(), help: 'Directory to write every format into (JSON, HTML, JUnit, markdown, text)' }),
+    format: option({ flag: 'format', choices: ['console', 'md', 'json'], schema: z.enum(['console', 'md', 'json'], { error: 'must be console, md or json' }), default: 'console', help: 'What to print on stdout' }),
+  },
+  builder: (y) => y.example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%'),
+  run: async (a, io): Promise<ExitCode> => {
+    const margins = a.maxRegression && a.maxRegression.length > 0 ? parseMaxRegression(a.maxRegression) : { ...DEFAULT_MAX_REGRESSION };
     const [baseline, candidate] = await Promise.all([readResult(a.baseline), readResult(a.candidate)]);
     const comparison = compareResults(baseline, candidate, {
       baselineFile: a.baseline,
@@ -77,4 +66,4 @@ export const compareCommand: CommandModule = {
     }
     return comparison.verdict.exitCode === EXIT.OK ? EXIT.OK : (comparison.verdict.exitCode as ExitCode);
   },
-};
+});

@@ -12,6 +12,7 @@ import { fuzzCommand } from './fuzz.js';
 import { checkCommand } from './check.js';
 import { initCommand } from './init.js';
 import { calibrateCommand } from './calibrate.js';
+import { planCommand } from './plan.js';
 
 export const COMMANDS: readonly CommandModule[] = [
   startCommand,
@@ -25,5 +26,6 @@ export const COMMANDS: readonly CommandModule[] = [
   fuzzCommand,
   checkCommand,
   calibrateCommand,
+  planCommand,
   initCommand,
 ];

@@ -13,53 +13,44 @@ import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
 import { renderMarkdown } from '../../report/render/markdown.js';
 import { writeAllReports } from '../../report/write-all.js';
-import type { CommandModule } from '../command.js';
-import { parseFlags } from '../flags.js';
+import { defineCommand } from '../command.js';
+import { option } from '../options.js';
 
 const FORMATS = ['html', 'junit', 'md', 'json', 'console'] as const;
 type Format = (typeof FORMATS)[number];
 
-const Args = z.object({
-  result: z.string().min(1),
-  out: z.string().min(1).optional(),
-  html: z.boolean().optional(),
-  junit: z.boolean().optional(),
-  md: z.boolean().optional(),
-  json: z.boolean().optional(),
-  console: z.boolean().optional(),
-  'exit-code': z.boolean().optional(),
-});
+const format = (flag: Format, help: string) => option({ flag, kind: 'boolean', schema: z.boolean().optional(), help });
 
-export const reportCommand: CommandModule = {
+export const reportCommand = defineCommand({
   command: 'report <result> [out]',
   describe: 'Re-render a saved result: one format to [out] (or stdout), or every format into the directory [out]',
+  options: {
+    result: option({ flag: 'result', positional: true, schema: z.string().min(1), help: "A result.json written by qbench check, load, start or merge, or a run's report directory (rebuilt from its journal.ndjson when the process died before writing result.json)" }),
+    out: option({ flag: 'out', positional: true, schema: z.string().min(1).optional(), help: 'Output file for one format; output directory when no format is named' }),
+    html: format('html', 'Single-file HTML report'),
+    junit: format('junit', 'JUnit XML (every check and threshold a test case)'),
+    md: format('md', 'Markdown summary (CI job summary, pull-request comment)'),
+    json: format('json', 'The result model as JSON'),
+    console: format('console', 'The end-of-run summary table'),
+    exitCode: option({ flag: 'exit-code', kind: 'boolean', schema: z.boolean().optional(), help: "Exit with the result's own exit code (re-gate a saved run in CI)" }),
+  },
   builder: (y) =>
     y
-      .positional('result', { type: 'string', describe: 'A result.json written by qbench check, load, start or merge, or a run\'s report directory (rebuilt from its journal.ndjson when the process died before writing result.json)' })
-      .positional('out', { type: 'string', describe: 'Output file for one format; output directory when no format is named' })
-      .option('html', { type: 'boolean', describe: 'Single-file HTML report' })
-      .option('junit', { type: 'boolean', describe: 'JUnit XML (every check and threshold a test case)' })
-      .option('md', { type: 'boolean', describe: 'Markdown summary (CI job summary, pull-request comment)' })
-      .option('json', { type: 'boolean', describe: 'The result model as JSON' })
-      .option('console', { type: 'boolean', describe: 'The end-of-run summary table' })
-      .option('exit-code', { type: 'boolean', describe: "Exit with the result's own exit code (re-gate a saved run in CI)" })
       .example('$0 report reports/latest/result.json --html report.html', 'write the HTML report')
       .example('$0 report result.json --md >> "$GITHUB_STEP_SUMMARY"', 'markdown summary to stdout')
       .example('$0 report result.json out/', 'every format into out/')
       .example('$0 report reports/k9', 'a run killed before its end: rebuild every report from reports/k9/journal.ndjson'),
-  run: async (argv, io) => {
-    const a = parseFlags('report', Args, argv);
+  run: async (a, io) => {
     const chosen = FORMATS.filter((f) => a[f] === true);
     if (chosen.length > 1) throw usageError(`qbench report: name one format, got ${chosen.map((f) => `--${f}`).join(' ')}; with no format and an [out] directory every format is written`);
     const source = await readRunSource(a.result);
     const result = source.result;
-    const own: ExitCode = a['exit-code'] ? (result.overall.exitCode as ExitCode) : EXIT.OK;
+    const own: ExitCode = a.exitCode ? (result.overall.exitCode as ExitCode) : EXIT.OK;
     const format: Format | undefined = chosen[0];
     if (source.journal !== undefined) io.stderr(`rebuilt from ${source.journal}${result.incomplete ? `: incomplete, ${result.incomplete.note}` : ''}\n`);
     if (format === undefined) {
-      const into = a.out ?? (source.journal !== undefined ? source.dir : undefined);
-      if (into !== undefined && a.out === undefined) {
-        const written = await writeAllReports(result, into, { updateLatest: false });
+      if (a.out === undefined && source.journal !== undefined) {
+        const written = await writeAllReports(result, source.dir, { updateLatest: false });
         io.stdout(renderConsole(result, { color: io.isTty }));
         io.stdout(`\nwrote ${written.json}\nwrote ${written.html}\nwrote ${written.junit}\nwrote ${written.markdown}\nwrote ${written.console}\n`);
         return own;
@@ -94,4 +85,4 @@ export const reportCommand: CommandModule = {
     io.stderr(`wrote ${a.out}\n`);
     return own;
   },
-};
+});

@@ -5,27 +5,30 @@
 // From qbench.config it takes the conformance selection, the load scenarios (which replace the
 // shipped mix), the fuzz budgets and the report directory; no target (it is always the emulator).
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { usageError } from '../../errors.js';
-import { NO_EXPECTATIONS, buildConformanceSection, buildCoverage, loadExpectations, runChecks, selectChecks, startEmulatorTarget, unknownPatterns } from '../../conformance/index.js';
+import {
+  NO_EXPECTATIONS, buildConformanceSection, buildCoverage, loadExpectations, runChecks, selectChecks, shippedSuite, startEmulatorTarget, unknownPatterns,
+  type Suite,
+} from '../../conformance/index.js';
 import type { LoadedExpectations } from '../../conformance/expectations.js';
-import { CONFIG_SCENARIOS_KEY } from '../../config/apply-config.js';
-import { conformanceSuite } from '../../../suites/conformance/index.js';
 import { allProperties, resolveFuzzTarget, runFuzz } from '../../fuzz/index.js';
 import { resolveTarget } from '../../load/target.js';
 import { runLoad, type ScenarioEntry } from '../../load/run-load.js';
 import {
-  SCHEMA_VERSION, buildMeta, computeOverall, renderConsole, writeAllReports,
+  SCHEMA_VERSION, buildMeta, computeOverall,
   type ConformanceSection, type FuzzSection, type LoadScenarioResult, type QbenchResult, type TargetInfo,
-} from '../../report/index.js';
-import type { CliIo, CommandModule } from '../command.js';
-import { outOption } from '../target-options.js';
-import { runReportDir } from '../../report/write-all.js';
+} from '../../result/index.js';
+import { renderConsole } from '../../report/render/console.js';
+import { defineCommand, type CliIo } from '../command.js';
+import { loadOptions } from '../load-options.js';
+import { option, type Flags } from '../options.js';
+import { configOnly, conformanceOptions, fuzzBudgetOptions } from '../suite-options.js';
+import { commaList, outOption } from '../target-options.js';
+import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun, type RunWatch } from '../watch.js';
-import { parseFlags } from '../flags.js';
-import { parseDurationMs } from './load.js';
+import { PACKAGE_ROOT } from '../../user-module.js';
 
 const PARTS = ['check', 'load', 'fuzz'] as const;
 type Part = (typeof PARTS)[number];
@@ -53,28 +56,25 @@ interface FuzzBudget {
 /** A short fuzz: enough cases to touch every bound, bounded in time (the config file's fuzz section replaces it). */
 const FUZZ_BUDGET: FuzzBudget = { numRuns: 30, modelRuns: 4, maxCommands: 8, maxDurationMs: 20_000, rateFraction: 0.5 };
 
-const names = z.array(z.string()).default([]);
+const SEED = 'must be 0..2147483647';
 
-const StartArgs = z.object({
-  out: z.string().optional(),
-  parts: z
-    .array(z.string())
-    .default([...PARTS])
-    .transform((a) => a.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s.length > 0)),
-  strict: z.boolean().default(false),
-  seed: z.number({ error: '--seed must be a number' }).int({ error: '--seed must be a whole number' }).min(0, { error: '--seed must be 0..2147483647' }).max(2 ** 31 - 1, { error: '--seed must be 0..2147483647' }).default(42),
-  // From the config file only (src/config/apply-config.ts fills them; its schema checked them).
-  profile: z.enum(['quick', 'full']).default('quick'),
-  only: names,
-  skip: names,
-  expect: z.string().optional(),
-  runs: z.number().int().positive().default(FUZZ_BUDGET.numRuns),
-  'model-runs': z.number().int().positive().default(FUZZ_BUDGET.modelRuns),
-  'max-commands': z.number().int().positive().default(FUZZ_BUDGET.maxCommands),
-  'max-duration': z.string().optional(),
-  [CONFIG_SCENARIOS_KEY]: z.array(z.custom<ScenarioEntry>()).optional(),
-});
-type StartArgs = z.output<typeof StartArgs>;
+const START_OPTIONS = {
+  out: outOption,
+  parts: option({ flag: 'parts', kind: 'strings', schema: commaList, help: `Which parts to run: ${PARTS.join(', ')}`, defaultHelp: 'all' }),
+  seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(0, { error: SEED }).max(2 ** 31 - 1, { error: SEED }), default: 42, help: 'Fuzz seed' }),
+  strict: option({ flag: 'strict', kind: 'boolean', schema: z.boolean(), default: false, help: 'An inconclusive check or scenario (could not set up what it judges) fails the run: for gating on a private endpoint' }),
+  // From the config file only.
+  profile: configOnly(conformanceOptions.profile),
+  only: configOnly(conformanceOptions.only),
+  skip: configOnly(conformanceOptions.skip),
+  expect: configOnly(conformanceOptions.expect),
+  runs: configOnly(fuzzBudgetOptions.runs, FUZZ_BUDGET.numRuns),
+  modelRuns: configOnly(fuzzBudgetOptions.modelRuns, FUZZ_BUDGET.modelRuns),
+  maxCommands: configOnly(fuzzBudgetOptions.maxCommands, FUZZ_BUDGET.maxCommands),
+  maxDurationMs: configOnly(fuzzBudgetOptions.maxDurationMs, `${FUZZ_BUDGET.maxDurationMs}ms`),
+  configScenarios: loadOptions.configScenarios,
+};
+type StartArgs = Flags<typeof START_OPTIONS>;
 
 interface ConformanceSettings {
   readonly profile: 'quick' | 'full';
@@ -83,14 +83,7 @@ interface ConformanceSettings {
   readonly expectations: LoadedExpectations;
 }
 
-function suitesLoadDir(): string {
-  // src/cli/commands -> repo root (also from dist/src/cli/commands, where suites/ sits beside src/).
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const up = here.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
-  return path.resolve(here, up, 'suites', 'load');
-}
-
-async function runConformancePart(io: CliIo, settings: ConformanceSettings, watch: RunWatch): Promise<{ section: ConformanceSection; target: TargetInfo }> {
+async function runConformancePart(io: CliIo, conformanceSuite: Suite, settings: ConformanceSettings, watch: RunWatch): Promise<{ section: ConformanceSection; target: TargetInfo }> {
   const t = await startEmulatorTarget({});
   try {
     watch.facts('conformance', { profile: settings.profile, coverage: buildCoverage(conformanceSuite) });
@@ -123,7 +116,7 @@ async function runConformancePart(io: CliIo, settings: ConformanceSettings, watc
 /** The config file's scenarios run together on one emulator, as `qbench load --target emulator` runs them. */
 function loadRuns(fromConfig: readonly ScenarioEntry[] | undefined): { files: readonly (string | ScenarioEntry)[]; params: Record<string, string>; emulator: Record<string, unknown> }[] {
   if (fromConfig) return [{ files: fromConfig, params: {}, emulator: {} }];
-  return LOAD_MIX.map(({ file, params, timeScale, scaleRateWindows }) => ({ files: [path.join(suitesLoadDir(), file)], params, emulator: { timeScale, scaleRateWindows } }));
+  return LOAD_MIX.map(({ file, params, timeScale, scaleRateWindows }) => ({ files: [path.join(PACKAGE_ROOT, 'suites', 'load', file)], params, emulator: { timeScale, scaleRateWindows } }));
 }
 
 async function runLoadPart(io: CliIo, fromConfig: readonly ScenarioEntry[] | undefined, watch: RunWatch): Promise<LoadScenarioResult[]> {
@@ -171,31 +164,25 @@ async function runFuzzPart(io: CliIo, seed: number, budget: FuzzBudget, watch: R
   }
 }
 
-/** Check the parts, the conformance selection and the fuzz budget, naming every problem (of flags and config file) at once; the fuzz budget. */
-function checkSettings(a: StartArgs): FuzzBudget {
+/** Check the parts and the conformance selection (of flags and config file), naming every problem at once; the fuzz budget. */
+function checkSettings(a: StartArgs, conformanceSuite: Suite): FuzzBudget {
   const problems: string[] = [];
   const unknown = a.parts.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) problems.push(`--parts: unknown part ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
   const patterns = unknownPatterns(conformanceSuite, [...a.only, ...a.skip]);
   if (patterns.length > 0) problems.push(`conformance.only/skip: ${patterns.join(', ')} match no check id and no tag`);
-  const maxDurationMs = a['max-duration'] === undefined ? FUZZ_BUDGET.maxDurationMs : parseDurationMs(a['max-duration']);
-  if (maxDurationMs === undefined) problems.push(`fuzz.maxDuration "${a['max-duration']}": write e.g. 30s, 2m, 1m30s`);
   if (problems.length > 0) throw usageError(`invalid options for qbench start:\n${problems.map((p) => `  ✖ ${p}`).join('\n')}`);
-  return { ...FUZZ_BUDGET, numRuns: a.runs, modelRuns: a['model-runs'], maxCommands: a['max-commands'], maxDurationMs: maxDurationMs ?? FUZZ_BUDGET.maxDurationMs };
+  return { ...FUZZ_BUDGET, numRuns: a.runs, modelRuns: a.modelRuns, maxCommands: a.maxCommands, maxDurationMs: a.maxDurationMs };
 }
 
-export const startCommand: CommandModule = {
+export const startCommand = defineCommand({
   command: 'start',
   describe: 'Run the main job on the embedded emulator (quick conformance, a short load mix, a short fuzz) and write every report',
-  builder: (y) =>
-    outOption(y)
-      .option('parts', { type: 'array', string: true, describe: `Which parts to run: ${PARTS.join(', ')} (default all)` })
-      .option('seed', { type: 'number', describe: 'Fuzz seed (default 42)' })
-      .option('strict', { type: 'boolean', default: false, describe: 'An inconclusive check or scenario (could not set up what it judges) fails the run: for gating on a private endpoint' }),
-  run: async (argv, io): Promise<ExitCode> => {
-    const a = parseFlags('start', StartArgs, argv);
-    const budget = checkSettings(a);
-    const parts = new Set(a.parts as Part[]);
+  options: START_OPTIONS,
+  run: async (a, io, invocation): Promise<ExitCode> => {
+    const conformanceSuite = await shippedSuite();
+    const budget = checkSettings(a, conformanceSuite);
+    const parts = new Set((a.parts.length > 0 ? a.parts : PARTS) as Part[]);
     const startedAt = new Date();
     const internalErrors: string[] = [];
     const attempt = async <T>(name: Part, fn: () => Promise<T>): Promise<T | undefined> => {
@@ -211,16 +198,16 @@ export const startCommand: CommandModule = {
     const expectations = a.expect !== undefined ? await loadExpectations(a.expect) : NO_EXPECTATIONS;
     const inProcess: TargetInfo = { kind: 'emulator', queueUrl: 'in-process', endpointId: 'qbench', timeScale: 1 };
     const dir = await runReportDir(startedAt, a.out);
-    const watch = await watchRun({ dir, command: 'start', argv: ['qbench', 'start', ...process.argv.slice(3)], options: { parts: [...parts], seed: a.seed, profile: a.profile, strict: a.strict }, target: inProcess, env: io.env, log: (l) => io.stderr(`${l}\n`) });
-    const conformance = await attempt('check', () => runConformancePart(io, { profile: a.profile, only: a.only, skip: a.skip, expectations }, watch));
-    const load = await attempt('load', () => runLoadPart(io, a[CONFIG_SCENARIOS_KEY], watch));
+    const watch = await watchRun({ dir, command: 'start', argv: invocation.commandLine, options: { parts: [...parts], seed: a.seed, profile: a.profile, strict: a.strict }, target: inProcess, env: io.env, log: (l) => io.stderr(`${l}\n`) });
+    const conformance = await attempt('check', () => runConformancePart(io, conformanceSuite, { profile: a.profile, only: a.only, skip: a.skip, expectations }, watch));
+    const load = await attempt('load', () => runLoadPart(io, a.configScenarios, watch));
     const fuzz = await attempt('fuzz', () => runFuzzPart(io, a.seed, budget, watch));
     const endedAt = new Date();
     const target: TargetInfo = conformance?.target ?? inProcess;
     const partial = {
       schemaVersion: SCHEMA_VERSION,
       kind: 'qbench-result' as const,
-      meta: buildMeta({ command: ['qbench', 'start', ...process.argv.slice(3)], startedAt, endedAt, target, labels: { job: 'start', parts: [...parts].join(',') } }),
+      meta: buildMeta({ command: invocation.commandLine, startedAt, endedAt, target, labels: { job: 'start', parts: [...parts].join(',') } }),
       ...(conformance ? { conformance: conformance.section } : {}),
       ...(load ? { load: { scenarios: load } } : {}),
       ...(fuzz ? { fuzz } : {}),
@@ -233,4 +220,4 @@ export const startCommand: CommandModule = {
     io.stdout(`HTML report: ${written.html}\n`);
     return (result.overall.exitCode as ExitCode) ?? EXIT.INTERNAL;
   },
-};
+});

@@ -22,6 +22,8 @@ interface Totals {
   throttledMs: number;
   initializingMs: number;
   idleMs: number;
+  /** The part of idleMs spent as an active worker (the rest as flex). */
+  idleActiveMs: number;
   runningMs: number;
   /** Billed seconds, rounded up per stopped worker, split active/flex in proportion to its billed ms. */
   activeS: number;
@@ -45,6 +47,7 @@ function bookInto(t: Totals, m: Meter, nowMs: number): void {
       return;
     case 'idle':
       t.idleMs += ms;
+      if (m.role === 'active') t.idleActiveMs += ms;
       break;
     case 'running':
       t.runningMs += ms;
@@ -54,7 +57,7 @@ function bookInto(t: Totals, m: Meter, nowMs: number): void {
   else m.flexMs += ms;
 }
 
-const zeroTotals = (): Totals => ({ throttledMs: 0, initializingMs: 0, idleMs: 0, runningMs: 0, activeS: 0, flexS: 0 });
+const zeroTotals = (): Totals => ({ throttledMs: 0, initializingMs: 0, idleMs: 0, idleActiveMs: 0, runningMs: 0, activeS: 0, flexS: 0 });
 
 /** Whole seconds billed for `billedMs`, split active/flex in proportion (a tiny epsilon keeps 3000.0000001 ms at 3 s). */
 function rounded(activeMs: number, flexMs: number): { activeS: number; flexS: number } {
@@ -135,8 +138,8 @@ export class BillingMeter {
     this.starts = { workers: 0, cold: 0, throttled: 0, peak: 0 };
   }
 
-  /** Totals to `nowMs`, live workers billed as if they stopped now. O(live workers). */
-  snapshot(nowMs: number): BillingSnapshot {
+  /** Totals to `nowMs`, live workers billed as if they stopped now. */
+  private totalsAt(nowMs: number): Totals {
     const t = { ...this.totals };
     for (const live of this.live.values()) {
       const m = { ...live };
@@ -145,6 +148,18 @@ export class BillingMeter {
       t.activeS += r.activeS;
       t.flexS += r.flexS;
     }
+    return t;
+  }
+
+  /** Idle seconds (unrounded) to `nowMs` as active and as flex workers: the planner prices idle time by role. */
+  idleByRole(nowMs: number): { activeS: number; flexS: number } {
+    const t = this.totalsAt(nowMs);
+    return { activeS: t.idleActiveMs / 1_000, flexS: (t.idleMs - t.idleActiveMs) / 1_000 };
+  }
+
+  /** Totals to `nowMs`, live workers billed as if they stopped now. O(live workers). */
+  snapshot(nowMs: number): BillingSnapshot {
+    const t = this.totalsAt(nowMs);
     const p = this.price;
     const costUsd = p === undefined ? null : (t.activeS * p.activePerS + t.flexS * p.flexPerS) * this.gpuCount;
     return {

@@ -1,6 +1,7 @@
 // The deployment model of one endpoint: settings with the public service's meanings, the timing
 // model's distributions and seeded sampler, the scaler, and the billing meter with its price table.
 export {
+  ACCOUNT_WORKERS_CAP,
   BaseDistribution,
   ConstantDist,
   DeploymentSettings,
@@ -9,6 +10,7 @@ export {
   ExecutionByClass,
   ExecutionTiming,
   GpuPrice,
+  IDLE_TIMEOUT_S,
   LognormalDist,
   MixtureDist,
   SCALER_TYPES,
@@ -25,5 +27,5 @@ export type { EndpointDeployment, PoolDefaults, ResolvedTiming, ScalerSettings }
 export { startsOnChange, startsOnCheck, type ScalerView } from './scaler.js';
 export { TimingSampler } from './timing.js';
 export { BillingMeter, type BillingSnapshot, type MeteredState, type WorkerRole } from './billing.js';
-export { modelledInput, timedHandler, type ModelChunk } from './timed-handler.js';
+export { modelledInput, TimedExecution, type ModelChunk, type TimedRunContext } from './timed-handler.js';
 export { DeploymentModel } from './model.js';

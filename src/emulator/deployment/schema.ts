@@ -146,3 +146,12 @@ export const SERVICE_DEFAULTS: Readonly<{ workersMin: number; workersMax: number
   jobsPerWorker: 1,
   gpuCount: 1,
 });
+
+/**
+ * The account-wide cap on the workers of all endpoints together (DEPLOYMENT-FACTS.md): 5 by
+ * default, raised with the account's balance up to 60. A plan's default grid stops at it.
+ */
+export const ACCOUNT_WORKERS_CAP: Readonly<{ default: number; highest: number }> = Object.freeze({ default: 5, highest: 60 });
+
+/** The idle timeout's documented range in seconds (DEPLOYMENT-FACTS.md). */
+export const IDLE_TIMEOUT_S: Readonly<{ min: number; max: number }> = Object.freeze({ min: 1, max: 3600 });

@@ -1,8 +1,12 @@
-// The simulated worker's handler when the endpoint models execution: it takes as long as the
-// timing model says (by input class when one is named), and a streaming model emits chunks at
-// its first-chunk time and chunk gaps until the execution time is over. Jobs that ask for the
-// mock-worker contract (a mock_* or openai_route field) keep it: see modelledInput.
-import type { Handler, HandlerOutcome } from '../queue/handlers/types.js';
+// The simulated worker's run when the endpoint models execution: it takes as long as the timing
+// model says (by input class when one is named), and a streaming model emits chunks at its
+// first-chunk time and chunk gaps until the execution time is over. Each step is one timer of the
+// emulator clock with a shared callback (no promise, no closure per job), so the same code serves
+// HTTP on the scaled clock and the discrete-event simulator on the virtual clock at the cost of a
+// heap entry per step. Jobs that ask for the mock-worker contract (a mock_* or openai_route field)
+// keep it: see modelledInput.
+import type { Clock, TimerHandle } from '../clock.js';
+import type { HandlerOutcome } from '../queue/handlers/types.js';
 import { DEFAULT_MOCK_RETURN } from '../queue/handlers/mock-worker.js';
 import type { TimingSampler } from './timing.js';
 
@@ -18,32 +22,77 @@ export interface ModelChunk {
   readonly tokens: number;
 }
 
-export function timedHandler(timing: TimingSampler, onTokens: (tokens: number) => void): Handler {
-  return async (input, ctx): Promise<HandlerOutcome> => {
-    const executionMs = timing.executionMs(input);
-    const stream = timing.timing.stream;
-    if (stream === undefined) {
-      if (executionMs > 0) await ctx.clock.sleep(executionMs, ctx.signal);
-      return { kind: 'output', output: DEFAULT_MOCK_RETURN, refresh: false };
+/** What a modelled run needs of its job on its worker (the endpoint's SimulatedRun). */
+export interface TimedRunContext {
+  readonly clock: Clock;
+  readonly input: Record<string, unknown>;
+  /** Stream one chunk (ignored once the job stopped). */
+  emit(output: unknown): void;
+  /** The run ended with `outcome` (ignored once the job stopped). */
+  done(outcome: HandlerOutcome): void;
+  /** The run's pending step; the endpoint cancels it when the job stops. */
+  runTimer: TimerHandle | undefined;
+}
+
+const PLAIN_OUTCOME: HandlerOutcome = Object.freeze({ kind: 'output', output: DEFAULT_MOCK_RETURN, refresh: false });
+
+/** A streaming run between its steps. */
+class StreamRun {
+  readonly chunks: ModelChunk[] = [];
+  elapsedMs = 0;
+  constructor(
+    readonly ctx: TimedRunContext,
+    readonly executionMs: number,
+  ) {}
+}
+
+export class TimedExecution {
+  constructor(
+    private readonly timing: TimingSampler,
+    private readonly onTokens: (tokens: number) => void,
+  ) {}
+
+  /**
+   * Start the run of one job: its end (and chunks) scheduled on the context's clock. Answers the
+   * ms until it ends (known now: chunks stop at the execution time, the first one excepted).
+   */
+  run(ctx: TimedRunContext): number {
+    const executionMs = this.timing.executionMs(ctx.input);
+    if (this.timing.timing.stream === undefined) {
+      if (executionMs > 0) ctx.runTimer = ctx.clock.setTimerFor(executionMs, endPlain, ctx);
+      else ctx.done(PLAIN_OUTCOME);
+      return executionMs;
     }
-    const chunks: ModelChunk[] = [];
-    const emit = () => {
-      const c: ModelChunk = { index: chunks.length, tokens: stream.tokensPerChunk };
-      chunks.push(c);
-      ctx.emit(c);
-      onTokens(c.tokens);
-    };
-    let elapsedMs = timing.firstChunkMs();
-    await ctx.clock.sleep(elapsedMs, ctx.signal);
-    emit();
-    for (;;) {
-      const gapMs = timing.chunkGapMs();
-      if (elapsedMs + gapMs > executionMs) break;
-      await ctx.clock.sleep(gapMs, ctx.signal);
-      elapsedMs += gapMs;
-      emit();
+    const s = new StreamRun(ctx, executionMs);
+    s.elapsedMs = this.timing.firstChunkMs();
+    ctx.runTimer = ctx.clock.setTimerFor(s.elapsedMs, this.onChunkDue, s);
+    return Math.max(s.elapsedMs, executionMs);
+  }
+
+  /** A chunk is due: emit it, then schedule the next one (a gap drawn now) or the end. */
+  private readonly onChunkDue = (s: StreamRun): void => {
+    s.ctx.runTimer = undefined;
+    const c: ModelChunk = { index: s.chunks.length, tokens: this.timing.timing.stream?.tokensPerChunk ?? 1 };
+    s.chunks.push(c);
+    s.ctx.emit(c);
+    this.onTokens(c.tokens);
+    const gapMs = this.timing.chunkGapMs();
+    if (s.elapsedMs + gapMs <= s.executionMs) {
+      s.elapsedMs += gapMs;
+      s.ctx.runTimer = s.ctx.clock.setTimerFor(gapMs, this.onChunkDue, s);
+      return;
     }
-    if (executionMs > elapsedMs) await ctx.clock.sleep(executionMs - elapsedMs, ctx.signal);
-    return { kind: 'output', output: chunks, refresh: false };
+    if (s.executionMs > s.elapsedMs) s.ctx.runTimer = s.ctx.clock.setTimerFor(s.executionMs - s.elapsedMs, endStream, s);
+    else endStream(s);
   };
+}
+
+function endPlain(ctx: TimedRunContext): void {
+  ctx.runTimer = undefined;
+  ctx.done(PLAIN_OUTCOME);
+}
+
+function endStream(s: StreamRun): void {
+  s.ctx.runTimer = undefined;
+  s.ctx.done({ kind: 'output', output: s.chunks, refresh: false });
 }

@@ -17,7 +17,7 @@ import { toChunks } from './stream-chunks.js';
 import { randomJobId } from './job-ids.js';
 import { JobQueue } from './job-queue.js';
 import { WorkerStops } from './worker-stops.js';
-import { DeploymentModel, modelledInput, resolveDeployment } from '../deployment/index.js';
+import { DeploymentModel, modelledInput, resolveDeployment, type TimedRunContext } from '../deployment/index.js';
 
 export interface JobCounters {
   submitted: number;
@@ -44,12 +44,23 @@ export interface EndpointDeps {
   readonly llm: HandlerContext['llm'];
   /** The deployment model (timings, billing); absent: one built from `pool` with no timing model beyond its cold start. */
   readonly model?: DeploymentModel | undefined;
+  /** Told of every job a worker starts (the simulator's figures); absent on the HTTP emulator. */
+  readonly observer?: EndpointObserver | undefined;
+}
+
+/** What the discrete-event mode watches of an endpoint beyond its job records. */
+export interface EndpointObserver {
+  /** `job` went IN_PROGRESS on `worker` (for the first time or again after a retry). */
+  jobStarted(job: Job, worker: Worker): void;
 }
 
 /** A job held out of the queue: joining it after the service overhead (no worker), or being handed to `worker`. */
-interface Held {
-  readonly timer: TimerHandle;
-  readonly worker: Worker | undefined;
+class Held {
+  timer: TimerHandle | undefined = undefined;
+  constructor(
+    readonly job: Job,
+    readonly worker: Worker | undefined,
+  ) {}
 }
 
 export interface SubmitOptions {
@@ -75,8 +86,8 @@ function isPromiseLike<T>(v: T | Promise<T>): v is Promise<T> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-/** The HandlerContext of one job on one simulated worker (a class: no closures per job). */
-class SimulatedRun implements HandlerContext {
+/** The HandlerContext of one job on one simulated worker, and its modelled run's (a class: no closures per job). */
+class SimulatedRun implements HandlerContext, TimedRunContext {
   constructor(
     private readonly ep: QueueEndpoint,
     private readonly job: Job,
@@ -90,6 +101,22 @@ class SimulatedRun implements HandlerContext {
 
   get jobId(): string {
     return this.job.id;
+  }
+
+  get input(): Record<string, unknown> {
+    return this.job.input;
+  }
+
+  get runTimer(): TimerHandle | undefined {
+    return this.job.runTimer;
+  }
+
+  set runTimer(t: TimerHandle | undefined) {
+    this.job.runTimer = t;
+  }
+
+  done(outcome: HandlerOutcome): void {
+    this.ep.finish(this.job, this.attempt, outcome);
   }
 
   get llm(): HandlerContext['llm'] {
@@ -201,13 +228,13 @@ export class QueueEndpoint {
     // The ttl timer is armed after the job's first continuations: a job that ends at once
     // (in the call, or within those continuations) gets its one expiry timer (min of ttl and
     // retention) from settle() instead.
-    if (job.expiryTimer === undefined) {
-      queueMicrotask(() => {
-        if (this.jobs.get(id) === job && job.expiryTimer === undefined) this.armExpiry(job);
-      });
-    }
+    if (job.expiryTimer === undefined) this.clock.defer(this.armFirstExpiry, job);
     return job;
   }
+
+  private readonly armFirstExpiry = (job: Job): void => {
+    if (this.jobs.get(job.id) === job && job.expiryTimer === undefined) this.armExpiry(job);
+  };
 
   get(id: string): Job | undefined {
     return this.jobs.get(id);
@@ -249,27 +276,32 @@ export class QueueEndpoint {
   /** Hold `job` out of the queue for `ms`: then it joins the queue (no worker) or starts on `worker`. */
   private hold(job: Job, ms: number, worker: Worker | undefined): void {
     if (worker === undefined) this.arriving += 1;
-    const timer = this.clock.setTimer(ms, () => {
-      this.held.delete(job);
-      if (worker === undefined) {
-        this.arriving -= 1;
-        job.queuedAtMs = this.clock.now();
-        this.enqueue(job);
-      } else if (worker.jobs.has(job.id) && this.pool.workers.has(worker.id)) {
-        this.start(job, worker);
-      } else {
-        // Its worker died while the job was on the way: back to the queue.
-        this.enqueue(job);
-      }
-    });
-    this.held.set(job, { timer, worker });
+    const h = new Held(job, worker);
+    h.timer = this.clock.setTimerFor(ms, this.onHoldOver, h);
+    this.held.set(job, h);
   }
+
+  /** A hold is over (one function for every hold, so that a held job costs no closure). */
+  private readonly onHoldOver = (h: Held): void => {
+    const { job, worker } = h;
+    this.held.delete(job);
+    if (worker === undefined) {
+      this.arriving -= 1;
+      job.queuedAtMs = this.clock.now();
+      this.enqueue(job);
+    } else if (worker.jobs.has(job.id) && this.pool.workers.has(worker.id)) {
+      this.start(job, worker);
+    } else {
+      // Its worker died while the job was on the way: back to the queue.
+      this.enqueue(job);
+    }
+  };
 
   /** End a hold early (cancel, expiry, purge); a reserved worker slot frees. */
   private unhold(job: Job): boolean {
     const h = this.held.get(job);
     if (h === undefined) return false;
-    h.timer.cancel();
+    h.timer?.cancel();
     this.held.delete(job);
     if (h.worker === undefined) this.arriving -= 1;
     else this.pool.release(h.worker, job.id);
@@ -333,38 +365,47 @@ export class QueueEndpoint {
     const holder = owed === undefined ? undefined : this.pool.workers.get(owed.workerId);
     if (holder) this.pool.release(holder, job.id);
     this.pool.assign(w, job);
+    this.deps.observer?.jobStarted(job, w);
     this.notify(job);
     const attempt = job.attempt;
-    if (w.kind === 'simulated') this.runSimulated(job, w);
-    if (!this.has('execution-timeout-ignored') && this.current(job, attempt)) {
-      // Armed after the handler's first continuation: a handler that ends at once (most jobs
-      // of a load test) never costs a timer. The due time is absolute, from startedAtMs.
-      queueMicrotask(() => {
-        if (!this.current(job, attempt) || job.execTimer) return;
-        job.execTimer = this.clock.setTimer(now + job.executionTimeoutMs - this.clock.now(), () => {
-          job.execTimer = undefined;
-          if (job.status !== 'IN_PROGRESS') return;
-          this.settle(job, 'TIMED_OUT', undefined, `job exceeded its executionTimeout of ${job.executionTimeoutMs} ms`);
-        });
-      });
-    }
+    const runEndsInMs = w.kind === 'simulated' ? this.runSimulated(job, w) : Infinity;
+    // Armed after the handler's first continuation: a handler that ends at once (most jobs of a
+    // load test) never costs a timer, nor does a modelled run that ends before its timeout would.
+    if (!this.has('execution-timeout-ignored') && runEndsInMs >= job.executionTimeoutMs && this.current(job, attempt)) this.clock.defer(this.armExecTimeout, job);
   }
 
-  private runSimulated(job: Job, w: Worker): void {
+  /** The execution timeout of a running job, due executionTimeoutMs after its start. */
+  private readonly armExecTimeout = (job: Job): void => {
+    if (this.jobs.get(job.id) !== job || job.status !== 'IN_PROGRESS' || job.execTimer) return;
+    job.execTimer = this.clock.setTimerFor((job.startedAtMs as number) + job.executionTimeoutMs - this.clock.now(), this.onExecTimeout, job);
+  };
+
+  private readonly onExecTimeout = (job: Job): void => {
+    job.execTimer = undefined;
+    if (job.status !== 'IN_PROGRESS') return;
+    this.settle(job, 'TIMED_OUT', undefined, `job exceeded its executionTimeout of ${job.executionTimeoutMs} ms`);
+  };
+
+  /** Run `job` on simulated worker `w`; answers the ms until the run ends when known (a modelled run), else Infinity. */
+  private runSimulated(job: Job, w: Worker): number {
     const attempt = job.attempt;
     const ctx = new SimulatedRun(this, job, w, attempt);
+    const timed = this.model.timed;
+    if (timed !== undefined && modelledInput(job.input)) {
+      // The model's timings: timer steps on the clock, ending in ctx.done (see timed-handler.ts).
+      return timed.run(ctx);
+    }
     let out: Promise<HandlerOutcome> | HandlerOutcome;
-    const handler = this.model.handler !== undefined && modelledInput(job.input) ? this.model.handler : this.deps.handler;
     try {
-      out = handler(job.input, ctx);
+      out = this.deps.handler(job.input, ctx);
     } catch (e) {
       this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
-      return;
+      return 0;
     }
     // An outcome answered in the call ends the job now, inside dispatch (which does not re-enter).
     if (!isPromiseLike(out)) {
       this.finish(job, attempt, out);
-      return;
+      return 0;
     }
     out.then(
       (outcome) => this.finish(job, attempt, outcome),
@@ -374,6 +415,7 @@ export class QueueEndpoint {
         this.finish(job, attempt, { kind: 'error', error: e instanceof Error ? e.message : String(e), refresh: false });
       },
     );
+    return Infinity;
   }
 
   /** True while `job` is still running the given attempt (stale handler calls are ignored). */
@@ -534,6 +576,8 @@ export class QueueEndpoint {
   private stopHandler(job: Job, reason: string): void {
     job.abort?.abort(new Error(reason));
     job.abort = undefined;
+    job.runTimer?.cancel();
+    job.runTimer = undefined;
     job.execTimer?.cancel();
     job.execTimer = undefined;
   }
@@ -553,7 +597,7 @@ export class QueueEndpoint {
 
   /** Tear down every job, queued or running, and empty the queue (reset, close). */
   private teardownAll(reason: string): void {
-    for (const h of this.held.values()) h.timer.cancel();
+    for (const h of this.held.values()) h.timer?.cancel();
     this.held.clear();
     this.arriving = 0;
     for (const job of [...this.jobs.values()]) this.teardown(job, reason);

@@ -2,6 +2,7 @@
 // worker routes): endpoints and their jobs, workers and handlers, rate limits, webhooks, and the
 // operations server.ts routes onto once it has authenticated and admitted a request.
 export { QueueEndpoint } from './endpoint.js';
+export type { EndpointObserver } from './endpoint.js';
 export { QueueOperations, decodeSeg } from './operations.js';
 export type { QueueOperation } from './operations.js';
 export { WorkerProtocolRoutes } from './worker-protocol.js';
@@ -9,6 +10,6 @@ export { EndpointRateLimiter, rulesWithOverrides, UNLIMITED, HOLD_MAX_REAL_MS } 
 export type { RuleInForce } from './rate-limiter.js';
 export { WebhookDispatcher } from './webhooks.js';
 export { RequestValidator } from './requests.js';
-export type { PoolSettings } from './worker-pool.js';
+export type { PoolSettings, Worker } from './worker-pool.js';
 export { mockWorkerHandler } from './handlers/mock-worker.js';
 export type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';

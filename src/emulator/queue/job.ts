@@ -54,6 +54,8 @@ export class Job {
   expiryTimer: TimerHandle | undefined = undefined;
   /** Execution-timeout timer while running. */
   execTimer: TimerHandle | undefined = undefined;
+  /** The modelled run's next step (its end, or its next chunk): cancelled when the job stops. */
+  runTimer: TimerHandle | undefined = undefined;
   /** Aborts the running handler (cancel, timeout, ttl, crash of its worker). */
   abort: AbortController | undefined = undefined;
   /** Streamed chunks, created on the first one. */

@@ -38,18 +38,22 @@ export interface WebhookOptions {
 export class WebhookDispatcher {
   private readonly queue: Delivery[] = [];
   private head = 0;
-  private readonly agent: Agent;
+  /** Made on the first delivery: a core that sends none (the discrete-event mode) holds no pool. */
+  private agent: Agent | undefined;
   private closed = false;
   readonly counters: WebhookCounters = { queued: 0, attempts: 0, delivered: 0, failedAttempts: 0, abandoned: 0, dropped: 0, pending: 0, inFlight: 0 };
   private readonly timers = new Set<{ cancel(): void }>();
 
-  constructor(private readonly opts: WebhookOptions) {
-    this.agent = new Agent({
-      connections: opts.maxConcurrent,
-      headersTimeout: opts.attemptTimeoutMs,
-      bodyTimeout: opts.attemptTimeoutMs,
-      connectTimeout: opts.attemptTimeoutMs,
+  constructor(private readonly opts: WebhookOptions) {}
+
+  private dispatcher(): Agent {
+    this.agent ??= new Agent({
+      connections: this.opts.maxConcurrent,
+      headersTimeout: this.opts.attemptTimeoutMs,
+      bodyTimeout: this.opts.attemptTimeoutMs,
+      connectTimeout: this.opts.attemptTimeoutMs,
     });
+    return this.agent;
   }
 
   /** Attempts in all: the first call plus the §6 retries (none under 'webhook-not-retried'). */
@@ -112,7 +116,7 @@ export class WebhookDispatcher {
         method: 'POST',
         body: d.body,
         headers: { 'content-type': 'application/json' },
-        dispatcher: this.agent,
+        dispatcher: this.dispatcher(),
       });
       ok = res.statusCode === WEBHOOK.expectedStatus;
       // Drain so the connection is reused; the receiver's answer body is not used.
@@ -153,6 +157,6 @@ export class WebhookDispatcher {
     this.queue.length = 0;
     this.head = 0;
     this.counters.pending = 0;
-    await this.agent.destroy();
+    await this.agent?.destroy();
   }
 }

@@ -36,6 +36,8 @@ export interface Worker {
   unhealthy?: boolean;
   /** The throttle wait, then the cold start. */
   coldTimer: TimerHandle | undefined;
+  /** When it became ready to take jobs (after its cold start); undefined while starting. */
+  readyAtMs: number | undefined;
 }
 
 /**
@@ -166,6 +168,7 @@ export class WorkerPool {
       idleTimer: undefined,
       idleSinceMs: undefined,
       coldTimer: undefined,
+      readyAtMs: undefined,
     };
     if (active) this.activeCount += 1;
     this.workers.set(w.id, w);
@@ -211,7 +214,7 @@ export class WorkerPool {
   attachExternal(id: string, capacity: number): Worker {
     const existing = this.workers.get(id);
     if (existing) return existing;
-    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new WorkerJobs(), kvTokens: new Map(), version: this.version, active: false, idleTimer: undefined, idleSinceMs: undefined, coldTimer: undefined };
+    const w: Worker = { id, kind: 'external', state: 'ready', capacity, jobs: new WorkerJobs(), kvTokens: new Map(), version: this.version, active: false, idleTimer: undefined, idleSinceMs: undefined, coldTimer: undefined, readyAtMs: this.clock.now() };
     this.workers.set(id, w);
     this.changed();
     return w;
@@ -219,6 +222,7 @@ export class WorkerPool {
 
   private becomeReady(w: Worker): void {
     if (w.state === 'initializing') w.state = 'ready';
+    w.readyAtMs = this.clock.now();
     if (w.kind === 'simulated') this.model.meter.setState(w.id, w.jobs.size > 0 ? 'running' : 'idle', this.clock.now());
     this.armIdle(w);
     this.changed();

@@ -17,7 +17,7 @@ import {
   StreamAnswer,
   isTerminal,
 } from '../../spec/index.js';
-import type { HttpExchange } from '../../report/model.js';
+import type { HttpExchange } from '../../result/model.js';
 import type { FuzzAnswer, FuzzRequest } from '../http.js';
 import { Disagreement, observedText, type PropertyContext } from '../property.js';
 import { queuePath } from '../target.js';

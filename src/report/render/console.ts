@@ -1,9 +1,10 @@
-// Console renderer (issue 7): the end-of-run summary table printed by check, load, start and report.
+// Console renderer: the end-of-run summary table printed by check, load, start and report.
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { QbenchResult } from '../model.js';
-import { checkFailsRun, findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { QbenchResult } from '../../result/model.js';
+import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, validityWarnings } from './format.js';
+import { planConsoleLines } from './plan.js';
 import { textTable } from './table.js';
 
 export interface ConsoleOptions {
@@ -105,6 +106,8 @@ export function renderConsole(r: QbenchResult, options: ConsoleOptions = {}): st
     }
     out.push('');
   }
+
+  if (r.plan) out.push(...planConsoleLines(r.plan, (s) => paint('bold', s)));
 
   out.push(`${paint('bold', 'Verdict')}: ${status(r.overall.status)} (exit ${r.overall.exitCode})`);
   if (r.overall.status !== 'pass') for (const reason of r.overall.reasons.slice(0, max)) out.push(`  - ${redactSecrets(reason)}`);

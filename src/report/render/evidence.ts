@@ -1,7 +1,7 @@
 // Plain-text evidence shared by the JUnit, markdown and console renderers: an HTTP exchange
 // and a failure's reproduction, with secrets redacted.
 import { redactSecrets } from '../../errors.js';
-import type { CheckResult, FuzzProperty, HttpExchange, TargetInfo } from '../model.js';
+import type { CheckResult, FuzzProperty, HttpExchange, TargetInfo } from '../../result/model.js';
 
 const MAX_BODY_CHARS = 2_000;
 

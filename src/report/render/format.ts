@@ -1,5 +1,5 @@
 // Number formatting and plain-words explanations shared by every renderer.
-import type { LoadScenarioResult, OutcomeCounts, RunCost, Validity } from '../model.js';
+import type { LoadScenarioResult, OutcomeCounts, PlanSetting, PlanSlo, RunCost, Validity } from '../../result/model.js';
 
 /** Milliseconds with a sensible precision: 0.412 ms, 41.2 ms, 1,204 ms, 12.3 s. */
 export function fmtMs(ms: number | null | undefined): string {
@@ -116,4 +116,23 @@ export function costLine(c: RunCost): string {
   if (c.costPer1000JobsUsd !== null) parts.push(`${fmtUsd(c.costPer1000JobsUsd)} per 1,000 jobs (${fmtCount(c.jobs)} ended)`);
   if (c.costPerMillionTokensUsd !== null) parts.push(`${fmtUsd(c.costPerMillionTokensUsd)} per million tokens (${fmtCount(c.tokens)} streamed)`);
   return `cost on the emulated deployment of ${c.endpointId}: ${parts.join(' · ')}${c.priceSource === null ? '' : ` (prices: ${c.priceSource})`}`;
+}
+
+/** Dollars per hour: $0.412/h, $12.41/h. */
+export function fmtUsdPerHour(usd: number): string {
+  return `$${usd < 10 ? usd.toFixed(3) : usd.toFixed(2)}/h`;
+}
+
+/** A plan's setting in one line: "workers 0..3, idle 5 s, QUEUE_DELAY 4 s". */
+export function describePlanSetting(s: PlanSetting): string {
+  // With as many active workers as the most, none scales or stops: the scaler and idle timeout do nothing.
+  if (s.workersMin === s.workersMax) return `workers ${s.workersMin}..${s.workersMax} (all active, none scales)`;
+  const scaler = s.scalerType === 'QUEUE_DELAY' ? `QUEUE_DELAY ${s.scalerValue} s` : `REQUEST_COUNT ${s.scalerValue} jobs/worker`;
+  return `workers ${s.workersMin}..${s.workersMax}, idle ${s.idleTimeoutS} s, ${scaler}`;
+}
+
+/** The figure an SLO judges, in its unit: a duration or a share; "no figure" when none. */
+export function fmtSloFigure(slo: PlanSlo, v: number | null): string {
+  if (v === null) return 'no figure';
+  return slo.kind === 'latency' ? fmtMs(v) : fmtRatio(v);
 }

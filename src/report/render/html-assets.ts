@@ -167,6 +167,7 @@ export const PAGE_SCRIPT = String.raw`
       if (s.dash) o.dash = s.dash;
       if (bars) { o.fill = s.color + '99'; o.paths = uPlot.paths.bars({ size: [0.6, 80] }); o.points = { show: false }; }
       else o.points = { show: c.data[0].length <= 30, size: 5 };
+      if (s.pointsOnly) { o.paths = function () { return null; }; o.points = { show: true, size: 6, fill: s.color }; }
       series.push(o);
     });
     var xScale = { time: false };

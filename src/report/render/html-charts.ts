@@ -2,8 +2,8 @@
 // spectrum (decoded from the encoded histograms), percentiles and throughput over time with the
 // §8 documented limits as reference lines, and each scenario's own `charts` entries.
 import { RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS, type RateLimitedOperation } from '../../spec/index.js';
-import { decodeHistogram, percentileSpectrum } from '../histogram.js';
-import type { Chart, LoadScenarioResult } from '../model.js';
+import { decodeHistogram, percentileSpectrum } from '../../result/histogram.js';
+import type { Chart, LoadScenarioResult } from '../../result/model.js';
 
 /** One chart as the page's script draws it with uPlot: aligned columns, nulls for gaps. */
 export interface ChartSpec {
@@ -18,7 +18,8 @@ export interface ChartSpec {
   /** A logarithmic x axis (linear x with positive values only). */
   logX?: boolean;
   categories?: string[];
-  series: Array<{ name: string; color: string; dash?: number[] }>;
+  /** pointsOnly: a scatter (markers, no line between them). */
+  series: Array<{ name: string; color: string; dash?: number[]; pointsOnly?: boolean }>;
   /** data[0] is x; data[i] is series i-1. */
   data: Array<Array<number | null>>;
   refs: Array<{ label: string; y: number }>;

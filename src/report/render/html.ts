@@ -1,16 +1,17 @@
-// The single-file HTML report (issue 7): the overall verdict first, the conformance matrix by
+// The single-file HTML report: the overall verdict first, the conformance matrix by
 // spec section with failures expanded (expected vs observed, exchanges, curl), per load scenario
 // validity in plain words, findings, thresholds, status codes and uPlot charts, then fuzz findings.
 // Scripts, styles and data are inlined: opening the file makes no network request.
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult, TargetInfo } from '../model.js';
-import { SCHEMA_VERSION } from '../model.js';
-import { checkFailsRun, findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, QbenchResult, StepResult, TargetInfo } from '../../result/model.js';
+import { SCHEMA_VERSION } from '../../result/model.js';
+import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { compareSections, costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
 import { PALETTE, scenarioCharts, type ChartSpec } from './html-charts.js';
+import { planHtml } from './plan.js';
 
 /** Escape text for HTML (and scrub secrets on the way). */
 export function esc(s: string | number): string {
@@ -63,7 +64,7 @@ function metaBlock(r: QbenchResult): string {
   const t = m.target;
   const rows: Array<[string, string]> = [
     ['target', `${t.kind} · ${t.queueUrl} · endpoint ${t.endpointId}${t.restUrl ? ` · REST ${t.restUrl}` : ''}${t.graphqlUrl ? ` · GraphQL ${t.graphqlUrl}` : ''}`],
-    ['time scale', `${t.timeScale === 1 ? 'real time' : `×${t.timeScale} (emulated time runs ${t.timeScale} times faster)`}${t.rateWindowRealMs !== undefined ? `; §8 rate windows last ${fmtDuration(t.rateWindowRealMs)} of real time` : ''}`],
+    ['time scale', t.kind === 'simulation' ? 'virtual clock: every setting simulated, no request sent' : `${t.timeScale === 1 ? 'real time' : `×${t.timeScale} (emulated time runs ${t.timeScale} times faster)`}${t.rateWindowRealMs !== undefined ? `; §8 rate windows last ${fmtDuration(t.rateWindowRealMs)} of real time` : ''}`],
     ['started', `${m.startedAt} (${fmtDuration(m.durationMs)})`],
     ['command', m.command.join(' ')],
     ['machine', `${m.machine.hostname} · ${m.machine.platform}/${m.machine.arch} · ${m.machine.cpus} × ${m.machine.cpuModel} · ${(m.machine.memoryBytes / 2 ** 30).toFixed(1)} GiB · Node ${m.machine.nodeVersion}`],
@@ -241,8 +242,11 @@ export function renderHtml(r: QbenchResult): string {
     r.load ? '<a href="#load">Load</a>' : '',
     ...(r.load?.scenarios ?? []).map((s) => `<a href="#scenario-${esc(s.name)}">${esc(s.name)}</a>`),
     r.fuzz ? '<a href="#fuzz">Fuzz</a>' : '',
+    r.plan ? '<a href="#plan">Plan</a>' : '',
   ].filter(Boolean);
-  const headline = `${r.meta.target.kind === 'emulator' ? 'Emulator' : 'Remote target'} ${r.meta.target.queueUrl}, ${fmtDuration(r.meta.durationMs)}, ${r.meta.startedAt}`;
+  const plan = r.plan ? planHtml(r.plan, { esc, badge, chartCards }) : undefined;
+  if (plan) charts.push(...plan.charts);
+  const headline = `${r.meta.target.kind === 'emulator' ? 'Emulator' : r.meta.target.kind === 'simulation' ? 'Simulated twin' : 'Remote target'} ${r.meta.target.queueUrl}, ${fmtDuration(r.meta.durationMs)}, ${r.meta.startedAt}`;
   const body = `<h1>qbench report</h1>
 ${verdictBlock(r.overall.status, r.overall.exitCode, headline, r.overall.status === 'pass' ? [] : r.overall.reasons)}
 ${r.overall.status === 'pass' ? `<p class="small">${esc(r.overall.reasons.join('; '))}</p>` : ''}
@@ -250,6 +254,7 @@ ${r.overall.status === 'pass' ? `<p class="small">${esc(r.overall.reasons.join('
 ${conformanceSection(r)}
 ${r.load ? `<h2 id="load">Load</h2>${r.load.cost ? `<p class="card small" id="cost">${esc(costLine(r.load.cost))}</p>` : ''}${scenarios.join('\n')}` : ''}
 ${fuzzSection(r)}
+${plan ? plan.html : ''}
 <footer>qbench ${esc(r.meta.qbenchVersion)} · result schema ${esc(r.schemaVersion)} · charts by uPlot, inlined · this file makes no network requests</footer>`;
   return page(`qbench ${r.overall.status.toUpperCase()} · ${r.meta.startedAt}`, body, charts);
 }

@@ -1,13 +1,14 @@
-// JUnit XML renderer (issue 7): every conformance check, every load threshold and finding, the
-// generator's validity and every fuzz property is a test case named by its clause or metric;
+// JUnit XML renderer: every conformance check, every load threshold and finding, the
+// generator's validity and every fuzz property and plan SLO is a test case named by its clause or metric;
 // failures carry the message and the reproduction. Valid against the Ant JUnit schema (testsuites
 // without attributes; properties, system-out and system-err in every testsuite).
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { CheckResult, FuzzProperty, LoadScenarioResult, QbenchResult, TargetInfo } from '../model.js';
-import { findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { CheckResult, FuzzProperty, LoadScenarioResult, PlanSection, QbenchResult, TargetInfo } from '../../result/model.js';
+import { findingOutcome } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { fmtChange, validityWarnings } from './format.js';
+import { planHeadline } from './plan.js';
 import { attrs, xmlText, xmlToken } from './xml.js';
 
 type Outcome =
@@ -185,6 +186,17 @@ function fuzzCase(p: FuzzProperty, seed: number, target: TargetInfo): Case {
   };
 }
 
+/** A plan's SLOs as test cases: met by the chosen setting, or failed with what would be needed. */
+function planCases(p: PlanSection): Case[] {
+  return p.slos.map((slo): Case => {
+    const classname = 'qbench.plan.slo';
+    if (p.chosen !== null) return { name: slo.text, classname, timeSec: 0, outcome: { kind: 'pass' } };
+    const about = p.needed.filter((n) => n.includes(slo.text));
+    const body = (about.length > 0 ? about : p.needed).join('\n');
+    return { name: slo.text, classname, timeSec: 0, outcome: { kind: 'failure', type: 'slo-not-met', message: planHeadline(p), body } };
+  });
+}
+
 /** Render a result as JUnit XML. */
 export function renderJunit(r: QbenchResult): string {
   const host = r.meta.machine.hostname;
@@ -233,6 +245,19 @@ export function renderJunit(r: QbenchResult): string {
       properties: { ...baseProps, seed: String(f.seed), numRuns: String(f.numRuns) },
       cases: f.properties.map((p) => fuzzCase(p, f.seed, r.meta.target)),
       out: `seed ${f.seed}, ${f.numRuns} runs per property`,
+    });
+  }
+  if (r.plan) {
+    const p = r.plan;
+    suites.push({
+      name: 'plan',
+      pkg: 'qbench.plan',
+      timestamp: junitTime(r.meta.startedAt),
+      hostname: host,
+      timeSec: sec(p.sweep.wallMs),
+      properties: { ...baseProps, twin: p.twin.file, traffic: p.traffic.description, settings: String(p.grid.settings), seeds: p.seeds.join(',') },
+      cases: planCases(p),
+      out: planHeadline(p),
     });
   }
   if (r.incomplete) {

@@ -1,10 +1,11 @@
-// Markdown renderer (issue 7): a short summary for a CI job summary or a pull-request comment:
+// Markdown renderer: a short summary for a CI job summary or a pull-request comment:
 // the verdict, counts per section, the failures with their reproduction, one line per scenario.
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../compare-model.js';
-import type { QbenchResult } from '../model.js';
-import { checkFailsRun, findingOutcome } from '../overall.js';
+import type { QbenchComparison } from '../../result/compare-model.js';
+import type { QbenchResult } from '../../result/model.js';
+import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { fuzzReplayCommand } from './evidence.js';
+import { planMarkdownLines } from './plan.js';
 import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
 
 const ICON = { pass: '✅', fail: '❌', invalid: '⚠️', error: '💥', info: 'ℹ️', skip: '⏭️', inconclusive: '❔' } as const;
@@ -84,6 +85,8 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
     }
     out.push('');
   }
+
+  if (r.plan) out.push(...planMarkdownLines(r.plan, cell));
 
   if (o.status !== 'pass') {
     out.push('<details><summary>All reasons</summary>', '', ...o.reasons.map((x) => `- ${cell(x)}`), '', '</details>', '');

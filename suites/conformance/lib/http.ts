@@ -2,8 +2,7 @@
 // spec's zod schemas (every problem named), and 429-tolerant sends for checks that are not
 // about rate limits (§7: clients back off and retry).
 import { z } from 'zod';
-import { fail, inconclusive, type CheckContext, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
-import { HTTP_STATUS } from '../../../src/spec/index.js';
+import { fail, inconclusive, HTTP_STATUS, type CheckContext, type ProbeRequest, type ProbeResponse } from 'qbench/suite';
 
 /** Attempts a non-rate-limit check makes when the target answers 429. */
 const MAX_429_ATTEMPTS = 8;

@@ -1,7 +1,9 @@
 // Queue-endpoint operations (§4.1) for checks: submit, status, cancel, retry, purge, health,
 // polling in emulated time, and holding a job in the queue by occupying every worker.
-import { fail, inconclusive, type CheckContext, type ProbeResponse } from '../../../src/conformance/index.js';
-import { HTTP_STATUS, SECOND_MS, MINUTE_MS, HealthRecord, type JobState } from '../../../src/spec/index.js';
+import {
+  fail, inconclusive, HTTP_STATUS, SECOND_MS, MINUTE_MS, HealthRecord, type CheckContext, type ProbeResponse,
+  type JobState,
+} from 'qbench/suite';
 import { describe, expectSetupStatus, expectShape, expectStatus, field, send } from './http.js';
 
 export type Op = 'run' | 'runsync' | 'status' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health' | 'status-sync' | 'requests';

@@ -3,8 +3,7 @@
 // limit is known only where no worker ran during the burst (the base) or where the target
 // advertises requests_per_worker; otherwise a 429 onset is an observation, and no 429 at all is
 // no violation: the check must find a window with no running worker, or end inconclusive.
-import { fail, inconclusive, skip, type ProbeResponse } from '../../../src/conformance/index.js';
-import { HTTP_STATUS } from '../../../src/spec/index.js';
+import { fail, inconclusive, skip, HTTP_STATUS, type ProbeResponse } from 'qbench/suite';
 import { describe, field } from './http.js';
 
 /** Longest burst, as a share of the rate window, whose count can still be placed in one window. */

@@ -1,10 +1,10 @@
 // §4.1 answer shapes and status codes, §2.2 ids and timing fields, §7 404s for unknown
 // endpoints and jobs.
 import { z } from 'zod';
-import { fail, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
 import {
-  ASYNC_ID_PATTERN, SYNC_ID_PATTERN, HTTP_STATUS, SECOND_MS, JobRecord, RunAnswer, HealthRecord, JOB_STATES,
-} from '../../../src/spec/index.js';
+  fail, ASYNC_ID_PATTERN, SYNC_ID_PATTERN, HTTP_STATUS, SECOND_MS, JobRecord, RunAnswer, HealthRecord, JOB_STATES,
+  type CheckDefinition, type ProbeResponse,
+} from 'qbench/suite';
 import { describe, expectShape, expectStatus, field, send } from '../lib/http.js';
 import { awaitState, endpointFor, expectWaitedJobFinished, getStatus, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 

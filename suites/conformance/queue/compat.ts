@@ -1,8 +1,7 @@
 // WIRE-COMPAT findings on the queue endpoint: what the public SDKs need beyond the spec
 // (200 exactly, JSON content type, empty/`{}` bodies for cancel and purge, POST reads,
 // /status-sync, {error} bodies, health extras, `error` on FAILED jobs). Never spec failures.
-import { fail, type CheckDefinition } from '../../../src/conformance/index.js';
-import { HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS } from '../../../src/spec/index.js';
+import { fail, HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS, type CheckDefinition } from 'qbench/suite';
 import { describe, expectStatus, field, send } from '../lib/http.js';
 import { awaitState, endpointFor, expectWaitedJobFinished, health, mockDelayS, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 import { SHORT_JOB_MS } from './answers.js';

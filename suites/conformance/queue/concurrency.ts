@@ -4,8 +4,10 @@
 // advertises the opt-in hold (/_qbench/info limits.hold) holds any operation; a real target only
 // /runsync (a slow mock-worker job) and a long-polling /stream, other operations skip there.
 import { z } from 'zod';
-import { fail, inconclusive, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
-import { HTTP_STATUS, RATE_LIMITS, RATE_WINDOW_MS, RUNSYNC_WAIT_MS, SECOND_MS, type RateLimitedOperation } from '../../../src/spec/index.js';
+import {
+  fail, inconclusive, skip, HTTP_STATUS, RATE_LIMITS, RATE_WINDOW_MS, RUNSYNC_WAIT_MS, SECOND_MS, type CheckContext,
+  type CheckDefinition, type ProbeRequest, type ProbeResponse, type RateLimitedOperation,
+} from 'qbench/suite';
 import { describe, expectStatus, field } from '../lib/http.js';
 import { endpointFor, finishedSetupJob, healthWhile, isDedicated, postOp, purge, qpath, submitRun } from '../lib/queue.js';
 

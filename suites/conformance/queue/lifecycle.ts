@@ -2,8 +2,10 @@
 // id, input reused, output removed), retry refused from COMPLETED / IN_QUEUE / CANCELLED,
 // execution timeout (§2.1), purge leaving running jobs alone, health counters (§2.4).
 
-import { fail, inconclusive, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
-import { CancelAnswer, EXECUTION_TIMEOUT_MS, HTTP_STATUS, PurgeAnswer, RetryAnswer, SECOND_MS } from '../../../src/spec/index.js';
+import {
+  fail, inconclusive, CancelAnswer, EXECUTION_TIMEOUT_MS, HTTP_STATUS, PurgeAnswer, RetryAnswer, SECOND_MS,
+  type CheckContext, type CheckDefinition, type ProbeResponse,
+} from 'qbench/suite';
 import { describe, expectRefusal, expectShape, expectStatus, field } from '../lib/http.js';
 import { PRECONDITION_FLOOR_REAL_MS, awaitState, endpointFor, getStatus, mockDelayS, health, holdQueue, isDedicated, pollIntervalRealMs, postOp, purge, stateOf, submitQueued, submitRun, sustainedIdleQueue } from '../lib/queue.js';
 import { SHORT_JOB_MS } from './answers.js';

@@ -4,8 +4,10 @@
 // endpoint of its own on the emulator; on a real target one at a time on the target's endpoint.
 // While workers run on a target that does not advertise requests_per_worker, the limit is unknown:
 // the check waits, bounded, for a window with no running worker, or ends inconclusive.
-import { CLEAN_WINDOW_FLOOR_REAL_MS, fail, inconclusive, runPool, skip, type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse } from '../../../src/conformance/index.js';
-import { HTTP_STATUS, RUNSYNC_WAIT_MS, effectiveRateLimit, type RateLimitedOperation } from '../../../src/spec/index.js';
+import {
+  CLEAN_WINDOW_FLOOR_REAL_MS, fail, inconclusive, runPool, skip, HTTP_STATUS, RUNSYNC_WAIT_MS, effectiveRateLimit,
+  type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse, type RateLimitedOperation,
+} from 'qbench/suite';
 import { describe, field } from '../lib/http.js';
 import { endpointFor, finishedSetupJob, healthWhile, isDedicated, pollIntervalRealMs, purge, qpath, readHealth } from '../lib/queue.js';
 import { BURST_WINDOW_SHARE, extraFor, judgeRateBurst, mostRunning, runningOf, type RateJudgement } from '../lib/rate-judge.js';

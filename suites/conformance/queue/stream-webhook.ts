@@ -1,8 +1,10 @@
 // §4.1/§2.3 /stream: chunk shape, at most 1 MB per chunk (either reading), larger output split
 // across chunks with nothing lost, the end-of-stream rule; §6 webhook delivery, 2 retries 10 s
 // apart, none after a 200, body (WIRE-COMPAT) the /status record.
-import { fail, inconclusive, skip, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
-import { HTTP_STATUS, SECOND_MS, STREAM_CHUNK, StreamAnswer, WEBHOOK, isTerminal, type JobState } from '../../../src/spec/index.js';
+import {
+  fail, inconclusive, skip, HTTP_STATUS, SECOND_MS, STREAM_CHUNK, StreamAnswer, WEBHOOK, isTerminal, type CheckContext,
+  type CheckDefinition, type ProbeResponse, type JobState,
+} from 'qbench/suite';
 import { describe, expectShape, expectStatus, field, send } from '../lib/http.js';
 import { awaitState, endpointFor, getStatus, qpath, submitRun } from '../lib/queue.js';
 import { startReceiver, type WebhookCall } from '../lib/receiver.js';

@@ -1,8 +1,10 @@
 // §2.1 / §3.1 ttl deletion in every state (404 afterwards, also mid-execution), §4.1
 // /status?ttl=, §2.2 retention windows of /run and /runsync (retrievable just before, gone
 // just after, retry refused after). Every duration is emulated time from src/spec.
-import { fail, inconclusive, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
-import { EXECUTION_TIMEOUT_MS, HTTP_STATUS, RETENTION_MS, RUNSYNC_WAIT_MS, SECOND_MS, TTL_MS, type JobState } from '../../../src/spec/index.js';
+import {
+  fail, inconclusive, EXECUTION_TIMEOUT_MS, HTTP_STATUS, RETENTION_MS, RUNSYNC_WAIT_MS, SECOND_MS, TTL_MS,
+  type CheckContext, type CheckDefinition, type ProbeResponse, type JobState,
+} from 'qbench/suite';
 import { describe, expectStatus, field } from '../lib/http.js';
 import { awaitState, endpointFor, expectWaitedJobFinished, getStatus, pollStatus, postOp, stateOf, submitQueued, submitRun, submitRunsync } from '../lib/queue.js';
 import { SHORT_JOB_MS } from './answers.js';

@@ -1,8 +1,10 @@
 // §5 auth on the queue endpoint, §7 400 for malformed requests, §2.1 policy bounds at both
 // ends, §4.1 wait bounds, §4.1/§8 payload caps measured at both readings of "MB".
-import { fail, inconclusive, paddedBodyRecipe, type CheckContext, type CheckDefinition, type ProbeResponse } from '../../../src/conformance/index.js';
-import { EXECUTION_TIMEOUT_MS, HTTP_STATUS, RUNSYNC_WAIT_MS, RUN_PAYLOAD, RUNSYNC_PAYLOAD, TTL_MS, type ByteSize } from '../../../src/spec/index.js';
-import { notTheTargetsAnswer } from '../../../src/target/index.js';
+import {
+  fail, inconclusive, paddedBodyRecipe, EXECUTION_TIMEOUT_MS, HTTP_STATUS, RUNSYNC_WAIT_MS, RUN_PAYLOAD,
+  RUNSYNC_PAYLOAD, TTL_MS, notTheTargetsAnswer, type CheckContext, type CheckDefinition, type ProbeResponse,
+  type ByteSize,
+} from 'qbench/suite';
 import { describe, expectRefusal, expectStatus, send } from '../lib/http.js';
 import { endpointFor, jobBody, qpath, submitRunsync } from '../lib/queue.js';
 

@@ -2,9 +2,10 @@
 // emulator advertises in GET /_qbench/info, the `op` and `expect` parameters, the real-time
 // length of a rate window, the request of each rate-limited operation, and window arithmetic
 // on send times.
-import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../../../src/spec/index.js';
-import type { LoadTarget, RequestSpec, RunContext } from '../../../src/load/context.js';
-import { param } from '../../../src/load/scenario-definition.js';
+import {
+  RATE_LIMITS, RATE_WINDOW_MS, param, type RateLimitedOperation, type LoadTarget, type RequestSpec, type RunContext,
+} from 'qbench/suite';
+import { valueAt } from './answer.js';
 
 export const PROBED_OPERATIONS = ['run', 'runsync', 'status', 'stream', 'cancel', 'purge-queue'] as const satisfies readonly RateLimitedOperation[];
 export type ProbedOperation = (typeof PROBED_OPERATIONS)[number];
@@ -29,16 +30,12 @@ export interface ExpectedRule {
   readonly source: string;
 }
 
-function advertisedRates(target: LoadTarget): Record<string, { requestsPerWindow?: unknown; concurrency?: unknown }> | undefined {
-  const limits = target.info?.['limits'] as { rates?: unknown } | undefined;
-  return limits && typeof limits.rates === 'object' && limits.rates !== null ? (limits.rates as Record<string, { requestsPerWindow?: unknown; concurrency?: unknown }>) : undefined;
-}
-
 /** The limit the target enforces (the emulator says so), else the documented one. */
 export function enforcedRule(target: LoadTarget, op: RateLimitedOperation): ExpectedRule {
-  const a = advertisedRates(target)?.[op];
-  if (a && typeof a.requestsPerWindow === 'number') {
-    return { requestsPerWindow: a.requestsPerWindow, concurrency: typeof a.concurrency === 'number' ? a.concurrency : null, source: 'emulator /_qbench/info' };
+  const requestsPerWindow = valueAt(target.info, 'limits', 'rates', op, 'requestsPerWindow');
+  if (typeof requestsPerWindow === 'number') {
+    const concurrency = valueAt(target.info, 'limits', 'rates', op, 'concurrency');
+    return { requestsPerWindow, concurrency: typeof concurrency === 'number' ? concurrency : null, source: 'emulator /_qbench/info' };
   }
   return documentedRule(op);
 }
@@ -61,8 +58,8 @@ export function rateWindowRealMs(target: LoadTarget): number {
 
 /** Requests per window the emulator adds per running worker (§8 dynamic rule), if it says. */
 export function advertisedRequestsPerWorker(target: LoadTarget): number | undefined {
-  const limits = target.info?.['limits'] as { requestsPerWorker?: unknown } | undefined;
-  return typeof limits?.requestsPerWorker === 'number' ? limits.requestsPerWorker : undefined;
+  const perWorker = valueAt(target.info, 'limits', 'requestsPerWorker');
+  return typeof perWorker === 'number' ? perWorker : undefined;
 }
 
 /** The request one probe of `op` sends; `jobId` is a real job for the id-taking operations. */
@@ -86,7 +83,7 @@ export function operationRequest(op: ProbedOperation, jobId: string, input: Reco
 /** Submit a job and wait until it is terminal (setup of status/stream/cancel probes). */
 export async function finishedJob(ctx: RunContext, input: Record<string, unknown> = {}): Promise<string> {
   const a = await ctx.request({ method: 'POST', path: '/runsync', body: { input } });
-  const id = (a.json() as { id?: unknown } | undefined)?.id;
+  const id = valueAt(a.json(), 'id');
   if (a.status !== 200 || typeof id !== 'string') throw new Error(`setup: POST /runsync answered ${a.status ?? 'no answer'}: ${a.bodyText.slice(0, 200)}`);
   return id;
 }
@@ -96,7 +93,7 @@ export function maxInSlidingWindow(sortedTimesMs: readonly number[], windowMs: n
   let best = 0;
   let lo = 0;
   for (let hi = 0; hi < sortedTimesMs.length; hi++) {
-    while ((sortedTimesMs[hi] as number) - (sortedTimesMs[lo] as number) >= windowMs) lo++;
+    while (sortedTimesMs[hi]! - sortedTimesMs[lo]! >= windowMs) lo++;
     best = Math.max(best, hi - lo + 1);
   }
   return best;
@@ -130,10 +127,10 @@ export function admittedPerWindowBounds(xs: readonly Exchange[], windowMs: numbe
   let atMost = 0;
   const n = bySent.length;
   for (let i = 0; i < n; i++) {
-    const a = (bySent[i] as Exchange).sentMs;
+    const a = bySent[i]!.sentMs;
     let inside = 0;
     for (let j = i; j < n; j++) {
-      const x = bySent[j] as Exchange;
+      const x = bySent[j]!;
       if (x.sentMs >= a + windowMs) break;
       if (x.endMs <= a + windowMs) inside++;
     }
@@ -141,11 +138,11 @@ export function admittedPerWindowBounds(xs: readonly Exchange[], windowMs: numbe
   }
   const byEnd = [...xs].sort((a, b) => a.endMs - b.endMs);
   for (let i = 0; i < n; i++) {
-    const a = (byEnd[i] as Exchange).endMs;
+    const a = byEnd[i]!.endMs;
     // Window [a, a + windowMs): anything answered at or after a and sent before its end.
     let overlapping = 0;
     for (let j = i; j < n; j++) {
-      const x = byEnd[j] as Exchange;
+      const x = byEnd[j]!;
       if (x.sentMs < a + windowMs) overlapping++;
     }
     atMost = Math.max(atMost, overlapping);

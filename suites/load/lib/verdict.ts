@@ -2,10 +2,8 @@
 // inconclusive) from what they saw broken (a violation: fail), and finding traffic of one
 // operation that the scenario did not send, through the emulator's GET /_qbench/counters
 // when the target advertises it (an emulator answering /_qbench/info).
-import { sleepUntilAborted } from '../../../src/client/sleep.js';
-import type { Analysis, RunContext } from '../../../src/load/context.js';
-import type { Finding } from '../../../src/report/model.js';
-import type { RateLimitedOperation } from '../../../src/spec/index.js';
+import { sleepUntilAborted, type Analysis, type RunContext, type Finding, type RateLimitedOperation } from 'qbench/suite';
+import { valueAt } from './answer.js';
 
 /** A finding that states a precondition of the scenario, not a rule of the spec. */
 export function precondition(label: string, expected: string, observed: string, met: boolean): Finding {
@@ -50,11 +48,12 @@ export async function operationCount(rc: RunContext, op: RateLimitedOperation): 
   if (rc.target.info === undefined) return undefined;
   const r = await rc.request({ method: 'GET', path: '/_qbench/counters', scope: 'origin' });
   if (r.status !== 200) return undefined;
-  const eps = (r.json() as { endpoints?: Record<string, { requests?: Record<string, Record<string, unknown>> }> } | undefined)?.endpoints;
-  const ep = eps?.[rc.target.endpointId];
-  if (ep === undefined) return undefined;
-  const c = ep.requests?.[op];
-  const n = (k: string) => (typeof c?.[k] === 'number' ? c[k] : 0);
+  const counters = r.json();
+  if (valueAt(counters, 'endpoints', rc.target.endpointId) === undefined) return undefined;
+  const n = (k: string) => {
+    const v = valueAt(counters, 'endpoints', rc.target.endpointId, 'requests', op, k);
+    return typeof v === 'number' ? v : 0;
+  };
   return { seen: n('admitted') + n('rejectedRate') + n('rejectedConcurrency'), inWindow: n('inWindow'), inFlight: n('inFlight') };
 }
 

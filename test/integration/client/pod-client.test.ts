@@ -1,3 +1,6 @@
+// The GraphQL pod client (src/client/pod-client.ts): every document parses and names one
+// operation; against a scripted loopback server, auth, variables, input checks before
+// sending, and GraphQL errors answered with HTTP 200 (§4.3, §5).
 import { parse, type OperationDefinitionNode } from 'graphql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PodClient } from '../../../src/client/pod-client.js';

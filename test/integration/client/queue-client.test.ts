@@ -1,3 +1,6 @@
+// The typed queue client (src/client/queue-client.ts) against a scripted loopback server:
+// paths, bodies and auth (§4.1, §5), connection reuse, /stream in both forms, the 429 policy,
+// timeouts, aborts and the error codes of every failure.
 import { afterEach, describe, expect, it } from 'vitest';
 import { QueueClient } from '../../../src/client/queue-client.js';
 import type { AttemptRecord } from '../../../src/client/backoff.js';

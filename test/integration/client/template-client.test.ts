@@ -1,3 +1,6 @@
+// The REST template client (src/client/template-client.ts) against a scripted loopback
+// server: create, update (POST or PATCH), get, list, delete, inputs refused before sending,
+// and the REST error body (§4.2, WIRE-COMPAT).
 import { afterEach, describe, expect, it } from 'vitest';
 import { TemplateClient } from '../../../src/client/template-client.js';
 import { TEMPLATE_DEFAULTS } from '../../../src/spec/index.js';

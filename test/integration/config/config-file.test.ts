@@ -1,12 +1,12 @@
-// The config file: every problem reported at once, a .ts file loaded, `--target <name>`
-// picking a named target, each command's section and the report directory applied, and
-// flags given on the command line winning over the file.
+// The config file through the CLI: every problem reported at once, a .ts file loaded,
+// `--target <name>` picking a named target, each command's section and the report directory
+// applied, and flags given on the command line winning over the file (the merge itself, option
+// by option: test/unit/cli/options.test.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../../src/cli/main.js';
-import { applyConfig, defineConfig, QbenchConfig, type LoadedConfig } from '../../../src/config/index.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -106,24 +106,6 @@ export default config;
     expect(result.load.scenarios[0]!.thresholds.map((t) => [t.metric, t.passed])).toEqual([['health.errors.rate', true]]);
     expect(result.load.scenarios[1]!.thresholds.map((t) => [t.metric, t.passed])).toEqual([['health.latency', false]]);
     expect(r.code).toBe(1);
-  });
-
-  it('fills only what the flags left out, and takes a named target whole', () => {
-    const loaded: LoadedConfig = {
-      file: '/x/qbench.config.json',
-      dir: '/x',
-      config: QbenchConfig.parse(defineConfig({
-        targets: { staging: { url: 'https://api.example.com/v2/ep1', apiKeyEnv: 'STAGING_KEY', restUrl: 'https://rest.example.com' } },
-        fuzz: { runs: 7, maxDuration: '2m' },
-      })),
-    };
-    const argv: Record<string, unknown> = { target: 'staging', runs: 100, 'max-duration': '45s' };
-    applyConfig('fuzz', argv, ['--target', 'staging', '--max-duration=45s'], loaded);
-    expect(argv).toMatchObject({ target: 'https://api.example.com/v2/ep1', 'api-key-env': 'STAGING_KEY', 'rest-url': 'https://rest.example.com', runs: 7, 'max-duration': '45s' });
-    const given: Record<string, unknown> = { target: 'staging', 'api-key-env': 'MINE' };
-    applyConfig('load', given, ['--target', 'staging', '--api-key-env', 'MINE'], loaded);
-    expect(given).toMatchObject({ target: 'https://api.example.com/v2/ep1', 'api-key-env': 'MINE' });
-    expect(given['rest-url']).toBeUndefined();
   });
 
   it('emulate takes the emulator section (key variable, endpoints, time scale, faults); flags win', async () => {

@@ -1,9 +1,9 @@
-// The quick profile against the clean in-process emulator passes every check (issue 5): no
+// The quick profile against the clean in-process emulator passes every check: no
 // spec check fails or errors, no compat finding, nothing skipped. Time-dependent checks run
 // on the emulator's scaled clock (60x); their tolerances are stated in each check.
 import { describe, expect, it } from 'vitest';
 import { buildResult, runChecks, startEmulatorTarget } from '../../../src/conformance/index.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 import { conformanceSuite } from '../../../suites/conformance/index.js';
 
 /** The quick profile takes about a minute here; the bound leaves room for a loaded 2-core host. */

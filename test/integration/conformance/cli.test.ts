@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/command.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -71,7 +71,7 @@ describe('qbench check', () => {
     expect(c2.err).toContain('--endpoint is required');
     const c3 = io();
     expect(await main(['check', '--target', 'emulator', '--fault', 'no-such-fault'], c3)).toBe(2);
-    expect(c3.err).toContain('unknown fault no-such-fault');
+    expect(c3.err).toContain('--fault has unknown fault "no-such-fault"');
     const c4 = io();
     expect(await main(['check', '--target', 'emulator', '--only', 'no.such.check'], c4)).toBe(2);
     expect(c4.err).toContain('no.such.check match no check id');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Probe, runChecks, fail, skip, inconclusive, buildResult, parseExpectations, specLimits, type CheckDefinition, type Suite, type Target,
 } from '../../../src/conformance/index.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 import { startFakeTarget, type FakeTarget } from './fake-target.js';
 
 const KEY = 'sk-test-SECRET-0123456789';

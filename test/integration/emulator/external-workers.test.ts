@@ -1,4 +1,4 @@
-// Issue 9: real workers attached over the worker protocol (job-take, job-stream, job-done,
+// Real workers attached over the worker protocol (job-take, job-stream, job-done,
 // job-stop, ping) as external workers of the emulator's pool, driven by the reference
 // worker of src/worker; plus the raw protocol answers (204 when idle, batch takes).
 import { afterEach, describe, expect, it } from 'vitest';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../../src/cli/main.js';
 import { EXIT } from '../../../src/exit-codes.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 import { closedPort } from '../load/tiny-server.js';
 
 const KEY = 'border-test-key-7391';

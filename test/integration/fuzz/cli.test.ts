@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../../src/cli/main.js';
 import { EXIT } from '../../../src/exit-codes.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 
 function captureIo(env: NodeJS.ProcessEnv = {}) {
   let out = '';

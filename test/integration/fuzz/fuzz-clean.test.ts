@@ -2,7 +2,7 @@
 // passes (no false findings) and stays under the §8 rates (no 429).
 // QBENCH_FUZZ_RUNS=<n> runs a larger clean run on demand (n cases per validation property).
 import { describe, expect, it } from 'vitest';
-import { FuzzSection } from '../../../src/report/model.js';
+import { FuzzSection } from '../../../src/result/model.js';
 import type { FuzzRunOptions } from '../../../src/fuzz/runner.js';
 import { fuzz as fuzzOnEmulator, onDemandRuns } from './fuzz-harness.js';
 import type { FaultName } from '../../../src/emulator/faults.js';

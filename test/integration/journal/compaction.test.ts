@@ -13,8 +13,8 @@ import { loadJournal } from '../../../src/journal/load-journal.js';
 import { openJournal } from '../../../src/journal/open.js';
 import { readJournal } from '../../../src/journal/read.js';
 import { recoverLoad } from '../../../src/journal/recover-load.js';
-import { bucketsOf, decodeHistogram } from '../../../src/report/histogram.js';
-import type { LoadScenarioResult } from '../../../src/report/model.js';
+import { bucketsOf, decodeHistogram } from '../../../src/result/histogram.js';
+import type { LoadScenarioResult } from '../../../src/result/model.js';
 import { RELAXED_VALIDITY, startTinyServer, tinyTarget, type TinyServer } from '../load/tiny-server.js';
 
 const CAP_BYTES = 3 * 1024;

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_BIN } from '../../global-setup.js';
-import { QbenchResult, type LoadScenarioResult } from '../../../src/report/model.js';
-import { bucketsOf, createHistogram, decodeHistogram } from '../../../src/report/histogram.js';
+import { QbenchResult, type LoadScenarioResult } from '../../../src/result/model.js';
+import { bucketsOf, createHistogram, decodeHistogram } from '../../../src/result/histogram.js';
 import { JournalRecord } from '../../../src/journal/records.js';
 import { main } from '../../../src/cli/main.js';
 import { readRunSource } from '../../../src/journal/source.js';
@@ -23,7 +23,7 @@ const KILLS = 4;
 const LATE_MS = 25;
 /** Starts that lateness up to LATE_MS can move across the kill instant, and one at each boundary. */
 const TAIL_TOLERANCE = 2 + Math.ceil((RATE * LATE_MS) / 1000);
-/** The fields of an encoded histogram besides its text (the one configuration, src/report/histogram.ts). */
+/** The fields of an encoded histogram besides its text (the one configuration, src/result/histogram.ts). */
 const ENCODED = { unit: 'us', lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 } as const;
 
 let dir = '';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/command.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 import { readRunSource } from '../../../src/journal/source.js';
 
 const CHECKS = ['queue.run.answer', 'queue.health.answer', 'queue.status.unknown-job-404', 'queue.auth.raw-and-bearer'];

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLoad } from '../../../src/load/run-load.js';
-import { renderConsole, renderMarkdown, renderHtml, QbenchResult } from '../../../src/report/index.js';
+import { renderConsole, renderMarkdown, renderHtml } from '../../../src/report/index.js';
+import { QbenchResult } from '../../../src/result/index.js';
 import { withEmulator, withOpaque } from './suite-harness.js';
 
 let dir: string | undefined;

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/command.js';
 import { RESULTS_DIR } from '../../../src/deploy/kube.js';
-import { QbenchResult, type LoadScenarioResult } from '../../../src/report/model.js';
-import { bucketsOf, createHistogram, decodeHistogram, percentilesOf } from '../../../src/report/histogram.js';
+import { QbenchResult, type LoadScenarioResult } from '../../../src/result/model.js';
+import { bucketsOf, createHistogram, decodeHistogram, percentilesOf } from '../../../src/result/histogram.js';
 import { startTinyServer, type TinyServer } from './tiny-server.js';
 
 const SHARDS = 3;

@@ -5,7 +5,7 @@ import type { LoadTarget } from '../../../src/load/context.js';
 import { runLoad } from '../../../src/load/run-load.js';
 import { readTargetFacts } from '../../../src/target/index.js';
 import type { ScenarioOverrides } from '../../../src/load/loader.js';
-import type { LoadScenarioResult, QbenchResult } from '../../../src/report/model.js';
+import type { LoadScenarioResult, QbenchResult } from '../../../src/result/model.js';
 import { startProxy } from '../conformance/border-proxy.js';
 
 export const API_KEY = 'qbench-load-test-key';

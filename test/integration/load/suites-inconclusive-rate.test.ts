@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadTarget } from '../../../src/load/context.js';
 import { runLoad } from '../../../src/load/run-load.js';
-import { computeOverall } from '../../../src/report/overall.js';
+import { computeOverall } from '../../../src/result/overall.js';
 import { API_KEY, finding, withEmulator, withOpaque } from './suite-harness.js';
 
 const SCALED = { timeScale: 20, scaleRateWindows: true } as const;

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScenario } from '../../../src/load/engine.js';
 import { parseScenario } from '../../../src/load/scenario.js';
-import { evaluateThresholds, scenarioMetric } from '../../../src/report/thresholds.js';
-import type { LoadScenarioResult } from '../../../src/report/model.js';
+import { evaluateThresholds, scenarioMetric } from '../../../src/result/thresholds.js';
+import type { LoadScenarioResult } from '../../../src/result/model.js';
 import { RELAXED_VALIDITY, startTinyServer, tinyTarget, type TinyServer } from './tiny-server.js';
 
 let server: TinyServer | undefined;

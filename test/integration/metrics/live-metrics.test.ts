@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/command.js';
-import { QbenchResult, type LoadScenarioResult } from '../../../src/report/model.js';
+import { QbenchResult, type LoadScenarioResult } from '../../../src/result/model.js';
 import { LATENCY_BOUNDS_S } from '../../../src/metrics/snapshot.js';
 
 const PROMETHEUS = spawnSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' }).stdout.trim();

@@ -1,4 +1,4 @@
-// Issue 9, "Done when": the conformance checks and a shipped load scenario run unchanged
+// The conformance checks and a shipped load scenario run unchanged
 // against an emulator whose only workers are external: one reference worker process
 // running the mock-worker handler (fixtures/workers/mock-worker.ts) on the scaled clock.
 import { afterEach, describe, expect, it } from 'vitest';

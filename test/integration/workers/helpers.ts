@@ -1,4 +1,4 @@
-// Shared helpers of the worker-process tests (issue 9): reference worker PROCESSES
+// Shared helpers of the worker-process tests: reference worker PROCESSES
 // (`qbench worker` in their own Node process) attached to an in-process emulator, a small
 // JSON client, a bounded wait, and a recording proxy that shows which protocol calls a
 // worker made. Every process started here is SIGKILLed by killWorkers() (afterEach).

@@ -1,4 +1,4 @@
-// `qbench emulate --print-worker-env <endpoint>` (issue 9): the environment a worker process
+// `qbench emulate --print-worker-env <endpoint>`: the environment a worker process
 // needs, each RUNPOD_WEBHOOK_* URL with its `?` already in it (WIRE-COMPAT); a worker process
 // started with only that environment attaches and runs jobs; the key is printed there and
 // nowhere else (not in the emulator's startup lines, not in the worker's output).

@@ -1,4 +1,4 @@
-// Issue 9, "Done when": an in-process emulator (scaled clock, port 0) with reference worker
+// An in-process emulator (scaled clock, port 0) with reference worker
 // PROCESSES (`qbench worker` in their own Node process) attached over the worker protocol:
 // sync and streaming handlers, batch take, cancel through job-stop, a worker SIGKILLed
 // mid-job, stopPod recycling, execution timeout on an external job, and a mixed pool of

@@ -103,6 +103,6 @@ describe('qbench calibrate without --yes', () => {
     let err = '';
     const io: CliIo = { stdout: () => undefined, stderr: (t) => void (err += t), isTty: false, env: { QBENCH_API_KEY: 'calibrate-key' }, signal: new AbortController().signal };
     expect(await main(['calibrate', '--target', 'http://127.0.0.1:9/v2/ep', '--idle-timeout', '0', '--yes'], io)).toBe(EXIT.USAGE);
-    expect(err).toMatch(/--idle-timeout: 1 to 3600 s/);
+    expect(err).toMatch(/--idle-timeout must be 1 to 3600 s/);
   });
 });

@@ -2,7 +2,10 @@
 // maximum, the GPU): from the emulator section's deployment of the endpoint being calibrated,
 // named by --endpoint or by the target URL; a flag on the command line wins.
 import { describe, expect, it } from 'vitest';
-import { applyConfig, QbenchConfig } from '../../../src/config/index.js';
+import { QbenchConfig } from '../../../src/config/index.js';
+import { parseOptions } from '../../../src/cli/options.js';
+import { calibrateCommand, givenSettings } from '../../../src/cli/commands/calibrate.js';
+import { parseTarget, requireEndpoint } from '../../../src/target/index.js';
 
 const loaded = {
   file: '/p/qbench.config.json',
@@ -13,22 +16,28 @@ const loaded = {
   }),
 };
 
+function given(argv: Record<string, unknown>) {
+  const f = parseOptions('calibrate', calibrateCommand.options, argv, loaded);
+  const spec = parseTarget(f.target, f.endpoint);
+  if (spec.kind !== 'url') throw new Error('a URL target');
+  return { f, given: givenSettings(f, requireEndpoint(spec)) };
+}
+
 describe('qbench calibrate and the config file', () => {
-  it('fills workers-max, gpu-type and gpu-count of the named target\'s endpoint, nothing it measures', () => {
-    const argv: Record<string, unknown> = { target: 'staging' };
-    applyConfig('calibrate', argv, ['calibrate', '--target', 'staging'], loaded);
-    expect(argv).toMatchObject({ target: 'https://api.example/v2/ep-1', 'workers-max': 7, 'gpu-type': 'L4', 'gpu-count': 2 });
-    expect(argv['idle-timeout']).toBeUndefined();
-    expect(argv['scaler-value']).toBeUndefined();
+  it("fills workers-max, gpu-type and gpu-count of the named target's endpoint, nothing it measures", () => {
+    const { f, given: g } = given({ target: 'staging' });
+    expect(f.target).toBe('https://api.example/v2/ep-1');
+    expect(g).toMatchObject({ workersMax: 7, gpuTypeId: 'L4', gpuCount: 2 });
+    expect(g.idleTimeoutS).toBeUndefined();
+    expect(g.scalerValue).toBeUndefined();
   });
 
   it('a flag wins; another endpoint takes nothing', () => {
-    const argv: Record<string, unknown> = { target: 'https://api.example', endpoint: 'ep-1', 'workers-max': 3 };
-    applyConfig('calibrate', argv, ['calibrate', '--target', 'https://api.example', '--endpoint', 'ep-1', '--workers-max', '3'], loaded);
-    expect(argv['workers-max']).toBe(3);
-    expect(argv['gpu-type']).toBe('L4');
-    const other: Record<string, unknown> = { target: 'https://api.example/v2/ep-2' };
-    applyConfig('calibrate', other, [], loaded);
-    expect(other['gpu-type']).toBeUndefined();
+    const { given: g } = given({ target: 'https://api.example', endpoint: 'ep-1', 'workers-max': 3 });
+    expect(g.workersMax).toBe(3);
+    expect(g.gpuTypeId).toBe('L4');
+    const { given: other } = given({ target: 'https://api.example/v2/ep-2' });
+    expect(other.gpuTypeId).toBeUndefined();
+    expect(other.workersMax).toBeUndefined();
   });
 });

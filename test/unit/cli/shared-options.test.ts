@@ -2,26 +2,17 @@
 // --endpoint-id), --api-key-env, --rest-url/--graphql-url and --config carry the help text of
 // src/cli/target-options.ts in every command that declares them, a command adding at most a
 // note after it; the commands that name a target declare the full set.
-import type { Argv, Options } from 'yargs';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../../src/cli/commands/index.js';
 import type { CommandModule } from '../../../src/cli/command.js';
-import { main, type CliIo } from '../../../src/cli/main.js';
+import { CONFIG_COMMANDS, main, type CliIo } from '../../../src/cli/main.js';
+import type { OptionSpec } from '../../../src/cli/options.js';
 import { SHARED_HELP } from '../../../src/cli/target-options.js';
-import { CONFIG_COMMANDS } from '../../../src/config/index.js';
 import { EXIT } from '../../../src/exit-codes.js';
 
-/** The options a command's builder declares, by name, read through a stand-in for yargs. */
-function declaredOptions(cmd: CommandModule): Map<string, Options> {
-  const options = new Map<string, Options>();
-  const recorder: Argv = new Proxy({} as Argv, {
-    get: (_t, method) => (...args: unknown[]) => {
-      if (method === 'option' || method === 'options') options.set(String(args[0]), args[1] ?? {});
-      return recorder;
-    },
-  });
-  cmd.builder(recorder);
-  return options;
+/** The flags a command declares, by name. */
+function declaredOptions(cmd: CommandModule): Map<string, OptionSpec> {
+  return new Map(Object.values(cmd.options).flatMap((o) => (o.flag === undefined || o.positional === true ? [] : [[o.flag, o] as const])));
 }
 
 const nameOf = (cmd: CommandModule): string => cmd.command.split(' ')[0] ?? '';
@@ -62,7 +53,7 @@ describe('shared options', () => {
         const allowed = ALLOWED[option];
         if (allowed === undefined) continue;
         seen++;
-        const text = String(o.describe ?? o.description ?? '');
+        const text = o.help ?? '';
         const base = allowed.find((a) => text === a || text.startsWith(`${a}; `));
         expect(base, `${nameOf(cmd)} --${option}: "${text}"`).toBeDefined();
         if (option === 'endpoint' && base === SHARED_HELP.endpoint) expect(o.alias, `${nameOf(cmd)} --endpoint`).toBe('endpoint-id');
@@ -83,7 +74,7 @@ describe('shared options', () => {
   it('the commands that run something and write reports declare the one --out', () => {
     for (const name of ['check', 'load', 'fuzz', 'start']) {
       const out = declaredOptions(COMMANDS.find((c) => nameOf(c) === name)!).get('out');
-      expect(out?.describe, name).toBe(SHARED_HELP.out);
+      expect(out?.help, name).toBe(SHARED_HELP.out);
     }
   });
 

@@ -66,11 +66,11 @@ describe('qbench kube render', () => {
   it('refuses what a cluster cannot run, naming the flag', async () => {
     const emulator = await render(['suites/load/mixed-soak.ts', '--shards', '2', '--target', 'emulator']);
     expect(emulator.code).toBe(2);
-    expect(emulator.err).toMatch(/--target: an http\(s\):\/\/ URL/);
+    expect(emulator.err).toMatch(/--target must be an http\(s\):\/\/ URL/);
     const noShards = await render(['suites/load/mixed-soak.ts', '--target', 'http://10.0.0.1/v2/ep']);
     expect(noShards.code).toBe(2);
-    expect(noShards.err).toMatch(/--shards <n> is required/);
+    expect(noShards.err).toMatch(/--shards is required/);
     const badName = await render(['suites/load/mixed-soak.ts', '--shards', '2', '--target', 'http://10.0.0.1/v2/ep', '--name', 'Bad_Name']);
-    expect(badName.err).toMatch(/--name: lower-case letters/);
+    expect(badName.err).toMatch(/--name must be lower-case letters/);
   });
 });

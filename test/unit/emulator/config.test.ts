@@ -1,3 +1,5 @@
+// The emulator's configuration schema (src/emulator/config.ts): defaults from the spec, a
+// frozen result, and every problem of a bad configuration named at once.
 import { describe, expect, it } from 'vitest';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { isQbenchError } from '../../../src/errors.js';
@@ -24,6 +26,6 @@ describe('emulator config', () => {
     }
     expect(() => parseEmulatorConfig({ apiKey: 'abcd', workers: { min: 5, max: 2 } })).toThrow(/min/);
     expect(() => parseEmulatorConfig({ apiKey: 'abcd', endpoints: ['a', 'a'] })).toThrow(/repeats/);
-    expect(() => parseEmulatorConfig({ apiKey: 'abcd', endpoints: ['bad/id'] })).toThrow(/endpoint ids/);
+    expect(() => parseEmulatorConfig({ apiKey: 'abcd', endpoints: ['bad/id'] })).toThrow(/must be an endpoint id/);
   });
 });

@@ -1,3 +1,5 @@
+// The emulator's §8 sliding-window rate limiter and concurrency cap: never more than the limit
+// in any window, Retry-After until the oldest admission leaves it, slots held until release.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EndpointRateLimiter, rulesWithOverrides, SlidingWindowLog } from '../../../src/emulator/queue/rate-limiter.js';

@@ -1,3 +1,5 @@
+// Splitting streamed output into chunks under the §4.1 1 MB cap: every chunk fits, the parts
+// join back to the original, small chunks stay whole.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serializedBytes, toChunks } from '../../../src/emulator/queue/stream-chunks.js';

@@ -1,3 +1,5 @@
+// The fuzz arbitraries: generated values concentrate on the bounds of src/spec, cases cover
+// every oracle class, bodies have their exact size and curl lines never carry the key.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXECUTION_TIMEOUT_MS, RUNSYNC_WAIT_MS, TTL_MS } from '../../../src/spec/index.js';

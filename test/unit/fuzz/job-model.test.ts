@@ -1,3 +1,5 @@
+// The model of the §3.1 job state machine the model-based run checks answers against: what a
+// plan lets the service reach, ttl and retention with their margins, and the health bounds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RETENTION_MS, TTL_MS, reachableByService, JOB_STATES } from '../../../src/spec/index.js';

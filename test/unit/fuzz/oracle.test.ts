@@ -1,3 +1,5 @@
+// The fuzz oracle (src/fuzz/oracle.ts): what a conforming service must accept, must refuse,
+// or may do either way, for job requests, /status?ttl, payload caps and templates.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,3 +1,5 @@
+// The fuzz oracle for §4.3 pod inputs: wrong types and broken ports refused, listed types
+// accepted, what the spec leaves open left open, every class generated.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyPodInput } from '../../../src/fuzz/oracle.js';

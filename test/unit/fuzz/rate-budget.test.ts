@@ -1,3 +1,5 @@
+// The fuzzer's rate budget (src/fuzz/rate-budget.ts): a token bucket per operation that never
+// admits more than its share of the §8 rate in any window, on a scaled window too.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../../src/spec/index.js';

@@ -3,7 +3,7 @@
 // an error naming the network failure.
 import { describe, expect, it } from 'vitest';
 import { withoutAnswers } from '../../../src/fuzz/runner.js';
-import type { FuzzProperty } from '../../../src/report/model.js';
+import type { FuzzProperty } from '../../../src/result/model.js';
 
 const pass: FuzzProperty = { name: 'payload-caps', clause: { section: '§8', quote: 'q' }, kind: 'validation', status: 'pass', runs: 8, durationMs: 10 };
 

@@ -1,3 +1,5 @@
+// Open-loop arrival schedules (src/load/arrivals.ts): uniform and ramped starts follow the
+// rate's integral, Poisson is deterministic per seed, and shards split the global schedule exactly.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { expectedCount, inverseCumulative, schedule, type RateSegment } from '../../../src/load/arrivals.js';

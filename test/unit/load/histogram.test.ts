@@ -1,3 +1,5 @@
+// The load engine's latency histograms (src/load/histogram.ts): encode/decode round-trips,
+// merging is lossless and order-free, and out-of-range values are clamped, not dropped.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createHistogram, decodeHistogram, encodeHistogram, mergeEncodedInto, percentilesOf, recordMs } from '../../../src/load/histogram.js';

@@ -1,8 +1,10 @@
+// Scenario validation and command-line overrides (src/load/scenario.ts, loader.ts), the
+// duration grammar, and aggregation across shards (totals and series unchanged by the split).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyOverrides } from '../../../src/load/loader.js';
 import { parseScenario } from '../../../src/load/scenario.js';
-import { parseDurationMs } from '../../../src/cli/commands/load.js';
+import { parseDurationMs } from '../../../src/spec/index.js';
 import { Aggregator } from '../../../src/load/aggregate.js';
 import { ShardRecorder } from '../../../src/load/recorder.js';
 import { formatProgress } from '../../../src/load/progress.js';

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { schedule } from '../../../src/load/arrivals.js';
 import { resolveShard, resolveStartAt, threadSlot } from '../../../src/load/sharding.js';
 import { checkShardSet } from '../../../src/report/merge.js';
-import type { QbenchResult, ShardInfo } from '../../../src/report/model.js';
-import { sampleResult } from '../report/sample-result.js';
+import type { QbenchResult, ShardInfo } from '../../../src/result/model.js';
+import { sampleResult } from '../result/sample-result.js';
 
 describe('resolveShard / resolveStartAt', () => {
   it('reads --shard i/n, or --shards n with JOB_COMPLETION_INDEX, and names each bad input', () => {

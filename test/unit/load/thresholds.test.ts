@@ -1,3 +1,5 @@
+// Live-run thresholds (src/load/thresholds.ts): the metric vocabulary of a step flow, every
+// problem reported at once, evaluation on merged data, and abortOnFail with its delay.
 import { describe, expect, it } from 'vitest';
 import { Aggregator } from '../../../src/load/aggregate.js';
 import { ShardRecorder } from '../../../src/load/recorder.js';

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
 import { EXIT } from '../../../src/exit-codes.js';
-import { readResult } from '../../../src/report/read-result.js';
-import { sampleResult } from './sample-result.js';
+import { readResult } from '../../../src/result/read-result.js';
+import { sampleResult } from '../result/sample-result.js';
 
 let dir = '';
 const files = { base: '', same: '', slow: '', failing: '' };
@@ -86,7 +86,7 @@ describe('qbench compare', () => {
     expect(r.err).toMatch(/--max-regression: "p98=10%": unknown metric/);
     const it2 = await run(['compare', files.base, files.same, '--iterations', '10']);
     expect(it2.code).toBe(EXIT.USAGE);
-    expect(it2.err).toMatch(/--iterations must be from 100 to 100000/);
+    expect(it2.err).toMatch(/--iterations must be a whole number from 100 to 100000/);
   });
 });
 
@@ -104,7 +104,7 @@ describe('qbench merge', () => {
   it('requires -o and two inputs', async () => {
     const noOut = await run(['merge', files.base, files.same]);
     expect(noOut.code).toBe(EXIT.USAGE);
-    expect(noOut.err).toMatch(/-o\/--out <file> is required/);
+    expect(noOut.err).toMatch(/--out is required: where to write the merged result/);
     const one = await run(['merge', files.base, '-o', path.join(dir, 'x.json')]);
     expect(one.code).toBe(EXIT.USAGE);
     expect(one.err).toMatch(/at least two result files/);

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/exit-codes.js';
 import { compareResults, normalQuantile, parseMaxRegression } from '../../../src/report/compare.js';
-import { QbenchComparison } from '../../../src/report/compare-model.js';
+import { QbenchComparison } from '../../../src/result/compare-model.js';
 import { renderComparisonMarkdown } from '../../../src/report/render/markdown.js';
-import { sampleResult } from './sample-result.js';
+import { sampleResult } from '../result/sample-result.js';
 
 const SAMPLES = 5_000;
 const opts = { baselineFile: 'base.json', candidateFile: 'cand.json', iterations: 1_000 };

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/exit-codes.js';
 import { compareResults } from '../../../src/report/compare.js';
 import { mergeResults } from '../../../src/report/merge.js';
-import { QbenchResult, type LoadScenarioResult } from '../../../src/report/model.js';
-import { computeOverall, findingOutcome } from '../../../src/report/overall.js';
+import { QbenchResult, type LoadScenarioResult } from '../../../src/result/model.js';
+import { computeOverall, findingOutcome } from '../../../src/result/overall.js';
 import { renderConsole } from '../../../src/report/render/console.js';
 import { renderHtml } from '../../../src/report/render/html.js';
 import { renderJunit } from '../../../src/report/render/junit.js';
 import { renderMarkdown } from '../../../src/report/render/markdown.js';
-import { sampleResult } from './sample-result.js';
+import { sampleResult } from '../result/sample-result.js';
 
 const WHY = 'the rate window was already in use: 37 requests this scenario did not send were counted in it';
 

@@ -2,9 +2,9 @@
 // (control characters, markup, a key in a response body), and a comparison with regressions.
 import { registerSecret } from '../../../src/errors.js';
 import { compareResults } from '../../../src/report/compare.js';
-import type { QbenchComparison } from '../../../src/report/compare-model.js';
-import type { QbenchResult } from '../../../src/report/model.js';
-import { sampleResult } from './sample-result.js';
+import type { QbenchComparison } from '../../../src/result/compare-model.js';
+import type { QbenchResult } from '../../../src/result/model.js';
+import { sampleResult } from '../result/sample-result.js';
 
 export function hostileJunitResult(secret: string): QbenchResult {
   registerSecret(secret);

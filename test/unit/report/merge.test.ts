@@ -2,11 +2,11 @@
 // union of samples), counts sum, series align on wall-clock seconds, thresholds are re-evaluated.
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/exit-codes.js';
-import { histogramFromMs, percentilesOf, summarize } from '../../../src/report/histogram.js';
+import { histogramFromMs, percentilesOf, summarize } from '../../../src/result/histogram.js';
 import { mergeResults } from '../../../src/report/merge.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { QbenchResult } from '../../../src/result/model.js';
 import { seededRng } from '../../../src/report/random.js';
-import { drawLatencies, sampleResult } from './sample-result.js';
+import { drawLatencies, sampleResult } from '../result/sample-result.js';
 
 /** A shard whose steady-run/run step holds exactly `samples` (and a count-based threshold). */
 function shard(seed: number, samples: number[], startedAt: string, label: string): QbenchResult {

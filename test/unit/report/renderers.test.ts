@@ -12,11 +12,11 @@ import { renderHtml } from '../../../src/report/render/html.js';
 import { documentedLimitPerSec, scenarioCharts } from '../../../src/report/render/html-charts.js';
 import { renderMarkdown } from '../../../src/report/render/markdown.js';
 import { renderJunit } from '../../../src/report/render/junit.js';
-import { computeOverall } from '../../../src/report/overall.js';
-import { createHistogram, summarize } from '../../../src/report/histogram.js';
+import { computeOverall } from '../../../src/result/overall.js';
+import { createHistogram, summarize } from '../../../src/result/histogram.js';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../../src/spec/index.js';
 import { timestampDirName, writeAllReports } from '../../../src/report/write-all.js';
-import { sampleResult } from './sample-result.js';
+import { sampleResult } from '../result/sample-result.js';
 
 const SECRET = 'rk-test-VERYSECRET-987';
 registerSecret(SECRET);

@@ -1,10 +1,10 @@
-// "No other file may repeat one of these literals" (issue 2): every number of src/spec/limits.ts
-// is imported, never retyped. The scan reads the TypeScript syntax tree of src/** outside
-// src/spec, so strings and comments never count, and folds constant products such as
-// `7 * 24 * 60 * 60 * 1000`. Distinctive values (ms values over one minute other than a whole
-// hour or day, the binary payload sizes) count anywhere; values that are also everyday numbers
-// (1000, 100, 2000, 10 s, one minute, one day, 10,000,000...) count only on a line that speaks of
-// what the spec uses them for.
+// No file outside src/spec retypes a number of src/spec/limits.ts: every one is imported.
+// The scan reads the TypeScript syntax tree of src/** outside src/spec, so strings and
+// comments never count, and folds constant products such as `7 * 24 * 60 * 60 * 1000`.
+// Distinctive values (ms values over one minute other than a whole hour or day, the binary
+// payload sizes) count anywhere; values that are also everyday numbers (1000, 100, 2000,
+// 10 s, one minute, one day, 10,000,000...) count only on a line that speaks of what the
+// spec uses them for.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
@@ -76,7 +76,7 @@ const COINCIDENCES: Readonly<Record<string, string>> = {
   'src/conformance/runner.ts:90000': "the runner's real-time budget per check, not a service limit",
 };
 
-/** Real repeats already reported to their owners (lead report, issue 2); remove each when fixed. */
+/** Repeats known to be real and left for later, file:value with the reason; remove each when fixed. */
 const KNOWN_REPEATS: Readonly<Record<string, string>> = {
 };
 

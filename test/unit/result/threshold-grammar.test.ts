@@ -3,7 +3,7 @@
 // text is a fixed point of format . parse.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatThresholdExpression, parseThresholdExpression } from '../../../src/report/thresholds.js';
+import { formatThresholdExpression, parseThresholdExpression } from '../../../src/result/thresholds.js';
 
 const aggregation = fc.oneof(
   fc.constantFrom('avg', 'min', 'max', 'med', 'count', 'rate', 'AVG', 'Rate'),

@@ -1,5 +1,5 @@
 // The overall verdict of a run and its process exit code (src/exit-codes.ts), computed from the
-// conformance, load and fuzz sections of the result model. A definite failure of the target
+// conformance, load, fuzz and plan sections of the result model. A definite failure of the target
 // outranks an invalid measurement; an interrupted or broken run outranks both.
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import type { CheckResult, Finding, LoadScenarioResult, OverallVerdict, QbenchResult } from './model.js';
@@ -94,6 +94,9 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
     else if (p.status === 'error') failures.push(`fuzz ${p.clause.section} ${p.name}: errored: ${p.error ?? 'unknown error'}`);
   }
 
+  // A plan fails when no setting meets its SLOs (within its budget): what would be needed is the reason.
+  if (result.plan && result.plan.chosen === null) failures.push(...result.plan.needed.map((n) => `plan: ${n}`));
+
   const verdict = (status: OverallVerdict['status'], exitCode: ExitCode, reasons: string[]): OverallVerdict => ({ status, exitCode, reasons, ...(strict ? { strict } : {}) });
   if (extras.interrupted) return verdict('error', EXIT.INTERRUPTED, ['interrupted before the run finished', ...failures, ...invalid]);
   if (extras.internalErrors && extras.internalErrors.length > 0) {
@@ -106,6 +109,7 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
     result.conformance ? `${result.conformance.checks.length} conformance checks` : '',
     result.load ? `${result.load.scenarios.length} load scenarios` : '',
     result.fuzz ? `${result.fuzz.properties.length} fuzz properties` : '',
+    result.plan ? `a plan of ${result.plan.points.length} settings` : '',
   ].filter(Boolean);
   return verdict('pass', EXIT.OK, [ran.length > 0 ? `passed: ${ran.join(', ')}` : 'nothing was run', ...notes]);
 }

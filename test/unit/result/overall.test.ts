@@ -1,7 +1,7 @@
 // Overall verdict and exit code from the sections of a result.
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/exit-codes.js';
-import { computeOverall } from '../../../src/report/overall.js';
+import { computeOverall } from '../../../src/result/overall.js';
 import { sampleResult } from './sample-result.js';
 
 describe('computeOverall', () => {

@@ -1,8 +1,8 @@
 // A realistic synthetic QbenchResult built through the model, with real encoded HDR histograms
 // from seeded log-normal samples: used by the report unit tests and the browser test.
 import { RATE_LIMITS, RATE_WINDOW_MS, SECOND_MS } from '../../../src/spec/index.js';
-import { histogramFromMs, summarize } from '../../../src/report/histogram.js';
-import { computeOverall } from '../../../src/report/overall.js';
+import { histogramFromMs, summarize } from '../../../src/result/histogram.js';
+import { computeOverall } from '../../../src/result/overall.js';
 import { logNormal, seededRng, type Rng } from '../../../src/report/random.js';
 import {
   QbenchResult,
@@ -12,7 +12,7 @@ import {
   type LoadScenarioResult,
   type OutcomeCounts,
   type StepResult,
-} from '../../../src/report/model.js';
+} from '../../../src/result/model.js';
 
 export interface SampleOptions {
   seed?: number;

@@ -1,8 +1,8 @@
 // The committed JSON Schema files match the zod models; results round-trip through JSON.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_FILES } from '../../../src/report/schema.js';
-import { QbenchResult } from '../../../src/report/model.js';
+import { SCHEMA_FILES } from '../../../src/result/schema.js';
+import { QbenchResult } from '../../../src/result/model.js';
 import { sampleResult } from './sample-result.js';
 
 describe('JSON Schema files', () => {

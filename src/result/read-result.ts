@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { QbenchError } from '../errors.js';
 import { QbenchResult, SCHEMA_VERSION } from './model.js';
 
+/** The result's file name in a run's report directory. */
+export const RESULT_FILE = 'result.json';
+
 const major = (v: string): number => Number(v.split('.')[0]);
 
 /** Validate a parsed JSON value as a QbenchResult; `source` names it in errors. */

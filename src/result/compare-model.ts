@@ -1,4 +1,4 @@
-// The result of `qbench compare` (issue 7): per scenario and step, the change in each latency
+// The result of `qbench compare`: per scenario and step, the change in each latency
 // percentile (with a bootstrap confidence interval from the HDR histograms), in throughput and
 // in error rates, and the verdict against the allowed regression margins. Versioned like the result.
 import { z } from 'zod';

@@ -2,7 +2,7 @@
 // metric vocabulary (<step>.latency, <step>.errors.rate, http_reqs...).
 import { describe, expect, it } from 'vitest';
 import { isQbenchError } from '../../../src/errors.js';
-import { evaluateThreshold, parseThresholdExpression, validateThreshold } from '../../../src/report/thresholds.js';
+import { evaluateThreshold, parseThresholdExpression, validateThreshold } from '../../../src/result/thresholds.js';
 import { sampleResult } from './sample-result.js';
 
 const scenario = () => sampleResult({ samples: 2000 }).load!.scenarios[0]!;

@@ -13,8 +13,8 @@ import {
   percentileSpectrum,
   percentilesOf,
   recordMs,
-} from '../../../src/report/histogram.js';
-import { EncodedHistogram } from '../../../src/report/model.js';
+} from '../../../src/result/histogram.js';
+import { EncodedHistogram } from '../../../src/result/model.js';
 
 const samplesArb = fc.array(fc.double({ min: 0, max: 120_000, noNaN: true }), { minLength: 0, maxLength: 200 });
 

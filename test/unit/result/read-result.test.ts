@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isQbenchError } from '../../../src/errors.js';
-import { parseResult, readResult } from '../../../src/report/read-result.js';
+import { parseResult, readResult } from '../../../src/result/read-result.js';
 import { sampleResult } from './sample-result.js';
 
 let dir = '';

@@ -1,4 +1,4 @@
-// JSON Schema of the versioned models (issue 7), generated from the zod schemas and committed
+// JSON Schema of the versioned models, generated from the zod schemas and committed
 // under reports/schema/; `npm run schema` rewrites the files, a test fails when they are stale.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

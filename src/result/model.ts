@@ -1,4 +1,4 @@
-// The versioned result model shared by conformance, load and fuzz (issue 7). One zod schema;
+// The versioned result model shared by conformance, load and fuzz. One zod schema;
 // reports/schema/qbench-result.schema.json is generated from it and kept in sync by a test.
 // Every renderer (JSON, HTML, JUnit, markdown, console) reads only this model.
 import { z } from 'zod';
@@ -13,7 +13,8 @@ const count = z.number().int().nonnegative();
 // ---------------------------------------------------------------- run metadata
 
 export const TargetInfo = z.strictObject({
-  kind: z.enum(['emulator', 'remote']),
+  /** simulation: a twin run on a virtual clock (qbench plan); queueUrl then names the twin's file. */
+  kind: z.enum(['emulator', 'remote', 'simulation']),
   /** Queue endpoint base, e.g. http://127.0.0.1:8080 (never with a key in it). */
   queueUrl: z.string(),
   endpointId: z.string(),
@@ -479,6 +480,134 @@ export const FuzzSection = z.strictObject({
 });
 export type FuzzSection = z.infer<typeof FuzzSection>;
 
+// ---------------------------------------------------------------- plan
+
+/** One setting of the scaling settings a plan sweeps (src/sim/types.ts ScalingSettings). */
+export const PlanSetting = z.strictObject({
+  workersMin: count,
+  workersMax: z.number().int().positive(),
+  idleTimeoutS: z.number().int().positive(),
+  scalerType: z.enum(['QUEUE_DELAY', 'REQUEST_COUNT']),
+  /** Seconds of queue delay (QUEUE_DELAY) or jobs per worker (REQUEST_COUNT). */
+  scalerValue: z.number().int().positive(),
+});
+export type PlanSetting = z.infer<typeof PlanSetting>;
+
+/** An SLO as parsed from --slo: a latency quantile below a duration, or the cold-start share below a percentage. */
+export const PlanSlo = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('latency'), text: z.string(), metric: z.enum(['e2e', 'delay']), percentile: z.number().positive().max(100), thresholdMs: nonNeg, inclusive: z.boolean() }),
+  z.strictObject({ kind: z.literal('cold-share'), text: z.string(), maxShare: z.number().min(0).max(1), inclusive: z.boolean() }),
+]);
+export type PlanSlo = z.infer<typeof PlanSlo>;
+
+const msOrNull = nonNeg.nullable();
+export const PlanLatency = z.strictObject({ p50Ms: msOrNull, p90Ms: msOrNull, p99Ms: msOrNull });
+export type PlanLatency = z.infer<typeof PlanLatency>;
+
+export const PlanCost = z.strictObject({ total: nonNeg, active: nonNeg, flex: nonNeg, idle: nonNeg });
+export type PlanCost = z.infer<typeof PlanCost>;
+
+/** One setting of the grid, its seeds simulated and aggregated. */
+export const PlanPoint = z.strictObject({
+  setting: PlanSetting,
+  /** USD per simulated hour, split by what was billed (active workers, flex workers, of which idle: workers up with no job, idle timeouts and active workers waiting); the mean over seeds. */
+  costPerHourUsd: PlanCost,
+  /** Latency quantiles of completed jobs: the worst seed's, quantile by quantile. */
+  e2e: PlanLatency,
+  delay: PlanLatency,
+  /** Cold starts begun per simulated hour, the mean over seeds. */
+  coldStartsPerHour: nonNeg,
+  /** Share of jobs that waited for a starting worker, the worst seed's. */
+  coldStartJobShare: z.number().min(0).max(1),
+  /** Jobs that did not complete (failed, timed out, expired), share of arrived, the worst seed's. */
+  notCompletedShare: z.number().min(0).max(1),
+  peakWorkers: count,
+  /** Per SLO (in the order of `slos`): the figure judged (worst seed), null when no job completed. */
+  sloFigures: z.array(nonNeg.nullable()),
+  /** Per SLO: met on every seed. */
+  meets: z.array(z.boolean()),
+  /** Within --budget (true when none was given). */
+  withinBudget: z.boolean(),
+});
+export type PlanPoint = z.infer<typeof PlanPoint>;
+
+/** Why a setting missed one SLO: by how much, and what the figures put it down to. */
+export const PlanMiss = z.strictObject({
+  /** Index into `slos`. */
+  slo: count,
+  observed: nonNeg.nullable(),
+  threshold: nonNeg,
+  /** observed - threshold, in the SLO's unit (ms or share); null when nothing completed. */
+  overBy: z.number().nullable(),
+  /**
+   * queue-wait: jobs waited for busy workers; cold-starts: for starting ones; execution: the
+   * delay is small, the handler's time and the service's overhead make up the figure (no
+   * scaling setting helps); not-completed: jobs did not complete.
+   */
+  cause: z.enum(['queue-wait', 'cold-starts', 'execution', 'not-completed']),
+  explanation: z.string(),
+});
+export type PlanMiss = z.infer<typeof PlanMiss>;
+
+export const PlanNearMiss = z.strictObject({
+  /** Index into `points`. */
+  point: count,
+  /** How it differs from the chosen setting, in words. */
+  differs: z.string(),
+  misses: z.array(PlanMiss),
+});
+export type PlanNearMiss = z.infer<typeof PlanNearMiss>;
+
+export const PlanSection = z.strictObject({
+  twin: z.strictObject({
+    /** The twin's emulator config file. */
+    file: z.string(),
+    endpointId: z.string(),
+    gpuTypeId: z.string(),
+    gpuCount: z.number().int().positive(),
+    flexPerS: nonNeg,
+    activePerS: nonNeg,
+    priceSource: z.string(),
+    /** The twin's own settings, in one line. */
+    settings: z.string(),
+    /** A long start of one worker (cold start p99, with a throttle wait's p99): a longer wait is queueing. */
+    coldStartHighMs: nonNeg,
+  }),
+  traffic: z.strictObject({ description: z.string(), durationMs: nonNeg }),
+  slos: z.array(PlanSlo).min(1),
+  budgetPerHourUsd: nonNeg.optional(),
+  /** How a setting's seeds are judged: every SLO on the worst seed. */
+  aggregation: z.literal('worst-seed'),
+  seeds: z.array(z.number().int()).min(1),
+  grid: z.strictObject({
+    workersMin: z.array(count),
+    workersMax: z.array(count),
+    idleTimeoutS: z.array(count),
+    scalerType: z.array(z.enum(['QUEUE_DELAY', 'REQUEST_COUNT'])),
+    scalerValue: z.strictObject({ QUEUE_DELAY: z.array(count), REQUEST_COUNT: z.array(count) }),
+    settings: count,
+    skippedInvalid: count,
+    skippedEquivalent: count,
+  }),
+  points: z.array(PlanPoint),
+  /** Index into `points` of the cheapest setting meeting every SLO within the budget; null when none. */
+  chosen: count.nullable(),
+  /** Per SLO: indexes into `points` of the cost frontier (no cheaper point has a better figure), cheapest first. */
+  frontiers: z.array(z.array(count)),
+  /** The settings just cheaper than the chosen one, each with why it misses. */
+  nearMisses: z.array(PlanNearMiss),
+  /** When nothing meets the SLOs: what would be needed, in words. */
+  needed: z.array(z.string()),
+  sweep: z.strictObject({
+    simulations: count,
+    threads: z.number().int().positive(),
+    wallMs: nonNeg,
+    /** Events the simulations processed, all together. */
+    events: count,
+  }),
+});
+export type PlanSection = z.infer<typeof PlanSection>;
+
 // ---------------------------------------------------------------- the whole result
 
 export const OverallVerdict = z.strictObject({
@@ -518,6 +647,7 @@ export const QbenchResult = z.strictObject({
   conformance: ConformanceSection.optional(),
   load: LoadSection.optional(),
   fuzz: FuzzSection.optional(),
+  plan: PlanSection.optional(),
   overall: OverallVerdict,
 });
 export type QbenchResult = z.infer<typeof QbenchResult>;

@@ -1,4 +1,4 @@
-// Run metadata (issue 7, the model's `meta`): what machine ran qbench and the helper that
+// Run metadata (the model's `meta`): what machine ran qbench and the helper that
 // assembles RunMeta with the command line and target redacted.
 import os from 'node:os';
 import { redactSecrets } from '../errors.js';
