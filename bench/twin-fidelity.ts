@@ -5,7 +5,10 @@
 // seed (common random numbers: the model's error alone), the ground truth on that seed again (what
 // the host's timing alone moves: column "replay") and the ground truth on another seed (what an
 // independent run looks like). The last column is the named peer: the ground truth against itself
-// on another seed, the noise floor any twin is judged against.
+// on another seed, the noise floor any twin is judged against. Beside them, the simulated
+// comparison: the ground truth's config and the written twin, each with its own scaling settings,
+// on long identical traffic in the discrete-event mode (SIMULATED_PLAN: 200 simulated hours of the
+// same rate shape), where sampling noise is small: the calibration's error alone, and its floor.
 // Needs `npm run build` first.
 // Run: npx tsx bench/twin-fidelity.ts [--time-scale 60|1] [--repeat 3] [--plan full|test]
 // (--plan test: the integration test's smaller calibration plan, to see what its figures hang on.)
@@ -18,8 +21,9 @@ import { parseArgs } from 'node:util';
 import { startProxy } from '../test/integration/conformance/border-proxy.js';
 import { BIN } from '../test/integration/conformance/border-emulate.js';
 import {
-  arrivals, calibrate, drive, TEST_PLAN, emulatorConfigOf, ENDPOINT, figures, groundTruth, readJson, SCHEDULE, startEmulator, stopEmulate, warmUp, type EmulateProcess,
+  arrivals, calibrate, drive, TEST_PLAN, emulatorConfigOf, ENDPOINT, figures, groundTruth, readJson, SCHEDULE, simulatedComparison, startEmulator, stopEmulate, warmUp, type EmulateProcess,
 } from '../test/integration/calibrate/twin-harness.js';
+import { parseTwin } from '../src/sim/index.js';
 
 const { values } = parseArgs({
   options: { 'time-scale': { type: 'string', default: '60' }, repeat: { type: 'string', default: '3' }, plan: { type: 'string', default: 'full' }, 'keep-dir': { type: 'boolean', default: false } },
@@ -58,7 +62,11 @@ try {
   const t1 = performance.now();
 
   const twinFile = path.join(out, 'emulator.json');
-  const seed = (await readJson<{ deployments: Record<string, { seed: number }> }>(twinFile)).deployments[ENDPOINT]?.seed ?? 1;
+  const twinConfig = await readJson<{ deployments: Record<string, { seed: number }> }>(twinFile);
+  const seed = twinConfig.deployments[ENDPOINT]?.seed ?? 1;
+  const tSim = performance.now();
+  const sim = simulatedComparison(parseTwin(emulatorConfigOf(groundTruth(seed)), 'ground truth'), parseTwin(twinConfig, twinFile));
+  const simS = (performance.now() - tSim) / 1000;
   const [crn, replay, other, twin] = await Promise.all([
     start(emulatorConfigOf(groundTruth(seed)), 'truth-crn.json'),
     start(emulatorConfigOf(groundTruth(seed)), 'truth-replay.json'),
@@ -76,10 +84,16 @@ try {
   const floor = figures(rOther!, rCrn!);
   const pct = (v: number) => `${(v * 100).toFixed(1)}%`.padStart(7);
   const num = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toString() : v.toFixed(1)).padStart(9);
-  console.log(`\ntwin fidelity at time scale ${scale}, plan ${values.plan}: ${at.length} jobs (schedule x${repeat}); calibration ${((t1 - t0) / 1000).toFixed(0)} s, comparison ${((performance.now() - t1) / 1000).toFixed(0)} s real`);
-  console.log(`${'figure'.padEnd(15)} ${'truth'.padStart(9)} ${'twin'.padStart(9)} ${'error'.padStart(7)} ${'replay'.padStart(7)} ${'indep.'.padStart(7)} ${'floor'.padStart(7)}`);
-  withCrn.forEach((f, i) => console.log(`${f.name.padEnd(15)} ${num(f.truth)} ${num(f.twin)} ${pct(f.relError)} ${pct(replayed[i]!.relError)} ${pct(independent[i]!.relError)} ${pct(floor[i]!.relError)}`));
-  console.log('error: twin vs ground truth on the same random streams (the model alone); replay: the ground truth vs itself on the same streams (the host alone); indep.: vs the ground truth on another seed; floor: the ground truth vs itself on another seed (the peer).');
+  console.log(`\ntwin fidelity at time scale ${scale}, plan ${values.plan}: ${at.length} jobs over HTTP (schedule x${repeat}); calibration ${((t1 - t0) / 1000).toFixed(0)} s, comparison ${((performance.now() - t1) / 1000).toFixed(0)} s real; simulated: ${sim.jobs} jobs per config, ${simS.toFixed(1)} s`);
+  console.log(`${''.padEnd(15)} ${'HTTP'.padEnd(57, '-')} ${'simulated'.padEnd(43, '-')}`);
+  console.log(`${'figure'.padEnd(15)} ${'truth'.padStart(9)} ${'twin'.padStart(9)} ${'error'.padStart(7)} ${'replay'.padStart(7)} ${'indep.'.padStart(7)} ${'floor'.padStart(7)} ${'truth'.padStart(9)} ${'twin'.padStart(9)} ${'error'.padStart(7)} ${'floor'.padStart(7)}`);
+  withCrn.forEach((f, i) => {
+    const s = sim.error[i]!;
+    if (s.name !== f.name) throw new Error(`figures out of order: ${f.name} vs ${s.name}`);
+    console.log(`${f.name.padEnd(15)} ${num(f.truth)} ${num(f.twin)} ${pct(f.relError)} ${pct(replayed[i]!.relError)} ${pct(independent[i]!.relError)} ${pct(floor[i]!.relError)} ${num(s.truth)} ${num(s.twin)} ${pct(s.relError)} ${pct(sim.floor[i]!.relError)}`);
+  });
+  console.log('HTTP, error: twin vs ground truth on the same random streams (the model alone); replay: the ground truth vs itself on the same streams (the host alone); indep.: vs the ground truth on another seed; floor: the ground truth vs itself on another seed (the peer).');
+  console.log('simulated: the two configs, each with its own settings, on the same schedules and timing seeds (quantiles the mean over the seeds, cold starts and worker-seconds summed); error: the calibration alone; floor: the ground truth vs itself on other timing seeds.');
 } finally {
   await Promise.all(procs.map((p) => stopEmulate(p)));
   if (values['keep-dir'] === true) console.log(`kept ${dir}`);
