@@ -1,11 +1,17 @@
 // How close a calibrated twin comes to its ground truth, per figure, on the fuller run: the
 // built `qbench calibrate` measures an opaque ground-truth `qbench emulate` (settings of
 // test/integration/calibrate/twin-harness.ts) with a larger plan, then one seeded schedule (the
-// test's, repeated) runs at once against three emulators: the twin, the ground truth on the twin's
-// seed (common random numbers: the model's error alone) and the ground truth on another seed
-// (what an independent run looks like). The last column is the named peer: the ground truth
-// against itself on another seed, the noise floor any twin is judged against.
-// Needs `npm run build` first.   Run: npx tsx bench/twin-fidelity.ts [--time-scale 60|1] [--repeat 3]
+// test's, repeated) runs at once against four emulators: the twin, the ground truth on the twin's
+// seed (common random numbers: the model's error alone), the ground truth on that seed again (what
+// the host's timing alone moves: column "replay") and the ground truth on another seed (what an
+// independent run looks like). The last column is the named peer: the ground truth against itself
+// on another seed, the noise floor any twin is judged against. Beside them, the simulated
+// comparison: the ground truth's config and the written twin, each with its own scaling settings,
+// on long identical traffic in the discrete-event mode (SIMULATED_PLAN: 200 simulated hours of the
+// same rate shape), where sampling noise is small: the calibration's error alone, and its floor.
+// Needs `npm run build` first.
+// Run: npx tsx bench/twin-fidelity.ts [--time-scale 60|1] [--repeat 3] [--plan full|test]
+// (--plan test: the integration test's smaller calibration plan, to see what its figures hang on.)
 // At --time-scale 1 it runs in real time: about 45 minutes with the default plan and --repeat 1.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,13 +21,22 @@ import { parseArgs } from 'node:util';
 import { startProxy } from '../test/integration/conformance/border-proxy.js';
 import { BIN } from '../test/integration/conformance/border-emulate.js';
 import {
-  arrivals, calibrate, drive, emulatorConfigOf, ENDPOINT, figures, groundTruth, readJson, SCHEDULE, startEmulator, stopEmulate, warmUp, type EmulateProcess,
+  arrivals, calibrate, drive, TEST_PLAN, emulatorConfigOf, ENDPOINT, figures, groundTruth, readJson, SCHEDULE, simulatedComparison, startEmulator, stopEmulate, warmUp, type EmulateProcess,
 } from '../test/integration/calibrate/twin-harness.js';
+import { parseTwin } from '../src/sim/index.js';
 
-const { values } = parseArgs({ options: { 'time-scale': { type: 'string', default: '60' }, repeat: { type: 'string', default: '3' }, 'keep-dir': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { 'time-scale': { type: 'string', default: '60' }, repeat: { type: 'string', default: '3' }, plan: { type: 'string', default: 'full' }, 'keep-dir': { type: 'boolean', default: false } },
+});
 const scale = Number(values['time-scale']);
 const repeat = Number(values.repeat);
 if (!(scale > 0) || !(repeat >= 1)) throw new Error('--time-scale must be > 0 and --repeat >= 1');
+const PLANS: Readonly<Record<string, readonly string[]>> = {
+  full: ['--warm-jobs', '60', '--cold-starts', '20', '--burst-jobs', '30', '--stream-jobs', '1', '--max-jobs', '111'],
+  test: TEST_PLAN,
+};
+const planArgs = PLANS[values.plan];
+if (planArgs === undefined) throw new Error(`--plan must be one of ${Object.keys(PLANS).join(', ')}`);
 if (!existsSync(BIN)) throw new Error(`no built CLI at ${BIN}: run npm run build first`);
 
 const dir = await mkdtemp(path.join(tmpdir(), 'qbench-twin-bench-'));
@@ -39,7 +54,7 @@ try {
   const truth = await start(emulatorConfigOf(groundTruth(42)), 'truth.json');
   const proxy = await startProxy({ upstream: truth.url, delayMs: 1, jitterMs: 1, opaque: true });
   const out = path.join(dir, 'twin');
-  const plan = ['--warm-jobs', '60', '--cold-starts', '20', '--burst-jobs', '30', '--stream-jobs', '1', '--max-jobs', '111', '--max-duration', `${Math.ceil(7_200 / scale) + 60}s`];
+  const plan = [...planArgs, '--max-duration', `${Math.ceil(7_200 / scale) + 60}s`];
   const cal = await calibrate(proxy.url, out, ['--time-scale', String(scale), '--health-poll-ms', String(Math.max(5, Math.round(250 / scale))), ...plan]);
   await proxy.close();
   if (cal.code !== 0) throw new Error(`qbench calibrate exited ${cal.code}:\n${cal.out}`);
@@ -47,22 +62,38 @@ try {
   const t1 = performance.now();
 
   const twinFile = path.join(out, 'emulator.json');
-  const seed = (await readJson<{ deployments: Record<string, { seed: number }> }>(twinFile)).deployments[ENDPOINT]?.seed ?? 1;
-  const [crn, other, twin] = await Promise.all([start(emulatorConfigOf(groundTruth(seed)), 'truth-crn.json'), start(emulatorConfigOf(groundTruth(seed + 1_000)), 'truth-other.json'), startEmulator(twinFile, scale)]);
+  const twinConfig = await readJson<{ deployments: Record<string, { seed: number }> }>(twinFile);
+  const seed = twinConfig.deployments[ENDPOINT]?.seed ?? 1;
+  const tSim = performance.now();
+  const sim = simulatedComparison(parseTwin(emulatorConfigOf(groundTruth(seed)), 'ground truth'), parseTwin(twinConfig, twinFile));
+  const simS = (performance.now() - tSim) / 1000;
+  const [crn, replay, other, twin] = await Promise.all([
+    start(emulatorConfigOf(groundTruth(seed)), 'truth-crn.json'),
+    start(emulatorConfigOf(groundTruth(seed)), 'truth-replay.json'),
+    start(emulatorConfigOf(groundTruth(seed + 1_000)), 'truth-other.json'),
+    startEmulator(twinFile, scale),
+  ]);
   procs.push(twin);
-  await Promise.all([crn, other, twin].map((e) => warmUp(e.url)));
+  await Promise.all([crn, replay, other, twin].map((e) => warmUp(e.url)));
   const at = arrivals(SCHEDULE, 7, repeat);
   const startAt = performance.now() + 200;
-  const [rCrn, rOther, rTwin] = await Promise.all([crn, other, twin].map((e) => drive(e.url, at, scale, startAt)));
+  const [rCrn, rReplay, rOther, rTwin] = await Promise.all([crn, replay, other, twin].map((e) => drive(e.url, at, scale, startAt)));
   const withCrn = figures(rCrn!, rTwin!);
+  const replayed = figures(rCrn!, rReplay!);
   const independent = figures(rOther!, rTwin!);
   const floor = figures(rOther!, rCrn!);
   const pct = (v: number) => `${(v * 100).toFixed(1)}%`.padStart(7);
   const num = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toString() : v.toFixed(1)).padStart(9);
-  console.log(`\ntwin fidelity at time scale ${scale}: ${at.length} jobs (schedule x${repeat}); calibration ${((t1 - t0) / 1000).toFixed(0)} s, comparison ${((performance.now() - t1) / 1000).toFixed(0)} s real`);
-  console.log(`${'figure'.padEnd(15)} ${'truth'.padStart(9)} ${'twin'.padStart(9)} ${'error'.padStart(7)} ${'indep.'.padStart(7)} ${'floor'.padStart(7)}`);
-  withCrn.forEach((f, i) => console.log(`${f.name.padEnd(15)} ${num(f.truth)} ${num(f.twin)} ${pct(f.relError)} ${pct(independent[i]!.relError)} ${pct(floor[i]!.relError)}`));
-  console.log('error: twin vs ground truth on the same random streams (the model alone); indep.: vs the ground truth on another seed; floor: the ground truth vs itself on another seed (the peer).');
+  console.log(`\ntwin fidelity at time scale ${scale}, plan ${values.plan}: ${at.length} jobs over HTTP (schedule x${repeat}); calibration ${((t1 - t0) / 1000).toFixed(0)} s, comparison ${((performance.now() - t1) / 1000).toFixed(0)} s real; simulated: ${sim.jobs} jobs per config, ${simS.toFixed(1)} s`);
+  console.log(`${''.padEnd(15)} ${'HTTP'.padEnd(57, '-')} ${'simulated'.padEnd(43, '-')}`);
+  console.log(`${'figure'.padEnd(15)} ${'truth'.padStart(9)} ${'twin'.padStart(9)} ${'error'.padStart(7)} ${'replay'.padStart(7)} ${'indep.'.padStart(7)} ${'floor'.padStart(7)} ${'truth'.padStart(9)} ${'twin'.padStart(9)} ${'error'.padStart(7)} ${'floor'.padStart(7)}`);
+  withCrn.forEach((f, i) => {
+    const s = sim.error[i]!;
+    if (s.name !== f.name) throw new Error(`figures out of order: ${f.name} vs ${s.name}`);
+    console.log(`${f.name.padEnd(15)} ${num(f.truth)} ${num(f.twin)} ${pct(f.relError)} ${pct(replayed[i]!.relError)} ${pct(independent[i]!.relError)} ${pct(floor[i]!.relError)} ${num(s.truth)} ${num(s.twin)} ${pct(s.relError)} ${pct(sim.floor[i]!.relError)}`);
+  });
+  console.log('HTTP, error: twin vs ground truth on the same random streams (the model alone); replay: the ground truth vs itself on the same streams (the host alone); indep.: vs the ground truth on another seed; floor: the ground truth vs itself on another seed (the peer).');
+  console.log('simulated: the two configs, each with its own settings, on the same schedules and timing seeds (quantiles the mean over the seeds, cold starts and worker-seconds summed); error: the calibration alone; floor: the ground truth vs itself on other timing seeds.');
 } finally {
   await Promise.all(procs.map((p) => stopEmulate(p)));
   if (values['keep-dir'] === true) console.log(`kept ${dir}`);

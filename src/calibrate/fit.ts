@@ -215,7 +215,7 @@ export function fitSamples(samples: readonly number[], o: FitOptions = {}): Fit 
   const { kept, outliers } = splitOutliers(samples);
   const fit = fitKept(kept, o);
   if (outliers.length === 0) return fit;
-  return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: over Q3 + ${FENCE_IQR} IQR of ln x)` };
+  return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: beyond ${FENCE_IQR} IQR of ln x from the quartiles)` };
 }
 
 /** Far-out fence on ln x (Tukey): only with enough samples to place the quartiles. */
@@ -223,10 +223,11 @@ const FENCE_IQR = 3;
 const FENCE_MIN_SAMPLES = 8;
 
 /**
- * Split off the far outliers above Q3 + 3 IQR of ln x (Tukey's far-out fence on the log
- * scale: for log-normal data beyond 4.7 sigma, about one in a million). A stall of the client or
- * the network (or, on a scaled emulator, of the host) yields such a value; fitted, it would
- * hand the twin a tail the deployment does not have. The report lists what was left out.
+ * Split off the far outliers beyond Q1 - 3 IQR and Q3 + 3 IQR of ln x (Tukey's far-out fences on
+ * the log scale: for log-normal data beyond 4.7 sigma, about one in a million). A stall of the
+ * client or the network (or, on a scaled emulator, of the host) yields a value far above; a
+ * change that fell between two polls, one far below. Fitted, they would hand the twin tails the
+ * deployment does not have. The report lists what was left out.
  */
 export function splitOutliers(samples: readonly number[]): { kept: number[]; outliers: number[] } {
   if (samples.length < FENCE_MIN_SAMPLES) return { kept: [...samples], outliers: [] };
@@ -236,11 +237,16 @@ export function splitOutliers(samples: readonly number[]): { kept: number[]; out
     const i = Math.floor(pos);
     return (y[i] as number) + (pos - i) * ((y[Math.min(y.length - 1, i + 1)] as number) - (y[i] as number));
   };
+  const q1 = at(0.25);
   const q3 = at(0.75);
-  const fence = q3 + FENCE_IQR * (q3 - at(0.25));
+  const high = q3 + FENCE_IQR * (q3 - q1);
+  const low = q1 - FENCE_IQR * (q3 - q1);
   const kept: number[] = [];
   const outliers: number[] = [];
-  for (const x of samples) (Math.log(Math.max(FLOOR_MS, x)) > fence ? outliers : kept).push(x);
+  for (const x of samples) {
+    const v = Math.log(Math.max(FLOOR_MS, x));
+    (v > high || v < low ? outliers : kept).push(x);
+  }
   return { kept, outliers };
 }
 

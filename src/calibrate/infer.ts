@@ -83,19 +83,19 @@ export function inferScaler(burst: BurstObservation | undefined, coldReactionsMs
     return { type: 'REQUEST_COUNT', value, detail: `a burst of ${burst.jobs} jobs had ${upAtOnce} workers up ${Math.round(burstReaction)} ms after it was sent: workers for ceil(jobs / ${value})` };
   }
   const cold = [...coldReactionsMs].sort((a, b) => a - b);
-  // Reactions are uniform over (value, value + check]; a host or network that answers late only
-  // adds to them. The lower quartile sits a quarter check above the value when nothing is late,
-  // so its whole seconds are the value even when most reactions were seen late.
-  const lowerQuartile = cold[Math.floor((cold.length - 1) / 4)];
+  // Reactions are uniform over (value, value + check]; both ends of each are read on the same
+  // polls, so the reading errs either way by up to a poll. Their median sits half a check above
+  // the value: its whole seconds are the value while the median errs by under half a second.
+  const middle = cold.length === 0 ? undefined : ((cold[(cold.length - 1) >> 1] as number) + (cold[cold.length >> 1] as number)) / 2;
   // A service may start a worker at once for a job that finds none up, and scale by queue delay
   // beyond that: then the burst (with a worker up) says the delay.
-  const coldAtOnce = lowerQuartile !== undefined && lowerQuartile < IMMEDIATE_MS && burstReaction !== undefined;
-  if (lowerQuartile !== undefined && !coldAtOnce) {
-    const value = Math.max(1, Math.floor(lowerQuartile / 1_000));
+  const coldAtOnce = middle !== undefined && middle < IMMEDIATE_MS && burstReaction !== undefined;
+  if (middle !== undefined && !coldAtOnce) {
+    const value = Math.max(1, Math.floor(middle / 1_000));
     return {
       type: 'QUEUE_DELAY',
       value,
-      detail: `workers came ${cold.map((r) => (r / 1_000).toFixed(1)).join(', ')} s after a job started waiting with none up: a delay of ${value} s and a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check (the whole seconds of the lower quartile)`,
+      detail: `workers came ${cold.map((r) => (r / 1_000).toFixed(1)).join(', ')} s after a job started waiting with none up: a delay of ${value} s and a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check (the whole seconds of their median)`,
     };
   }
   if (burstReaction === undefined) return undefined;
@@ -173,7 +173,13 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const streamed = obs.streams.filter((x) => x.job.status === 'COMPLETED' && x.job.delayMs !== undefined && x.job.executionMs !== undefined);
   const firstChunks = streamed.map((x) => Math.min(x.job.executionMs as number, x.startToFirstChunkMs ?? Math.max(0, x.firstArrivalMs - rttTargetMs - overheadMedianMs - (x.job.delayMs as number))));
   add(partFit('firstChunk', firstChunks, `${streamed.length} streamed jobs: from the job's start on /status to its first /stream chunk (or, unseen, the arrival less the round trip, the median overhead and delayTime)`));
-  add(partFit('chunkGap', streamed.map((x, i) => ((x.job.executionMs as number) - (firstChunks[i] as number)) / Math.max(1, x.chunks - 1)), 'the rest of executionTime after the first chunk, over the chunks after it (each job its mean gap)'));
+  // The gaps from the chunks' arrivals, first to last: a handler may run on after its last chunk
+  // (the twin's model waits out its execution time, under one more gap), which executionTime
+  // would count as gaps. When one poll brought every chunk, the rest of executionTime it is.
+  const gaps = streamed.map((x, i) =>
+    x.chunks > 1 && x.firstToLastArrivalMs > 0 ? x.firstToLastArrivalMs / (x.chunks - 1) : ((x.job.executionMs as number) - (firstChunks[i] as number)) / Math.max(1, x.chunks - 1),
+  );
+  add(partFit('chunkGap', gaps, 'the time from the first chunk\'s arrival to the last one\'s over the gaps between them (each job its mean gap; the rest of executionTime when one poll brought them all)'));
   const tokens = obs.streams.flatMap((s) => (s.tokensPerChunk === undefined ? [] : [s.tokensPerChunk]));
 
   // Settings.

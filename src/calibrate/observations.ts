@@ -75,6 +75,8 @@ export interface StreamSample {
   readonly chunks: number;
   /** Target ms from the send to the first chunk's arrival (a /stream answer that brought it). */
   readonly firstArrivalMs: number;
+  /** Target ms from the first chunk's arrival to the last one's (both read by the same /stream polls). */
+  readonly firstToLastArrivalMs: number;
   /** Target ms from the job's start (seen on /status) to its first chunk's arrival; undefined when the start was not seen first. */
   readonly startToFirstChunkMs: number | undefined;
   /** Output tokens per chunk (a number `tokens`, or the length of a `text` list, in each chunk's output), when the chunks say. */

@@ -71,6 +71,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       let seenAtMs: number | undefined;
       let runningAtMs: number | undefined;
       let startedAtMs: number | undefined;
+      let firstSeenGapMs: number | undefined;
       lastRunningMs = undefined;
       let last;
       for (;;) {
@@ -78,7 +79,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         const at = (midOf(h) + midOf(st)) / 2;
         const running = h.health.workers.running > 0;
         if (running) lastRunningMs = at;
-        if (seenAtMs === undefined && workersUp(h.health) > o.floorWorkers) seenAtMs = (previousMs + at) / 2;
+        if (seenAtMs === undefined && workersUp(h.health) > o.floorWorkers) {
+          seenAtMs = (previousMs + at) / 2;
+          firstSeenGapMs = at - previousMs;
+        }
         if (runningAtMs === undefined && running) runningAtMs = (previousMs + at) / 2;
         if (startedAtMs === undefined && st.record.status !== 'IN_QUEUE') startedAtMs = (previousMs + at) / 2;
         previousMs = at;
@@ -86,7 +90,11 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         if (isTerminal(st.record.status)) break;
         if (!(await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) throw ctx.deadline.signal.reason as Error;
       }
-      const span = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined ? undefined : Math.max(0, to - from) * ctx.timeScale);
+      // Two changes first seen on the same poll happened within its interval: half of it each way.
+      const span = (from: number | undefined, to: number | undefined) => {
+        if (from === undefined || to === undefined) return undefined;
+        return (to > from ? to - from : (firstSeenGapMs ?? 0) / 2) * ctx.timeScale;
+      };
       recordJob(ctx, 'cold', cls.id, { record: last.record, sentAtMs: sub.sentAtMs, answeredAtMs: last.answeredAtMs }, poolBefore(rest.last.health), {
         startMs: span(seenAtMs, runningAtMs),
         queuedToStartMs: span(seenAtMs, startedAtMs),
@@ -182,6 +190,7 @@ export function streamPhase(ctx: PhaseContext, classes: readonly InputClass[], j
           job: sample,
           chunks: j.chunks.length,
           firstArrivalMs: ((j.chunkArrivalsMs[0] as number) - j.sentAtMs) * ctx.timeScale,
+          firstToLastArrivalMs: ((j.chunkArrivalsMs.at(-1) as number) - (j.chunkArrivalsMs[0] as number)) * ctx.timeScale,
           startToFirstChunkMs: j.startedAtMs === undefined ? undefined : Math.max(0, (j.chunkArrivalsMs[0] as number) - j.startedAtMs) * ctx.timeScale,
           tokensPerChunk: counts.length > 0 ? counts.reduce((a, b) => a + b, 0) / counts.length : undefined,
         });

@@ -72,6 +72,23 @@ export function expectWaitedJobFinished(res: ProbeResponse, what: string): void 
   if (res.status === 0 && (res.exchange.error ?? '').startsWith('TimeoutError')) inconclusive(`${what}: no answer within ${Math.round(res.durationMs / SECOND_MS)} s (the job may be waiting behind other jobs)`, res);
 }
 
+/**
+ * The id of a finished /runsync job that a check builds on (its /status, /stream, /cancel). The
+ * job gone when /runsync answered (404: purged or expired while it waited behind a slow
+ * endpoint's queue, e.g. by an earlier check's purge-queue) is a precondition not reached, not
+ * the rule under check broken: inconclusive, like a job still waiting.
+ */
+export async function finishedSetupJob(ctx: CheckContext, ep: string, mockReturn: string): Promise<string> {
+  const what = 'POST /runsync (setup)';
+  const res = await submitRunsync(ctx, ep, { mock_return: mockReturn });
+  expectWaitedJobFinished(res, what);
+  if (res.status === HTTP_STATUS.notFound) inconclusive(`${what}: the job was gone when /runsync answered (purged or expired while it waited for a worker)`, res);
+  expectSetupStatus(res, HTTP_STATUS.ok, what);
+  const id = field(res.json, 'id');
+  if (typeof id !== 'string') fail('a job id from /runsync', describe(res), res);
+  return id;
+}
+
 export function getStatus(ctx: CheckContext, ep: string, id: string, rawQuery?: string): Promise<ProbeResponse> {
   return send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'status', id), ...(rawQuery !== undefined ? { rawQuery } : {}) });
 }

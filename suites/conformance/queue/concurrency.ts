@@ -8,8 +8,8 @@ import {
   fail, inconclusive, skip, HTTP_STATUS, RATE_LIMITS, RATE_WINDOW_MS, RUNSYNC_WAIT_MS, SECOND_MS, type CheckContext,
   type CheckDefinition, type ProbeRequest, type ProbeResponse, type RateLimitedOperation,
 } from 'qbench/suite';
-import { describe, expectSetupStatus, expectStatus, field } from '../lib/http.js';
-import { endpointFor, expectWaitedJobFinished, healthWhile, isDedicated, postOp, purge, qpath, submitRun, submitRunsync } from '../lib/queue.js';
+import { describe, expectStatus, field } from '../lib/http.js';
+import { endpointFor, finishedSetupJob, healthWhile, isDedicated, postOp, purge, qpath, submitRun } from '../lib/queue.js';
 
 /** Operations with a concurrency cap in the §8 table (purge-queue has none). */
 const CAPPED = (Object.keys(RATE_LIMITS) as RateLimitedOperation[]).filter((op) => RATE_LIMITS[op].concurrency !== null);
@@ -49,14 +49,7 @@ async function setHold(ctx: CheckContext, ep: string, op: RateLimitedOperation, 
 
 /** A request of `op` that answers at once when not held (status/stream/cancel of a finished /runsync job). */
 async function requestMaker(ctx: CheckContext, op: RateLimitedOperation, ep: string): Promise<() => ProbeRequest> {
-  const finished = async () => {
-    const res = await submitRunsync(ctx, ep, { mock_return: 'concurrency' });
-    expectWaitedJobFinished(res, 'POST /runsync (setup)');
-    expectSetupStatus(res, HTTP_STATUS.ok, 'POST /runsync (setup)');
-    const id = field(res.json, 'id');
-    if (typeof id !== 'string') fail('a job id from /runsync', describe(res), res);
-    return id;
-  };
+  const finished = () => finishedSetupJob(ctx, ep, 'concurrency');
   switch (op) {
     case 'run':
     case 'runsync':

@@ -8,8 +8,8 @@ import {
   CLEAN_WINDOW_FLOOR_REAL_MS, fail, inconclusive, runPool, skip, HTTP_STATUS, RUNSYNC_WAIT_MS, effectiveRateLimit,
   type CheckContext, type CheckDefinition, type ProbeRequest, type ProbeResponse, type RateLimitedOperation,
 } from 'qbench/suite';
-import { describe, expectSetupStatus, field } from '../lib/http.js';
-import { endpointFor, expectWaitedJobFinished, healthWhile, isDedicated, pollIntervalRealMs, purge, qpath, readHealth, submitRunsync } from '../lib/queue.js';
+import { describe, field } from '../lib/http.js';
+import { endpointFor, finishedSetupJob, healthWhile, isDedicated, pollIntervalRealMs, purge, qpath, readHealth } from '../lib/queue.js';
 import { BURST_WINDOW_SHARE, extraFor, judgeRateBurst, mostRunning, runningOf, type RateJudgement } from '../lib/rate-judge.js';
 
 /**
@@ -29,15 +29,8 @@ const SUBMITS_JOBS: readonly RateLimitedOperation[] = ['run', 'runsync', 'openai
 
 type Maker = (ctx: CheckContext, ep: string) => Promise<(i: number) => ProbeRequest>;
 
-async function completedSyncJob(ctx: CheckContext, ep: string): Promise<string> {
-  const res = await submitRunsync(ctx, ep, { mock_return: 'rate' });
-  // A job still queued would make every /stream of the burst long-poll: the job must be finished.
-  expectWaitedJobFinished(res, 'POST /runsync (setup)');
-  expectSetupStatus(res, HTTP_STATUS.ok, 'POST /runsync (setup)');
-  const id = field(res.json, 'id');
-  if (typeof id !== 'string') fail('a job id from /runsync', describe(res), res);
-  return id;
-}
+/** A job still queued would make every /stream of the burst long-poll: the job must be finished. */
+const completedSyncJob = (ctx: CheckContext, ep: string): Promise<string> => finishedSetupJob(ctx, ep, 'rate');
 
 const MAKERS: Record<Exclude<RateLimitedOperation, 'openai'> | 'openai', Maker> = {
   run: () => Promise.resolve(() => ({ iface: 'queue', method: 'POST', path: '', json: { input: { mock_return: 'r' } } })),

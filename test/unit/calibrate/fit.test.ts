@@ -118,6 +118,7 @@ describe('far outliers', () => {
     expect(f.dist.kind).toBe('lognormal');
     expect(f.gof.n).toBe(30);
     expect(f.why).toMatch(/1 far outlier\(s\) left out \(20000 ms/);
+    expect(fitSamples([...s, 0]).outliersMs).toEqual([0]);
   });
 
   it('leaves every sample of clean log-normal or bimodal data in', () => {
