@@ -95,7 +95,7 @@ export interface PoolSettings {
   scaleUpQueueDepth: number;
   /** The scaler; absent: the emulator's own (QUEUE_DEPTH at scaleUpQueueDepth). */
   scaler?: ScalerSettings | undefined;
-  /** false when jobs go to external workers only (issue 9): no simulated worker starts. */
+  /** false when jobs go to external workers only: no simulated worker starts. */
   simulated: boolean;
 }
 
@@ -210,7 +210,7 @@ export class WorkerPool {
     });
   }
 
-  /** Add an external worker (issue 9): ready at once, never pushed jobs. */
+  /** Add an external worker: ready at once, never pushed jobs. */
   attachExternal(id: string, capacity: number): Worker {
     const existing = this.workers.get(id);
     if (existing) return existing;
