@@ -100,6 +100,11 @@ export const ValidityLimits = z.strictObject({
   minAchievedRatio: z.number().min(0).max(1).default(0.95),
   /** Dropped/scheduled iterations above this makes the run INVALID (in-flight cap reached). */
   maxDroppedRatio: z.number().min(0).max(1).default(0),
+  /**
+   * A closed loop whose generator is CPU-bound caps the throughput it measures: INVALID, unless
+   * the scenario's verdict does not rest on throughput or latency (false: e.g. a byte count).
+   */
+  cpuBoundInvalidates: z.boolean().default(true),
 });
 export type ValidityLimits = z.infer<typeof ValidityLimits>;
 

@@ -66,7 +66,7 @@ export function computeValidity(v: ValidityInput): Validity {
   // Open-loop runs show a saturated generator as lateness (checked above). A closed loop
   // has no schedule to fall behind: there a CPU-bound generator caps the measured
   // throughput itself. Runs under CPU_MIN_RUN_MS are too short for a CPU share to mean much.
-  if (!openLoop && v.scheduleMs >= CPU_MIN_RUN_MS && v.cpuPercent >= 0.95 * usable) {
+  if (!openLoop && limits.cpuBoundInvalidates && v.scheduleMs >= CPU_MIN_RUN_MS && v.cpuPercent >= 0.95 * usable) {
     reasons.push(`generator CPU ${fmt(v.cpuPercent)}% of ${usable}% available: the generator was CPU-bound`);
   }
   return {
