@@ -100,8 +100,15 @@ describe('rate-limit scenario on a shared endpoint', () => {
       const result = await runLoad({ files: ['suites/load/rate-limit.ts'], target, params: { op: 'cancel' }, overrides: RELAXED });
       const s = result.load!.scenarios[0]!;
       expect(s.verdict.status).toBe('fail');
-      // The onset does not depend on how fast answers come (a slow machine widens only the window bracket).
-      expect(finding(s, /first 429/)?.observed).toMatch(/^after 5\d admitted/);
+      // The limit is a sliding 500 ms window (time scale 20): a burst sent within one window meets
+      // its first 429 after about 50 admitted; a generator slowed by a busy host spreads the burst
+      // over more than one window, and the window slides (up to 99 admitted: still under §8's 100).
+      const onset = /^after (\d+) admitted, ([\d.]+) s in/.exec(finding(s, /first 429/)?.observed ?? '');
+      expect(onset, finding(s, /first 429/)?.observed).not.toBeNull();
+      const [admittedBefore, secondsIn] = [Number(onset?.[1]), Number(onset?.[2])];
+      expect(admittedBefore).toBeGreaterThanOrEqual(50);
+      expect(admittedBefore).toBeLessThan(100);
+      if (secondsIn < 0.5) expect(admittedBefore).toBeLessThan(60);
       expect(finding(s, /rate windows were this scenario's alone/)?.passed).toBe(true);
       expect(result.overall.exitCode).toBe(1);
     }));
