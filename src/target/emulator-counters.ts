@@ -1,10 +1,9 @@
 // The reader of GET /_qbench/counters for one endpoint: its jobs ended so far (the §2.4 health
 // counters) and its billing meter (one schema: EndpointBillingCounters). A load run on an
 // emulator reads it before and after to price the run.
-import { request } from 'undici';
 import { z } from 'zod';
 import { EndpointBillingCounters } from '../spec/index.js';
-import { INFO_TIMEOUT_MS } from './emulator-info.js';
+import { INFO_TIMEOUT_MS, undiciFetcher } from './emulator-info.js';
 
 const jobCount = z.number().int().nonnegative();
 
@@ -29,9 +28,8 @@ export async function readEndpointCounters(queueUrl: string, endpointId: string,
   try {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
-    const res = await request(`${queueUrl.replace(/\/+$/, '')}/_qbench/counters`, { method: 'GET', headers, signal: AbortSignal.timeout(INFO_TIMEOUT_MS), headersTimeout: INFO_TIMEOUT_MS, bodyTimeout: INFO_TIMEOUT_MS });
-    const text = await res.body.text();
-    return res.statusCode === 200 ? endpointCountersFacts(JSON.parse(text) as unknown, endpointId) : undefined;
+    const res = await undiciFetcher(`${queueUrl.replace(/\/+$/, '')}/_qbench/counters`, headers, INFO_TIMEOUT_MS);
+    return res.status === 200 ? endpointCountersFacts(JSON.parse(res.text) as unknown, endpointId) : undefined;
   } catch {
     return undefined;
   }

@@ -30,7 +30,8 @@ export interface ReadInfoOptions {
   readonly fetcher?: InfoFetcher;
 }
 
-const undiciFetcher: InfoFetcher = async (url, headers, timeoutMs) => {
+/** One GET over undici, bounded in whole by `timeoutMs` (connecting included). */
+export const undiciFetcher: InfoFetcher = async (url, headers, timeoutMs) => {
   const res = await request(url, { method: 'GET', headers: { ...headers }, signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   return { status: res.statusCode, text: await res.body.text() };
 };
