@@ -5,14 +5,11 @@ import { z } from 'zod';
 import { HARD_LIMITS } from '../load/scenario.js';
 import type { ScenarioEntry } from '../load/run-load.js';
 import { DurationMs } from '../spec/index.js';
-import { configRelativePath, option } from './options.js';
+import { configRelativePath, option, wholeNumber } from './options.js';
 import { outOption, targetKeyOption, targetOptions } from './target-options.js';
 
 const keyValues = z.array(z.string().regex(/^[^=]+=/, { error: 'must be key=value' })).default([]);
-const count = (max: number) => {
-  const rule = `must be a whole number from 1 to ${max}`;
-  return z.number({ error: rule }).int({ error: rule }).min(1, { error: rule }).max(max, { error: rule }).optional();
-};
+const count = (max: number) => wholeNumber(1, max).optional();
 /** A flag given at most once, as text. */
 const text = z.string({ error: 'must be given once, as text' }).optional();
 

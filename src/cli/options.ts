@@ -42,6 +42,12 @@ export function option<S extends z.ZodType>(o: OptionSpec<S>): OptionSpec<S> {
   return o;
 }
 
+/** A whole number from `min` to `max`; every refusal says the range. */
+export function wholeNumber(min: number, max: number) {
+  const rule = `must be a whole number from ${min} to ${max}`;
+  return z.number({ error: rule }).int({ error: rule }).min(min, { error: rule }).max(max, { error: rule });
+}
+
 /** A config value that names a file: relative to the config file's folder. */
 export function configRelativePath(value: unknown, dir: string): unknown {
   return typeof value === 'string' && !isAbsolute(value) ? resolve(dir, value) : value;

@@ -4,7 +4,7 @@
 // settings from the config file only, with its own shorter budget (`configOnly`).
 import { z } from 'zod';
 import { DurationMs } from '../spec/index.js';
-import { configRelativePath, option, type OptionSpec } from './options.js';
+import { configRelativePath, option, wholeNumber, type OptionSpec } from './options.js';
 import { commaList } from './target-options.js';
 
 /** The same setting, taken from the config file only (no flag), with another default. */
@@ -33,10 +33,7 @@ export const conformanceOptions = {
 /** Upper bounds that keep any fuzz run finite. */
 const MAX = { runs: 100_000, modelRuns: 10_000, maxCommands: 200, durationMs: 24 * 3_600_000 } as const;
 
-const count = (max: number) => {
-  const rule = `must be a whole number from 1 to ${max}`;
-  return z.number({ error: rule }).int({ error: rule }).min(1, { error: rule }).max(max, { error: rule });
-};
+const count = (max: number) => wholeNumber(1, max);
 
 export const fuzzBudgetOptions = {
   runs: option({ flag: 'runs', kind: 'number', schema: count(MAX.runs), default: 100, config: 'fuzz.runs', help: 'Generated cases per validation property' }),

@@ -14,19 +14,13 @@ import { DEFAULT_ASSUMPTIONS, estimateCost, formatPlan, planCalibration } from '
 import { runCalibration, writeCalibration } from '../../calibrate/run-calibration.js';
 import { timestampDirName } from '../../report/write-all.js';
 import { defineCommand } from '../command.js';
-import { option, type Flags, type OptionSet } from '../options.js';
+import { option, wholeNumber, type Flags, type OptionSet } from '../options.js';
 import { targetKeyOption, targetOptions } from '../target-options.js';
 
 export const CALIBRATE_DEFAULTS = { maxJobs: 100, maxDuration: '10m', warmJobs: 20, coldStarts: 6, burstJobs: 16, streamJobs: 3, seed: 1 } as const;
 
-const count = (max: number) => {
-  const rule = `must be a whole number from 0 to ${max}`;
-  return z.number({ error: rule }).int({ error: rule }).min(0, { error: rule }).max(max, { error: rule });
-};
-const positive = (max: number) => {
-  const rule = `must be a whole number from 1 to ${max}`;
-  return z.number({ error: rule }).int({ error: rule }).min(1, { error: rule }).max(max, { error: rule });
-};
+const count = (max: number) => wholeNumber(0, max);
+const positive = (max: number) => wholeNumber(1, max);
 const DURATION_RANGE = 'must be from 1s to 24h';
 
 const OPTIONS = {

@@ -19,7 +19,7 @@ import { SLO_FORMS, SloList } from '../../plan/slo.js';
 import { loadTrafficProfile, loadTwin, MAX_DURATION_S, MAX_RATE_PER_SEC, trafficFromFlags } from '../../sim/index.js';
 import { DurationMs, EndpointId } from '../../spec/index.js';
 import { defineCommand } from '../command.js';
-import { option } from '../options.js';
+import { option, wholeNumber } from '../options.js';
 import { outOption } from '../target-options.js';
 
 export const PLAN_DEFAULTS = { seeds: 3, seed: 1 } as const;
@@ -27,10 +27,6 @@ export const PLAN_DEFAULTS = { seeds: 3, seed: 1 } as const;
 const MAX_SEEDS = 20;
 const MAX_THREADS = 64;
 
-const whole = (min: number, max: number) => {
-  const rule = `must be a whole number from ${min} to ${max}`;
-  return z.number({ error: rule }).int({ error: rule }).min(min, { error: rule }).max(max, { error: rule });
-};
 const axis = (rule: Parameters<typeof axisSchema>[0]) => axisSchema(rule).optional();
 
 const OPTIONS = {
@@ -46,9 +42,9 @@ const OPTIONS = {
   idleTimeoutS: option({ flag: 'idle-timeout', schema: axis(AXIS_RULES.idleTimeoutS), help: "Idle timeouts tried, seconds (default 1,5,15,60,300 and the twin's own)" }),
   scalerType: option({ flag: 'scaler-type', schema: ScalerTypeList.optional(), help: 'Scaler types tried: QUEUE_DELAY, REQUEST_COUNT or both, comma-separated (default both)' }),
   scalerValue: option({ flag: 'scaler-value', schema: axis(AXIS_RULES.scalerValue), help: 'Scaler values tried for every type: s of queue delay or jobs per worker (default 1,2,4)' }),
-  seeds: option({ flag: 'seeds', kind: 'number', schema: whole(1, MAX_SEEDS), default: PLAN_DEFAULTS.seeds, help: 'Seeds per setting; every SLO is judged on the worst' }),
+  seeds: option({ flag: 'seeds', kind: 'number', schema: wholeNumber(1, MAX_SEEDS), default: PLAN_DEFAULTS.seeds, help: 'Seeds per setting; every SLO is judged on the worst' }),
   seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }), default: PLAN_DEFAULTS.seed, help: 'The first seed (seeds are seed, seed+1, ...)' }),
-  threads: option({ flag: 'threads', kind: 'number', schema: whole(1, MAX_THREADS).optional(), defaultHelp: 'available parallelism', help: 'Worker threads of the sweep (1: on the main thread)' }),
+  threads: option({ flag: 'threads', kind: 'number', schema: wholeNumber(1, MAX_THREADS).optional(), defaultHelp: 'available parallelism', help: 'Worker threads of the sweep (1: on the main thread)' }),
   out: outOption,
 };
 
