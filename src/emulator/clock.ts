@@ -243,6 +243,12 @@ abstract class HeapClock implements Clock {
     return this.heap.size;
   }
 
+  /**
+   * The due time of the timer whose callback is running (undefined between callbacks): a clock
+   * whose timers can fire late (the scaled clock) answers it from now(), see ScaledClock.
+   */
+  protected firingDueMs: number | undefined = undefined;
+
   /** Fire every timer due at or before `nowMs`, in due order. Timers added while firing run too if due. */
   protected fireDue(nowMs: number): void {
     for (;;) {
@@ -250,10 +256,13 @@ abstract class HeapClock implements Clock {
       if (top === undefined || top.dueAtMs > nowMs) break;
       this.heap.pop();
       top.cancelled = true;
+      this.firingDueMs = top.dueAtMs;
       try {
         top.fn(top.arg);
       } catch (e) {
         this.timerFailed(e);
+      } finally {
+        this.firingDueMs = undefined;
       }
     }
   }
@@ -276,6 +285,15 @@ abstract class HeapClock implements Clock {
 /**
  * Real-time clock running `scale` times faster than the host clock. Emulated time starts
  * at the host's wall time and advances `scale` emulated ms per real ms.
+ *
+ * Event time: a host timer fires late (its whole-ms rounding and the event loop's turn: 1-5 real
+ * ms, which at scale 60 are 60-300 emulated ms). A timer callback, and what it defers, reads
+ * now() as its timer's due time rather than the moment the host ran it, so a chain of modelled
+ * steps (overhead, dispatch, execution, a cold start, an idle timeout) keeps the durations the
+ * model drew instead of adding the host's lateness at every link, and the timing fields report
+ * them. The clock never answers an earlier time than one it has answered before (a request
+ * handled while a timer was late has already stamped its own time), so what one callback or
+ * request stamps stays ordered after what came before it.
  */
 export class ScaledClock extends HeapClock {
   readonly scale: number;
@@ -283,6 +301,8 @@ export class ScaledClock extends HeapClock {
   private readonly originEmulated: number;
   private hostTimer: NodeJS.Timeout | undefined;
   private armedFor = Infinity;
+  /** The latest time now() has answered. */
+  private answeredMs = -Infinity;
 
   constructor(scale = 1, startMs: number = Date.now()) {
     super();
@@ -292,8 +312,33 @@ export class ScaledClock extends HeapClock {
     this.originEmulated = startMs;
   }
 
-  now(): number {
+  /** Emulated time as the host clock says it is now (no event time). */
+  private hostNow(): number {
     return this.originEmulated + (performance.now() - this.originReal) * this.scale;
+  }
+
+  now(): number {
+    const t = this.firingDueMs ?? this.hostNow();
+    if (t > this.answeredMs) this.answeredMs = t;
+    return this.answeredMs;
+  }
+
+  /** What `fn` defers runs at its caller's event time (the microtask reads now() as its timer's due time). */
+  override defer<T>(fn: (arg: T) => void, arg: T): void {
+    const due = this.firingDueMs;
+    if (due === undefined) {
+      queueMicrotask(() => fn(arg));
+      return;
+    }
+    queueMicrotask(() => {
+      const outer = this.firingDueMs;
+      this.firingDueMs = due;
+      try {
+        fn(arg);
+      } finally {
+        this.firingDueMs = outer;
+      }
+    });
   }
 
   protected rearm(): void {
@@ -307,7 +352,7 @@ export class ScaledClock extends HeapClock {
     if (this.hostTimer && this.armedFor <= top.dueAtMs) return;
     if (this.hostTimer) clearTimeout(this.hostTimer);
     this.armedFor = top.dueAtMs;
-    const realDelay = Math.max(0, (top.dueAtMs - this.now()) / this.scale);
+    const realDelay = Math.max(0, (top.dueAtMs - this.hostNow()) / this.scale);
     this.hostTimer = setTimeout(() => this.onHostTimer(), Math.ceil(realDelay));
     // The emulator's own timers must not keep a process alive once its server is closed.
     this.hostTimer.unref();
@@ -316,7 +361,7 @@ export class ScaledClock extends HeapClock {
   private onHostTimer(): void {
     this.hostTimer = undefined;
     this.armedFor = Infinity;
-    this.fireDue(this.now());
+    this.fireDue(this.hostNow());
     this.rearm();
   }
 }

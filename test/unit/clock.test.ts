@@ -84,6 +84,50 @@ describe('ScaledClock', () => {
     clock.dispose();
   });
 
+  /** Hold the event loop for `ms` real ms: the host timer due meanwhile fires late. */
+  const block = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+
+  it('a timer callback reads now() as its due time, so a chain of steps keeps its drawn durations however late the host runs it', async () => {
+    const clock = new ScaledClock(10, 0);
+    const seen: number[] = [];
+    let firstDue = NaN;
+    await new Promise<void>((resolve) => {
+      firstDue = clock.setTimer(100, () => {
+        seen.push(clock.now());
+        block(25); // 250 emulated ms late for every timer due meanwhile
+        clock.setTimer(100, () => {
+          seen.push(clock.now());
+          clock.defer(() => {
+            seen.push(clock.now());
+            resolve();
+          }, undefined);
+        });
+      }).dueAtMs;
+    });
+    // Host lateness would make each gap at least 250 ms; event time keeps the 100 ms drawn.
+    expect(seen[0]).toBe(firstDue);
+    expect((seen[1] as number) - (seen[0] as number)).toBe(100);
+    // What the callback deferred runs at its event time.
+    expect(seen[2]).toBe(seen[1]);
+    clock.dispose();
+  });
+
+  it('never answers an earlier time than one it has answered: a late timer after a read stamps at least that read', async () => {
+    const clock = new ScaledClock(10, 0);
+    const fired = new Promise<number>((resolve) => clock.setTimer(50, () => resolve(clock.now())));
+    block(20); // the timer is now 150 emulated ms late
+    const read = clock.now();
+    expect(read).toBeGreaterThan(50);
+    const atFire = await fired;
+    expect(atFire).toBeGreaterThanOrEqual(read);
+    // Outside a callback the clock is the host's again.
+    expect(clock.now()).toBeGreaterThanOrEqual(atFire);
+    clock.dispose();
+  });
+
   it('refuses a non-positive scale', () => {
     expect(() => new ScaledClock(0)).toThrow(RangeError);
   });
