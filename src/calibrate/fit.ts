@@ -288,3 +288,95 @@ function fitKept(samples: readonly number[], o: FitOptions): Fit {
     outliersMs: [],
   };
 }
+
+/**
+ * How precisely a fit's samples place it: a 95% interval of its median (of each part's median and
+ * of the fast part's share for a mixture), and the samples that would place a median within ±5%
+ * at the spread seen. A twin inherits these errors, and a queue near capacity multiplies them
+ * (a service time 2% long can lengthen queue waits by 10% or more), so the calibration report
+ * prints them beside each fit.
+ */
+export interface Precision {
+  /** 95% interval of the median, target ms. */
+  readonly medianLowMs: number;
+  readonly medianHighMs: number;
+  /** The interval's larger side relative to the median: the median is known to ±this. */
+  readonly medianRelative: number;
+  /** Samples (of this part) for a median known to ±5% at this spread. */
+  readonly samplesFor5Percent: number;
+  /** Mixtures: the fast part's share, its 95% interval (Wilson), and the samples for ±0.1. */
+  readonly share?: { readonly p: number; readonly low: number; readonly high: number; readonly samplesForTenPoints: number };
+  /** How the interval was taken, in words. */
+  readonly method: string;
+}
+
+const Z95 = 1.959964;
+/** ln(1.05): a median within ±5%. */
+const LN_FIVE_PERCENT = Math.log(1.05);
+
+const forFivePercent = (sigma: number): number => Math.max(1, Math.ceil(((Z95 * sigma) / LN_FIVE_PERCENT) ** 2));
+
+/** Wilson's 95% interval of a share `p` of `n` draws. */
+export function wilson95(p: number, n: number): { low: number; high: number } {
+  const z2 = Z95 * Z95;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (Z95 / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+/** A log-normal median from `n` samples with log spread `sigma`: exp(mu ± z sigma / sqrt n). */
+function lognormalInterval(medianMs: number, sigma: number, n: number): Pick<Precision, 'medianLowMs' | 'medianHighMs' | 'medianRelative'> {
+  const half = (Z95 * sigma) / Math.sqrt(Math.max(1, n));
+  return { medianLowMs: medianMs * Math.exp(-half), medianHighMs: medianMs * Math.exp(half), medianRelative: Math.exp(half) - 1 };
+}
+
+/**
+ * The precision of `dist` fitted to `samples` (the samples it was fitted to, outliers left out).
+ * Log-normal: the t-free normal interval of mean ln x. Mixture: the share by Wilson's interval,
+ * each part's median by its own expected count; the median reported is the slower part's when it
+ * holds the larger share, else the faster's (the part a queue's figures hang on most). Empirical:
+ * the order statistics around the median (a distribution-free interval). Constant: exact.
+ */
+export function precisionOf(dist: Distribution, samples: readonly number[]): Precision {
+  const n = samples.length;
+  const y = logs(samples);
+  const m = mean(y);
+  const sdLog = n > 1 ? Math.sqrt(y.reduce((a, v) => a + (v - m) ** 2, 0) / (n - 1)) : 0;
+  switch (dist.kind) {
+    case 'constant':
+      return { medianLowMs: dist.ms, medianHighMs: dist.ms, medianRelative: 0, samplesFor5Percent: 1, method: 'every sample equal' };
+    case 'lognormal':
+      return { ...lognormalInterval(dist.medianMs, dist.sigma, n), samplesFor5Percent: forFivePercent(dist.sigma), method: `median exp(mean ln x ± 1.96 sigma / sqrt(${n}))` };
+    case 'mixture': {
+      const { low, high } = wilson95(dist.p, n);
+      const nFast = Math.max(1, dist.p * n);
+      const nFull = Math.max(1, (1 - dist.p) * n);
+      const [part, count, label] = dist.p >= 0.5 ? [dist.first, nFast, 'fast'] : [dist.second, nFull, 'full'];
+      const sigmaOf = (d: Distribution) => (d.kind === 'lognormal' ? d.sigma : sdLog);
+      const medianOf = (d: Distribution) => quantileMs(d, 0.5);
+      const sigma = sigmaOf(part);
+      // Samples for ±0.1 on the share at its own p (Wald): z^2 p (1 - p) / 0.01.
+      const samplesForTenPoints = Math.max(1, Math.ceil((Z95 * Z95 * dist.p * (1 - dist.p)) / 0.01));
+      // Both parts' medians at ±5%: the rarer part needs its count, so the whole needs count / share.
+      const need = Math.max(forFivePercent(sigmaOf(dist.first)) / Math.max(dist.p, 1e-9), forFivePercent(sigmaOf(dist.second)) / Math.max(1 - dist.p, 1e-9));
+      return {
+        ...lognormalInterval(medianOf(part), sigma, count),
+        samplesFor5Percent: Math.ceil(need),
+        share: { p: dist.p, low, high, samplesForTenPoints },
+        method: `the ${label} part's median from its ~${Math.round(count)} samples; its share by Wilson's interval on ${n}`,
+      };
+    }
+    case 'empirical':
+    case 'uniform': {
+      const xs = [...samples].sort((a, b) => a - b);
+      const median = quantileMs(dist, 0.5);
+      if (n < 2) return { medianLowMs: median, medianHighMs: median, medianRelative: Infinity, samplesFor5Percent: forFivePercent(sdLog), method: 'one sample' };
+      // The order statistics of ranks floor(n/2 - z sqrt(n)/2) and ceil(1 + n/2 + z sqrt(n)/2) (1-based), clamped to the sample.
+      const half = (Z95 * Math.sqrt(n)) / 2;
+      const lo = xs[Math.max(0, Math.floor(n / 2 - half) - 1)] as number;
+      const hi = xs[Math.min(n - 1, Math.ceil(1 + n / 2 + half) - 1)] as number;
+      const rel = median > 0 ? Math.max(median / Math.max(lo, FLOOR_MS), hi / median) - 1 : Infinity;
+      return { medianLowMs: lo, medianHighMs: hi, medianRelative: rel, samplesFor5Percent: forFivePercent(sdLog), method: `order statistics around the median of ${n} samples` };
+    }
+  }
+}

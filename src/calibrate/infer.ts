@@ -5,7 +5,7 @@
 //  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
 import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../emulator/deployment/index.js';
-import { fitSamples, type Fit } from './fit.js';
+import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
 import type { BurstObservation, JobSample, Observations } from './observations.js';
 
 export type SettingSource = 'measured' | 'given' | 'service default';
@@ -39,6 +39,8 @@ export interface PartFit {
   /** Samples in target ms, as fitted. */
   readonly samplesMs: readonly number[];
   readonly fit: Fit;
+  /** How precisely the samples (outliers left out) place the fit. */
+  readonly precision: Precision;
   /** Which jobs the samples come from and how they were derived. */
   readonly derivation: string;
 }
@@ -115,7 +117,46 @@ function pick<T extends number | string>(name: keyof DeploymentSettings, given: 
 
 function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string): PartFit | undefined {
   if (samplesMs.length === 0) return undefined;
-  return { part, samplesMs, fit: fitSamples(samplesMs, { mixture }), derivation, ...(classId !== undefined ? { classId } : {}) };
+  const fit = fitSamples(samplesMs, { mixture });
+  const out = new Set(fit.outliersMs);
+  return { part, samplesMs, fit, precision: precisionOf(fit.dist, samplesMs.filter((x) => !out.has(x))), derivation, ...(classId !== undefined ? { classId } : {}) };
+}
+
+/** The plan flag whose count adds samples to a part. */
+const MORE_SAMPLES_FLAG: Readonly<Record<TimingPart, string>> = {
+  dispatch: '--warm-jobs',
+  overhead: '--warm-jobs',
+  execution: '--warm-jobs (every finished job is a sample)',
+  coldStart: '--cold-starts',
+  firstChunk: '--stream-jobs',
+  chunkGap: '--stream-jobs',
+};
+
+/** Beyond these, a fit's sampling error is large enough for the twin's figures to show it. */
+export const PRECISION_NOTE_MEDIAN = 0.05;
+export const PRECISION_NOTE_SHARE = 0.1;
+
+/** A note for each fit whose median (or, for a mixture, share) its samples place only loosely. */
+export function precisionNotes(fits: readonly PartFit[]): string[] {
+  const notes: string[] = [];
+  for (const f of fits) {
+    const pr = f.precision;
+    const name = `${f.part}${f.classId !== undefined ? ` (class ${f.classId})` : ''}`;
+    const n = f.samplesMs.length - f.fit.outliersMs.length;
+    if (pr.share !== undefined && Math.max(pr.share.p - pr.share.low, pr.share.high - pr.share.p) > PRECISION_NOTE_SHARE) {
+      notes.push(
+        `${name}: the fast share ${(pr.share.p * 100).toFixed(0)}% is known only within ${(pr.share.low * 100).toFixed(0)}-${(pr.share.high * 100).toFixed(0)}% (95%) from ${n} samples; ` +
+          `each start the twin draws fast instead of full moves every job behind it, so about ${pr.share.samplesForTenPoints} samples (${MORE_SAMPLES_FLAG[f.part]}) for ±10 points`,
+      );
+    }
+    if (Number.isFinite(pr.medianRelative) && pr.medianRelative > PRECISION_NOTE_MEDIAN) {
+      notes.push(
+        `${name}: its median is known to ±${(pr.medianRelative * 100).toFixed(1)}% (95%) from ${n} samples; a queue near capacity multiplies that error in delayTime, ` +
+          `about ${pr.samplesFor5Percent} samples (${MORE_SAMPLES_FLAG[f.part]}) for ±5%`,
+      );
+    }
+  }
+  return notes;
 }
 
 export interface InferOptions {
@@ -242,6 +283,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     seed: o.seed,
     timing,
   };
+  notes.push(...precisionNotes(fits));
   if (b !== undefined && b.throttledSeen > 0) notes.push(`${b.throttledSeen} worker(s) were seen throttled (waiting for GPU capacity) during the burst: throttling is not fitted, the twin starts workers without it`);
   const failed = obs.jobs.filter((j) => j.status !== 'COMPLETED');
   if (failed.length > 0) notes.push(`${failed.length} job(s) did not complete (${[...new Set(failed.map((j) => j.status))].join(', ')}): their timings are left out of the fits`);

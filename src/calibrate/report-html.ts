@@ -24,6 +24,15 @@ export function describeDist(d: Distribution): string {
   }
 }
 
+/** A fit's precision in words: "median ±3.2% (95%), 190 samples for ±5%; fast share 41-78%". */
+export function describePrecision(f: FitEntry): string {
+  const pr = f.precision;
+  if (pr.medianRelative === 0) return 'exact';
+  const median = Number.isFinite(pr.medianRelative) ? `median ±${(pr.medianRelative * 100).toFixed(1)}%` : 'median unknown (one sample)';
+  const share = pr.share === undefined ? '' : `; fast share ${(pr.share.low * 100).toFixed(0)}-${(pr.share.high * 100).toFixed(0)}%`;
+  return `${median}${share} (95%), ${pr.samplesFor5Percent} samples for ±5%`;
+}
+
 const fitTitle = (f: FitEntry): string => `${f.part}${f.classId !== undefined ? ` (class ${f.classId})` : ''}`;
 
 /** The samples' step CDF and the fitted CDF on one x column (the samples and a grid between them). */
@@ -48,7 +57,7 @@ export function cdfChart(f: FitEntry, id: string): ChartSpec {
   return {
     id,
     title: `${fitTitle(f)}: ${n} samples against the fit`,
-    note: `${describeDist(f.dist)}. KS ${f.gof.ks.toFixed(3)} (5% critical ${f.gof.critical05.toFixed(3)}). ${f.derivation}.${f.outliersMs.length > 0 ? ` Left out as far outliers: ${f.outliersMs.map((x) => fmtMs(x)).join(', ')}.` : ''}`,
+    note: `${describeDist(f.dist)}. KS ${f.gof.ks.toFixed(3)} (5% critical ${f.gof.critical05.toFixed(3)}); ${describePrecision(f)}. ${f.derivation}.${f.outliersMs.length > 0 ? ` Left out as far outliers: ${f.outliersMs.map((x) => fmtMs(x)).join(', ')}.` : ''}`,
     xLabel: 'target ms',
     yLabel: 'share of samples at or below',
     xKind: 'linear',
@@ -98,7 +107,7 @@ export function renderCalibrationHtml(r: CalibrationReport): string {
   const fits = r.fits
     .map(
       (f) =>
-        `<tr><td class="mono">${esc(fitTitle(f))}</td><td class="num">${f.n}</td><td>${esc(describeDist(f.dist))}</td><td class="num">${f.gof.ks.toFixed(3)}</td><td class="num">${f.gof.critical05.toFixed(3)}</td><td>${badge(f.gof.accepted ? 'pass' : 'warn', f.gof.accepted ? 'fits' : 'off')}</td><td class="small">${esc(f.why)}</td></tr>`,
+        `<tr><td class="mono">${esc(fitTitle(f))}</td><td class="num">${f.n}</td><td>${esc(describeDist(f.dist))}</td><td class="num">${f.gof.ks.toFixed(3)}</td><td class="num">${f.gof.critical05.toFixed(3)}</td><td>${badge(f.gof.accepted ? 'pass' : 'warn', f.gof.accepted ? 'fits' : 'off')}</td><td class="small">${esc(describePrecision(f))}</td><td class="small">${esc(f.why)}</td></tr>`,
     )
     .join('');
   const phases = r.phases.map((p) => `<tr><td>${esc(p.phase)}</td><td>${badge(p.status === 'done' ? 'pass' : p.status === 'partial' ? 'warn' : 'skip', p.status)}</td><td class="num">${p.jobs}</td><td class="num">${esc(fmtDuration(p.realMs))}</td><td class="small">${esc(p.reason ?? '')}</td></tr>`).join('');
@@ -117,8 +126,8 @@ export function renderCalibrationHtml(r: CalibrationReport): string {
 <p class="small muted">Measured through the public interface, given on the command line or in the config file, or the service's documented default where neither.</p>
 <table><thead><tr><th>setting</th><th class="num">value</th><th>source</th><th>how</th></tr></thead><tbody>${settings}</tbody></table>
 <h2 id="fits">Timing fits</h2>
-<p class="small muted">Each part fitted as log-normal, a two-part log-normal mixture (cold starts) or the samples' own quantiles when no parametric fit passes the Kolmogorov-Smirnov test at 5% (conservative: the parameters come from the same samples).</p>
-<table><thead><tr><th>part</th><th class="num">samples</th><th>fit</th><th class="num">KS</th><th class="num">5% critical</th><th></th><th>why</th></tr></thead><tbody>${fits}</tbody></table>
+<p class="small muted">Each part fitted as log-normal, a two-part log-normal mixture (cold starts) or the samples' own quantiles when no parametric fit passes the Kolmogorov-Smirnov test at 5% (conservative: the parameters come from the same samples). Precision: the 95% interval of each median (and of a mixture's fast share) that the samples allow, and the samples a median known to ±5% would take; the twin inherits this error, and a queue near capacity multiplies it.</p>
+<table><thead><tr><th>part</th><th class="num">samples</th><th>fit</th><th class="num">KS</th><th class="num">5% critical</th><th></th><th>precision</th><th>why</th></tr></thead><tbody>${fits}</tbody></table>
 ${chartCards(charts)}
 <h2 id="phases">Phases</h2>
 <table><thead><tr><th>phase</th><th>status</th><th class="num">jobs</th><th class="num">real time</th><th>note</th></tr></thead><tbody>${phases}</tbody></table>

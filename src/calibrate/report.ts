@@ -2,7 +2,7 @@
 // planned and spent, each phase's outcome, each setting measured or given, each fit with its
 // samples and goodness of fit, the burst's /health timeline, and the emulator config written.
 import type { Distribution } from '../emulator/deployment/index.js';
-import type { GoodnessOfFit } from './fit.js';
+import type { GoodnessOfFit, Precision } from './fit.js';
 import type { PartFit, SettingValue, TimingPart } from './infer.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
@@ -19,6 +19,8 @@ export interface FitEntry {
   readonly outliersMs: readonly number[];
   readonly dist: Distribution;
   readonly gof: GoodnessOfFit;
+  /** How precisely the samples place the fit: its median's 95% interval, a mixture's share. */
+  readonly precision: Precision;
   readonly why: string;
   readonly derivation: string;
   /** Every candidate tried, with its KS statistic (and BIC for parametric ones). */
@@ -67,6 +69,7 @@ export function fitEntry(f: PartFit): FitEntry {
     outliersMs: f.fit.outliersMs,
     dist: f.fit.dist,
     gof: f.fit.gof,
+    precision: f.precision,
     why: f.fit.why,
     derivation: f.derivation,
     candidates: f.fit.candidates.map((c) => ({ kind: c.kind, ks: c.gof.ks, accepted: c.gof.accepted, ...(c.bic !== undefined ? { bic: c.bic } : {}) })),

@@ -8,7 +8,7 @@ import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { SCALER_TYPES, type DeploymentSettings } from '../../emulator/deployment/index.js';
 import { DurationMs } from '../../spec/index.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, URL_TARGET_GRAMMAR } from '../../target/index.js';
-import { describeDist } from '../../calibrate/report-html.js';
+import { describeDist, describePrecision } from '../../calibrate/report-html.js';
 import { loadInputClasses } from '../../calibrate/inputs.js';
 import { DEFAULT_ASSUMPTIONS, estimateCost, formatPlan, planCalibration } from '../../calibrate/plan.js';
 import { runCalibration, writeCalibration } from '../../calibrate/run-calibration.js';
@@ -133,7 +133,7 @@ export const calibrateCommand = defineCommand({
     const written = await writeCalibration(report, out);
     io.stdout(`\n${report.budget.jobsSent} jobs sent (at most ${plan.maxJobs}), ${(report.budget.realMs / 1000).toFixed(1)} s\n`);
     for (const s of report.settings) io.stdout(`  ${s.name.padEnd(14)} ${String(s.value).padEnd(12)} ${s.source}\n`);
-    for (const fit of report.fits) io.stdout(`  ${`${fit.part}${fit.classId !== undefined ? `[${fit.classId}]` : ''}`.padEnd(20)} n=${String(fit.n).padEnd(4)} KS ${fit.gof.ks.toFixed(3)} ${describeDist(fit.dist)}\n`);
+    for (const fit of report.fits) io.stdout(`  ${`${fit.part}${fit.classId !== undefined ? `[${fit.classId}]` : ''}`.padEnd(20)} n=${String(fit.n).padEnd(4)} KS ${fit.gof.ks.toFixed(3)} ${describeDist(fit.dist)}\n${''.padEnd(28)}${describePrecision(fit)}\n`);
     for (const n of report.notes) io.stdout(`  note: ${n}\n`);
     io.stdout(`\nwrote ${written.emulatorConfig}, ${written.json}, ${written.html}\nserve the twin: qbench emulate --emulator-config ${written.emulatorConfig}\n`);
     if (report.jobs.completed === 0) {

@@ -2,7 +2,7 @@
 // fits recover the parameters within their sampling error, the KS statistic is right on a case
 // worked by hand, and the choice between log-normal, mixture and empirical follows the data.
 import { describe, expect, it } from 'vitest';
-import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, splitOutliers } from '../../../src/calibrate/fit.js';
+import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, precisionOf, splitOutliers } from '../../../src/calibrate/fit.js';
 import { cdf, sampleMs, seededRng, type Distribution } from '../../../src/emulator/deployment/index.js';
 
 function draw(d: Distribution, n: number, seed: number): number[] {
@@ -128,5 +128,57 @@ describe('far outliers', () => {
 
   it('does not judge fewer than 8 samples', () => {
     expect(splitOutliers([1, 1, 1, 1000]).outliers).toEqual([]);
+  });
+});
+
+describe('the precision of a fit', () => {
+  /** Share of `trials` seeded samples of `n` whose interval holds the truth. */
+  function coverage(trials: number, inside: (seed: number) => boolean): number {
+    let hits = 0;
+    for (let s = 1; s <= trials; s += 1) if (inside(s)) hits += 1;
+    return hits / trials;
+  }
+
+  it("a log-normal median's 95% interval holds the true median in about 95% of samples (400 samples of 60)", () => {
+    const truth: Distribution = { kind: 'lognormal', medianMs: 12_000, sigma: 0.35 };
+    const c = coverage(400, (seed) => {
+      const xs = draw(truth, 60, seed);
+      const pr = precisionOf(fitLognormal(xs).dist, xs);
+      return pr.medianLowMs <= 12_000 && 12_000 <= pr.medianHighMs;
+    });
+    // Binomial(400, 0.95) lies within 0.92..0.975 with probability over 99%; the ML sigma (n, not n - 1) runs a little narrow.
+    expect(c).toBeGreaterThan(0.92);
+    expect(c).toBeLessThan(0.975);
+  });
+
+  it("a mixture's fast share: Wilson's interval holds the true share in about 95% of 20-sample draws", () => {
+    const truth = { kind: 'mixture', p: 0.6, first: { kind: 'lognormal', medianMs: 3_000, sigma: 0.2 }, second: { kind: 'lognormal', medianMs: 40_000, sigma: 0.15 } } as const;
+    const c = coverage(400, (seed) => {
+      const xs = draw(truth, 20, seed);
+      const fast = xs.filter((x) => x < 11_000).length / xs.length;
+      const pr = precisionOf({ ...truth, p: fast }, xs);
+      return (pr.share?.low ?? 1) <= 0.6 && 0.6 <= (pr.share?.high ?? 0);
+    });
+    expect(c).toBeGreaterThan(0.92);
+    expect(c).toBeLessThan(0.995);
+  });
+
+  it('the samples it asks for give the precision it promises: sigma 0.35 needs 198 for ±5%, and 198 give ±5.0%', () => {
+    const d: Distribution = { kind: 'lognormal', medianMs: 1_000, sigma: 0.35 };
+    const at = (n: number) => precisionOf(d, Array.from({ length: n }, () => 1_000));
+    expect(at(10).samplesFor5Percent).toBe(198);
+    expect(at(198).medianRelative).toBeLessThanOrEqual(0.05);
+    expect(at(197).medianRelative).toBeGreaterThan(0.05);
+  });
+
+  it('a constant is exact; an empirical fit takes the order statistics around the median', () => {
+    expect(precisionOf({ kind: 'constant', ms: 5 }, [5, 5, 5]).medianRelative).toBe(0);
+    const xs = Array.from({ length: 100 }, (_, i) => 100 + i);
+    const pr = precisionOf(empiricalOf(xs), xs);
+    // n = 100: ranks floor(50 - 9.8) = 40 and ceil(51 + 9.8) = 61, symmetric about the median's rank 50.5.
+    expect(pr.medianLowMs).toBe(139);
+    expect(pr.medianHighMs).toBe(160);
+    // The larger side, relative: 149.5 / 139 against 160 / 149.5.
+    expect(pr.medianRelative).toBeCloseTo(149.5 / 139 - 1, 6);
   });
 });

@@ -95,6 +95,17 @@ describe('inferDeployment', () => {
     expect(r.deployment).toMatchObject({ scalerType: 'QUEUE_DELAY', scalerValue: 1 });
   });
 
+  it('notes each fit its samples place loosely, naming the flag that adds samples and how many for ±5%', () => {
+    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200], restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    // Execution spreads 1.0-2.1 s over 15 jobs: its median is known to about ±18%.
+    const exec = r.fits.find((f) => f.part === 'execution');
+    expect(exec?.precision.medianRelative).toBeGreaterThan(0.05);
+    expect(r.notes.find((n) => n.startsWith('execution:'))).toMatch(/known to ±\d+\.\d% \(95%\) from 15 samples.*about \d+ samples \(--warm-jobs/);
+    // Dispatch spreads 50-61 ms: known to about ±3%, no note.
+    expect(r.fits.find((f) => f.part === 'dispatch')?.precision.medianRelative).toBeLessThan(0.05);
+    expect(r.notes.some((n) => n.startsWith('dispatch:'))).toBe(false);
+  });
+
   it('a given value wins and the report keeps what was measured beside it', () => {
     const r = inferDeployment(observations(warm, { idleTimeoutSamplesMs: [12_000] }), { given: { idleTimeoutS: 10, workersMax: 7, gpuTypeId: 'L4' }, classField: undefined, classIds: ['default'], seed: 1 });
     const idle = r.settings.find((s) => s.name === 'idleTimeoutS');
