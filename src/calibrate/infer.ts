@@ -197,10 +197,11 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
   // /status on the same polls. The worker's start is from its first sight (starting) to its
   // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
-  const cold = done.filter((j) => j.phase === 'cold' && j.workerStartMs !== undefined && j.seenToStartMs !== undefined);
-  const coldReactions = cold.map((j) => Math.max(0, (j.delayMs as number) - (j.seenToStartMs as number)));
-  add(partFit('coldStart', cold.map((j) => j.workerStartMs as number), `${cold.length} jobs sent with no worker up: from /health first showing their worker (starting) to it running the job`, true));
-  if (cold.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
+  const leads = done.filter((j) => j.phase === 'cold' && j.seenToStartMs !== undefined);
+  const coldReactions = leads.map((j) => Math.max(0, (j.delayMs as number) - (j.seenToStartMs as number)));
+  const starts = obs.workerStartsMs;
+  add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${leads.length} idle gap(s)): from /health first showing each worker (starting) to it no longer starting`, true));
+  if (starts.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;

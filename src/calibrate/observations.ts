@@ -29,13 +29,7 @@ export interface JobSample {
   readonly executionMs: number | undefined;
   /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
   readonly poolBefore: PoolBefore;
-  /**
-   * Cold jobs: target ms from /health first showing the worker (starting) to it first showing
-   * it running (it took the job): the worker's start, read on /health alone, so that a slow
-   * client or network moves both ends alike.
-   */
-  readonly workerStartMs?: number | undefined;
-  /** Cold jobs: target ms from /health first showing the worker to /status first showing the job IN_PROGRESS. */
+  /** The first job of a cold batch: target ms from /health first showing a new worker to /status first showing the job IN_PROGRESS. */
   readonly seenToStartMs?: number | undefined;
 }
 
@@ -103,6 +97,12 @@ export interface Observations {
   readonly jobs: JobSample[];
   /** Target ms from a job's end to its worker's stop, seen on /health. */
   readonly idleTimeoutSamplesMs: number[];
+  /**
+   * Worker starts after an idle gap, target ms: from /health first showing a worker (starting)
+   * to it no longer starting, both ends read on /health, so that a slow client or network moves
+   * both alike (see StartTracker in phases.ts).
+   */
+  readonly workerStartsMs: number[];
   /** Workers still up after the quiet wait (active workers); undefined: not measured. */
   restWorkers: number | undefined;
   burst: BurstObservation | undefined;

@@ -8,7 +8,7 @@
 import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
-import { isTerminal } from '../spec/index.js';
+import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
 import type { BurstObservation, HealthPoint, PhaseOutcome } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
@@ -32,6 +32,8 @@ export interface ColdOptions {
   readonly floorWorkers: number;
   /** Real ms one idle gap may last before the phase gives up. */
   readonly maxIdleWaitMs: number;
+  /** Jobs sent at once after each idle gap: every worker they start is a cold-start sample. */
+  readonly batch: number;
 }
 
 /** The real instant the latest job ended on its worker: its answer, less half a round trip. */
@@ -40,16 +42,105 @@ function lastJobEndMs(ctx: PhaseContext): number | undefined {
   return last === undefined ? undefined : ctx.originMs + last.answeredAtMs - ctx.obs.rttRealMs / 2;
 }
 
+/** A change seen on /health: it happened between the poll before (`fromMs`) and the poll that showed it (`toMs`), real ms. */
+interface PollSpan {
+  readonly fromMs: number;
+  readonly toMs: number;
+}
+
+/** Workers up and ready (idle, running or unhealthy: no longer initializing or throttled). */
+const readyOf = (h: HealthRecord): number => h.workers.idle + h.workers.running + (h.workers.unhealthy ?? 0);
+
+/**
+ * Worker starts read from /health polls after an idle gap: each new worker is a start (seen in the
+ * span between two polls), each worker that became ready ends one. Starts that came in one span
+ * (a scaler starting a batch's workers on one decision) began together, so the ready spans give
+ * their durations whatever the order; starts spread over several spans are paired first in,
+ * first out (a fast start that overtakes a full one lends it its start; the sum is kept). A span
+ * in which a worker stopped ends the reading: later counts could hide a start behind a stop.
+ */
+export class StartTracker {
+  private readonly starts: PollSpan[] = [];
+  private readonly readies: PollSpan[] = [];
+  private stopped = false;
+
+  constructor(
+    private up: number,
+    private ready: number,
+  ) {}
+
+  /** One /health answer: `span` from the poll before to this one (real ms). */
+  observe(h: HealthRecord, span: PollSpan): void {
+    const up = workersUp(h);
+    const ready = readyOf(h);
+    if (!this.stopped) {
+      if (up < this.up || ready < this.ready) this.stopped = true;
+      else {
+        for (let i = this.up; i < up; i += 1) this.starts.push(span);
+        for (let i = this.ready; i < ready; i += 1) this.readies.push(span);
+      }
+    }
+    this.up = up;
+    this.ready = ready;
+  }
+
+  /** When the first new worker was seen, real ms (the middle of its span); undefined: none yet. */
+  get firstSeenMs(): number | undefined {
+    const s = this.starts[0];
+    return s === undefined ? undefined : (s.fromMs + s.toMs) / 2;
+  }
+
+  /** Workers seen starting and not yet seen ready (0 once a stop ended the reading). */
+  get pending(): number {
+    return this.stopped ? 0 : Math.max(0, this.starts.length - this.readies.length);
+  }
+
+  /** When the last worker was seen becoming ready, real ms (the middle of its span); undefined: none. */
+  get lastReadyMs(): number | undefined {
+    const r = this.readies.at(-1);
+    return r === undefined ? undefined : (r.fromMs + r.toMs) / 2;
+  }
+
+  /** Starts seen so far, and over how many distinct spans they came. */
+  get startCount(): number {
+    return this.starts.length;
+  }
+
+  get startSpans(): number {
+    return new Set(this.starts.map((s) => s.toMs)).size;
+  }
+
+  /**
+   * Each paired start's duration, real ms: middle to middle of the two spans; a worker that
+   * appeared ready (start and end in one span) took half that span.
+   */
+  durationsMs(): number[] {
+    const n = Math.min(this.starts.length, this.readies.length);
+    const out: number[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const a = this.starts[i] as PollSpan;
+      const b = this.readies[i] as PollSpan;
+      out.push(b.toMs > a.toMs ? (b.fromMs + b.toMs) / 2 - (a.fromMs + a.toMs) / 2 : (a.toMs - a.fromMs) / 2);
+    }
+    return out;
+  }
+}
+
 export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: ColdOptions): Promise<PhaseOutcome> {
   return runPhase(ctx, 'cold', async () => {
     let jobs = 0;
-    // The real instant the last /health showing the job running was taken: the job ended between
-    // it and its answer. Both ends of an idle sample are then read on /health, so a late answer
-    // (a slow client or network) does not move one end alone.
+    let staggered = 0;
+    // The real instant the last /health showing a job running was taken: the last job ended
+    // between it and its answer. Both ends of an idle sample are then read on /health, so a late
+    // answer (a slow client or network) does not move one end alone.
     let lastRunningMs: number | undefined;
-    for (let i = 0; i < count; i += 1) {
+    // A worker of the last batch that came up after the jobs had ended (a slow start the fast ones
+    // beat to every job) went idle when it came up: the last worker to go idle is the last to stop.
+    let lastIdleReadyMs: number | undefined;
+    while (jobs < count) {
       const answeredEndMs = lastJobEndMs(ctx);
-      const jobEndMs = answeredEndMs === undefined || lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
+      const lastEndMs = answeredEndMs === undefined || lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
+      const jobEndMs = lastEndMs === undefined ? undefined : Math.max(lastEndMs, lastIdleReadyMs ?? -Infinity);
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
       if (!rest.reached) {
         if (ctx.deadline.signal.aborted || rest.cutByDeadline) return { jobs, reason: `stopped: --max-duration of ${Math.round(ctx.deadline.maxDurationMs / 1000)} s reached while waiting for the workers to stop` };
@@ -61,45 +152,54 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       if (rest.droppedAtMs !== undefined && jobEndMs !== undefined && rest.droppedAtMs > jobEndMs) {
         ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - jobEndMs) * ctx.timeScale);
       }
-      const sub = await ctx.target.submit(cls.body);
-      jobs += 1;
-      // /health and /status side by side until the job ends: the worker seen starting, seen
-      // running (it took the job) and the job seen IN_PROGRESS are read on the same polls, so a
-      // slow client or network moves every mark alike. Each change happened between the last
-      // poll without it and the first with it.
-      let previousMs = sub.sentAtMs;
-      let seenAtMs: number | undefined;
-      let runningAtMs: number | undefined;
+      // The batch is sent at once (each job still passes the budget's counter): one scaling
+      // decision starts a worker for each, so their starts begin together.
+      const k = Math.min(o.batch, count - jobs);
+      const settled = await Promise.allSettled(Array.from({ length: k }, () => ctx.target.submit(cls.body)));
+      const subs = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      jobs += subs.length;
+      const lead = subs[0];
+      if (lead === undefined) throw (settled[0] as PromiseRejectedResult).reason;
+      // /health and every unfinished job's /status side by side until they end: workers seen
+      // starting and ready, and the first job seen IN_PROGRESS, are read on the same polls, so a
+      // slow client or network moves every mark alike. Each change happened between the last poll
+      // without it and the first with it.
+      const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health));
+      let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
       let startedAtMs: number | undefined;
-      let firstSeenGapMs: number | undefined;
+      const last = new Map<string, { record: JobRecord; answeredAtMs: number }>();
       lastRunningMs = undefined;
-      let last;
+      lastIdleReadyMs = undefined;
+      // After the jobs have ended, workers still starting are watched until they are up (a full
+      // start the fast ones beat to every job is a sample too), for at most one idle wait.
+      let jobsEndedAtMs: number | undefined;
       for (;;) {
-        const [h, st] = await Promise.all([ctx.target.health(), ctx.target.status(sub.id)]);
-        const at = (midOf(h) + midOf(st)) / 2;
-        const running = h.health.workers.running > 0;
-        if (running) lastRunningMs = at;
-        if (seenAtMs === undefined && workersUp(h.health) > o.floorWorkers) {
-          seenAtMs = (previousMs + at) / 2;
-          firstSeenGapMs = at - previousMs;
-        }
-        if (runningAtMs === undefined && running) runningAtMs = (previousMs + at) / 2;
-        if (startedAtMs === undefined && st.record.status !== 'IN_QUEUE') startedAtMs = (previousMs + at) / 2;
+        const open = subs.filter((x) => !isTerminal(last.get(x.id)?.record.status ?? 'IN_QUEUE'));
+        const [h, ...sts] = await Promise.all([ctx.target.health(), ...open.map((x) => ctx.target.status(x.id))]);
+        const at = [h, ...sts].reduce((a, x) => a + midOf(x), 0) / (sts.length + 1);
+        const pendingBefore = tracker.pending;
+        tracker.observe(h.health, { fromMs: previousMs, toMs: at });
+        if (h.health.workers.running > 0) lastRunningMs = at;
+        if (jobsEndedAtMs !== undefined && tracker.pending < pendingBefore) lastIdleReadyMs = tracker.lastReadyMs;
+        sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
+        const leadStatus = last.get(lead.id)?.record.status;
+        if (startedAtMs === undefined && leadStatus !== undefined && leadStatus !== 'IN_QUEUE') startedAtMs = (previousMs + at) / 2;
         previousMs = at;
-        last = st;
-        if (isTerminal(st.record.status)) break;
+        if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
+        if (jobsEndedAtMs !== undefined && (tracker.pending === 0 || at - jobsEndedAtMs > o.maxIdleWaitMs)) break;
         if (!(await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) throw ctx.deadline.signal.reason as Error;
       }
-      // Two changes first seen on the same poll happened within its interval: half of it each way.
-      const span = (from: number | undefined, to: number | undefined) => {
-        if (from === undefined || to === undefined) return undefined;
-        return (to > from ? to - from : (firstSeenGapMs ?? 0) / 2) * ctx.timeScale;
-      };
-      recordJob(ctx, 'cold', cls.id, { record: last.record, sentAtMs: sub.sentAtMs, answeredAtMs: last.answeredAtMs }, poolBefore(rest.last.health), {
-        startMs: span(seenAtMs, runningAtMs),
-        queuedToStartMs: span(seenAtMs, startedAtMs),
+      ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+      if (tracker.startSpans > 1) staggered += 1;
+      // The lead job's wait before its worker was seen is the scaler's reaction (inferScaler).
+      const seen = tracker.firstSeenMs;
+      const seenToStart = seen === undefined || startedAtMs === undefined ? undefined : Math.max(0, startedAtMs - seen) * ctx.timeScale;
+      subs.forEach((x, i) => {
+        const st = last.get(x.id) as { record: JobRecord; answeredAtMs: number };
+        recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health), i === 0 && seenToStart !== undefined ? { queuedToStartMs: seenToStart } : undefined);
       });
     }
+    if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
     return { jobs };
   });
 }

@@ -10,6 +10,8 @@ export interface PlanInput {
   /** Warm jobs per input class. */
   readonly warmJobs: number;
   readonly coldStarts: number;
+  /** Cold-start jobs sent at once after each idle gap (each worker they start is a sample). */
+  readonly coldBatch: number;
   readonly burstJobs: number;
   /** Streamed jobs per input class (the first tells whether the handler streams). */
   readonly streamJobs: number;
@@ -88,7 +90,9 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
   const lines = [
     `calibration plan for ${target}:`,
     `  warm      ${plan.warmJobs} job(s) per input class x ${plan.classes}, one at a time`,
-    `  cold      ${plan.coldStarts} job(s), each after the workers have stopped (an idle gap)`,
+    plan.coldBatch > 1
+      ? `  cold      ${plan.coldStarts} job(s), ${plan.coldBatch} at once after each idle gap (the workers stopped; ${Math.ceil(plan.coldStarts / plan.coldBatch)} gaps): each worker they start is a sample`
+      : `  cold      ${plan.coldStarts} job(s), each after the workers have stopped (an idle gap)`,
     `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout`,
     `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,
     `  budget    at most ${plan.totalJobs} jobs (--max-jobs ${plan.maxJobs}), at most ${s(plan.maxDurationMs)} (--max-duration)`,

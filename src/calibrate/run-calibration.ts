@@ -63,6 +63,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     rttRealMs: 0,
     jobs: [],
     idleTimeoutSamplesMs: [],
+    workerStartsMs: [],
     restWorkers: undefined,
     burst: undefined,
     streams: [],
@@ -85,7 +86,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     const idleS = o.given.idleTimeoutS;
     const maxIdleWaitMs = Math.max(MIN_IDLE_WAIT_MS, idleS === undefined ? 0 : (3 * idleS * 1000) / o.timeScale.value);
     if (p.warmJobs > 0) await warmPhase(ctx, o.classes, p.warmJobs);
-    if (p.coldStarts > 0 && !deadline.signal.aborted) await coldPhase(ctx, o.classes[0] as InputClass, p.coldStarts, { floorWorkers: o.given.workersMin ?? 0, maxIdleWaitMs });
+    if (p.coldStarts > 0 && !deadline.signal.aborted) await coldPhase(ctx, o.classes[0] as InputClass, p.coldStarts, { floorWorkers: o.given.workersMin ?? 0, maxIdleWaitMs, batch: p.coldBatch });
     if (p.burstJobs > 0 && !deadline.signal.aborted) await burstPhase(ctx, o.classes, p.burstJobs);
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
   } finally {

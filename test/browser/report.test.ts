@@ -179,7 +179,7 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
   }, 60_000);
 
   it('renders a calibration report: every fit drawn over its samples, the burst timeline, no requests', async () => {
-    const plan = { classes: 1, warmJobs: 30, coldStarts: 8, burstJobs: 6, streamJobs: 0, maxJobs: 44, maxDurationMs: 30_000, totalJobs: 44 };
+    const plan = { classes: 1, warmJobs: 30, coldStarts: 8, coldBatch: 2, burstJobs: 6, streamJobs: 0, maxJobs: 44, maxDurationMs: 30_000, totalJobs: 44 };
     const report = await calibrateFake(fakeDeployment(2, 3, 5), plan, { gpuTypeId: 'L4' });
     const file = path.join(OUT_DIR, 'calibration.html');
     await mkdir(OUT_DIR, { recursive: true });

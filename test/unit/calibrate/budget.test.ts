@@ -9,7 +9,7 @@ import { main, type CliIo } from '../../../src/cli/main.js';
 import { EXIT } from '../../../src/exit-codes.js';
 import { calibrateFake as calibrate, fakeDeployment } from './fake-deployment.js';
 
-const plan = (p: Partial<CalibrationPlan>): CalibrationPlan => ({ classes: 1, warmJobs: 0, coldStarts: 0, burstJobs: 0, streamJobs: 0, maxJobs: 10, maxDurationMs: 20_000, totalJobs: 0, ...p });
+const plan = (p: Partial<CalibrationPlan>): CalibrationPlan => ({ classes: 1, warmJobs: 0, coldStarts: 0, coldBatch: 1, burstJobs: 0, streamJobs: 0, maxJobs: 10, maxDurationMs: 20_000, totalJobs: 0, ...p });
 
 describe('the job budget', () => {
   it('JobBudget.take counts up to the budget and then throws without counting', () => {
@@ -50,6 +50,17 @@ describe('the job budget', () => {
     expect(r.idleTimeoutSamplesMs.length).toBe(2);
   });
 
+  it('cold jobs in batches: 5 cold starts 2 at once take 3 idle gaps, each worker seen starting is a sample, never a job more', async () => {
+    const d = fakeDeployment();
+    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 5, coldBatch: 2, maxJobs: 6 }));
+    expect(d.submitted()).toBe(6);
+    expect(r.phases.find((p) => p.phase === 'cold')).toMatchObject({ status: 'done', jobs: 5 });
+    expect(r.jobs.byPhase['cold']).toBe(5);
+    // The fake runs one worker: one start per gap, three gaps.
+    expect(r.fits.find((f) => f.part === 'coldStart')?.n).toBe(3);
+    expect(r.idleTimeoutSamplesMs.length).toBe(3);
+  });
+
   it('the deadline stops the run: an endpoint whose workers never stop ends the cold phase at --max-duration', async () => {
     const d = fakeDeployment(Infinity);
     const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 3, maxJobs: 10, maxDurationMs: 1_000 }));
@@ -61,12 +72,12 @@ describe('the job budget', () => {
 
 describe('the plan', () => {
   it('refuses more jobs than --max-jobs, naming the flags', () => {
-    expect(() => planCalibration({ classes: 2, warmJobs: 10, coldStarts: 5, burstJobs: 20, streamJobs: 3, maxJobs: 40, maxDurationMs: 60_000 })).toThrow(/needs 51 jobs.*--max-jobs 40.*--warm-jobs/);
-    expect(planCalibration({ classes: 2, warmJobs: 10, coldStarts: 5, burstJobs: 20, streamJobs: 3, maxJobs: 51, maxDurationMs: 60_000 }).totalJobs).toBe(51);
+    expect(() => planCalibration({ classes: 2, warmJobs: 10, coldStarts: 5, coldBatch: 1, burstJobs: 20, streamJobs: 3, maxJobs: 40, maxDurationMs: 60_000 })).toThrow(/needs 51 jobs.*--max-jobs 40.*--warm-jobs/);
+    expect(planCalibration({ classes: 2, warmJobs: 10, coldStarts: 5, coldBatch: 1, burstJobs: 20, streamJobs: 3, maxJobs: 51, maxDurationMs: 60_000 }).totalJobs).toBe(51);
   });
 
   it('bounds worker-seconds by every worker up for the whole run and an idle timeout, and prices them from the table', () => {
-    const p = planCalibration({ classes: 1, warmJobs: 1, coldStarts: 0, burstJobs: 0, streamJobs: 0, maxJobs: 1, maxDurationMs: 600_000 });
+    const p = planCalibration({ classes: 1, warmJobs: 1, coldStarts: 0, coldBatch: 1, burstJobs: 0, streamJobs: 0, maxJobs: 1, maxDurationMs: 600_000 });
     const c = estimateCost(p, { workersMax: { value: 3, source: 'given' }, idleTimeoutS: { value: 60, source: 'given' }, gpuTypeId: '4090 PRO', gpuCount: 2, pricePerS: undefined });
     // (3 + 2 spike workers) x (600 + 60) s
     expect(c.workerSecondsAtMost).toBe(3_300);

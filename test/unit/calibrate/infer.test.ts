@@ -25,7 +25,7 @@ const job = (o: Partial<JobSample>): JobSample => ({
 });
 
 function observations(jobs: JobSample[], extra: Partial<Observations> = {}): Observations {
-  return { timeScale: 1, rttRealMs: 10, jobs, idleTimeoutSamplesMs: [], restWorkers: undefined, burst: undefined, streams: [], nonStreamingClasses: [], phases: [], notes: [], ...extra };
+  return { timeScale: 1, rttRealMs: 10, jobs, idleTimeoutSamplesMs: [], workerStartsMs: [], restWorkers: undefined, burst: undefined, streams: [], nonStreamingClasses: [], phases: [], notes: [], ...extra };
 }
 
 const burst = (o: Partial<BurstObservation>): BurstObservation => ({
@@ -79,10 +79,11 @@ describe('inferDeployment', () => {
   const warm = Array.from({ length: 12 }, (_, i) => job({ delayMs: 50 + i, executionMs: 1_000 + 100 * i, e2eMs: 50 + i + 1_000 + 100 * i + 10 + 300 }));
   // Cold jobs: a 1.9 s reaction, cold starts of 8 s and so on, a 55 ms dispatch; /health saw the
   // worker start in `c`, and the job start c + 55 ms after the worker's first sight.
-  const cold = [8_000, 8_400, 7_800].map((c) => job({ phase: 'cold', poolBefore: 'cold', delayMs: 1_900 + c + 55, executionMs: 1_500, workerStartMs: c, seenToStartMs: c + 55 }));
+  const starts = [8_000, 8_400, 7_800];
+  const cold = starts.map((c) => job({ phase: 'cold', poolBefore: 'cold', delayMs: 1_900 + c + 55, executionMs: 1_500, seenToStartMs: c + 55 }));
 
   it('takes the timing fields apart: dispatch from warm delays, overhead net of the round trip, the cold start and the reaction from /health and /status', () => {
-    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200, 29_900, 30_400], restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200, 29_900, 30_400], workerStartsMs: starts, restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
     const samples = (part: string) => r.fits.find((f) => f.part === part)?.samplesMs;
     expect(samples('dispatch')).toEqual(warm.map((j) => j.delayMs));
     expect(samples('overhead')?.every((o) => Math.abs(o - 300) < 1e-9)).toBe(true);
@@ -96,7 +97,7 @@ describe('inferDeployment', () => {
   });
 
   it('notes each fit its samples place loosely, naming the flag that adds samples and how many for ±5%', () => {
-    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200], restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200], workerStartsMs: starts, restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
     // Execution spreads 1.0-2.1 s over 15 jobs: its median is known to about ±18%.
     const exec = r.fits.find((f) => f.part === 'execution');
     expect(exec?.precision.medianRelative).toBeGreaterThan(0.05);

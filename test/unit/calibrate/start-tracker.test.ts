@@ -1,0 +1,67 @@
+// Worker starts read off /health polls after an idle gap: starts begun on one scaling decision
+// give each worker's duration whatever order they end in; starts spread over several polls are
+// paired first in, first out; a worker that stops ends the reading.
+import { describe, expect, it } from 'vitest';
+import { StartTracker } from '../../../src/calibrate/phases.js';
+import type { HealthRecord } from '../../../src/spec/index.js';
+
+const health = (initializing: number, running: number, idle = 0): HealthRecord => ({
+  jobs: { completed: 0, failed: 0, inProgress: running, inQueue: 0, retried: 0 },
+  workers: { idle, running, initializing },
+});
+
+/** Feed `polls` 10 real ms apart, from a pool at rest (nothing up) at 0 ms. */
+function track(polls: readonly HealthRecord[]): StartTracker {
+  const t = new StartTracker(0, 0);
+  polls.forEach((h, i) => t.observe(h, { fromMs: i * 10, toMs: (i + 1) * 10 }));
+  return t;
+}
+
+describe('StartTracker', () => {
+  it('three workers started on one decision: each duration from the common start, a full start ending last', () => {
+    const t = track([health(3, 0), health(2, 1), health(2, 1), health(0, 3)]);
+    expect(t.startCount).toBe(3);
+    expect(t.startSpans).toBe(1);
+    expect(t.firstSeenMs).toBe(5);
+    // Starts in (0, 10), mid 5; ready in (10, 20) once and (30, 40) twice.
+    expect(t.durationsMs()).toEqual([10, 30, 30]);
+  });
+
+  it('counts the workers still starting, and when the last one came up', () => {
+    const t = track([health(3, 0), health(2, 1)]);
+    expect(t.pending).toBe(2);
+    expect(t.lastReadyMs).toBe(15);
+    t.observe(health(0, 1, 2), { fromMs: 20, toMs: 30 });
+    expect(t.pending).toBe(0);
+    expect(t.lastReadyMs).toBe(25);
+  });
+
+  it('starts over two polls are paired first in, first out: the sum of the durations is kept', () => {
+    // One start in (0, 10); a second in (10, 20) that is fast and ends in (20, 30); the first ends in (40, 50).
+    const t = track([health(1, 0), health(2, 0), health(1, 1), health(1, 1), health(0, 2)]);
+    expect(t.startSpans).toBe(2);
+    const d = t.durationsMs();
+    expect(d).toEqual([20, 30]);
+    // True durations 40 (5 -> 45) and 10 (15 -> 25): the same sum.
+    expect(d.reduce((a, b) => a + b, 0)).toBe(50);
+  });
+
+  it('a worker that appeared already running took half the span it appeared in', () => {
+    const t = track([health(0, 1)]);
+    expect(t.durationsMs()).toEqual([5]);
+  });
+
+  it('a worker that stops ends the reading: no start is read after it', () => {
+    // Two start, one is ready in (10, 20) and stops in (20, 30); a new start then could hide behind it.
+    const t = track([health(2, 0), health(1, 1), health(1, 0), health(1, 1), health(0, 2)]);
+    expect(t.startCount).toBe(2);
+    expect(t.durationsMs()).toEqual([10]);
+  });
+
+  it('workers left over from before (the floor) are not starts', () => {
+    const t = new StartTracker(1, 1);
+    t.observe(health(1, 0, 1), { fromMs: 0, toMs: 10 });
+    t.observe(health(0, 1, 1), { fromMs: 10, toMs: 20 });
+    expect(t.durationsMs()).toEqual([10]);
+  });
+});
