@@ -63,6 +63,8 @@ export class StartTracker {
   private readonly starts: PollSpan[] = [];
   private readonly readies: PollSpan[] = [];
   private stopped = false;
+  /** Some /health answer carried an initializing count: starting workers are told from ready ones. */
+  private sawStartingCount = false;
 
   constructor(
     private up: number,
@@ -73,6 +75,7 @@ export class StartTracker {
   observe(h: HealthRecord, span: PollSpan): void {
     const up = workersUp(h);
     const ready = readyOf(h);
+    if (h.workers.initializing !== undefined || h.workers.throttled !== undefined) this.sawStartingCount = true;
     if (!this.stopped) {
       if (up < this.up || ready < this.ready) this.stopped = true;
       else {
@@ -88,6 +91,24 @@ export class StartTracker {
   get firstSeenMs(): number | undefined {
     const s = this.starts[0];
     return s === undefined ? undefined : (s.fromMs + s.toMs) / 2;
+  }
+
+  /** The span the first new worker was seen in. */
+  get firstStart(): PollSpan | undefined {
+    return this.starts[0];
+  }
+
+  /** A worker stopped while watched (the reading ended there). */
+  get stopSeen(): boolean {
+    return this.stopped;
+  }
+
+  /**
+   * Whether starts can be timed: /health said how many workers were starting. Without that count
+   * a new worker shows up ready, and every start would read as half a poll.
+   */
+  get timesStarts(): boolean {
+    return this.sawStartingCount;
   }
 
   /** Workers seen starting and not yet seen ready (0 once a stop ended the reading). */
@@ -130,17 +151,14 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
   return runPhase(ctx, 'cold', async () => {
     let jobs = 0;
     let staggered = 0;
-    // The real instant the last /health showing a job running was taken: the last job ended
-    // between it and its answer. Both ends of an idle sample are then read on /health, so a late
-    // answer (a slow client or network) does not move one end alone.
-    let lastRunningMs: number | undefined;
-    // A worker of the last batch that came up after the jobs had ended (a slow start the fast ones
-    // beat to every job) went idle when it came up: the last worker to go idle is the last to stop.
-    let lastIdleReadyMs: number | undefined;
+    let untimed = false;
+    // The real instant the last job before this gap ended: the warm phase's last one at first,
+    // then the previous batch's last (the later of its last answer, less half a round trip, and
+    // the last /health showing a job running), or the instant its last worker came up when that
+    // was later (a slow start the fast ones beat to every job went idle when it came up): the
+    // last worker to go idle is the last to stop. Undefined: not known (no idle sample then).
+    let lastIdleFromMs = lastJobEndMs(ctx);
     while (jobs < count) {
-      const answeredEndMs = lastJobEndMs(ctx);
-      const lastEndMs = answeredEndMs === undefined || lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
-      const jobEndMs = lastEndMs === undefined ? undefined : Math.max(lastEndMs, lastIdleReadyMs ?? -Infinity);
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
       if (!rest.reached) {
         if (ctx.deadline.signal.aborted || rest.cutByDeadline) return { jobs, reason: `stopped: --max-duration of ${Math.round(ctx.deadline.maxDurationMs / 1000)} s reached while waiting for the workers to stop` };
@@ -149,27 +167,29 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         return jobs === 0 ? { jobs, reason, skipped: true } : { jobs, reason };
       }
       ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
-      if (rest.droppedAtMs !== undefined && jobEndMs !== undefined && rest.droppedAtMs > jobEndMs) {
-        ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - jobEndMs) * ctx.timeScale);
+      if (rest.droppedAtMs !== undefined && lastIdleFromMs !== undefined && rest.droppedAtMs > lastIdleFromMs) {
+        ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
       }
       // The batch is sent at once (each job still passes the budget's counter): one scaling
-      // decision starts a worker for each, so their starts begin together.
-      const k = Math.min(o.batch, count - jobs);
+      // decision starts a worker for each, so their starts begin together. Never more than the
+      // budget has left (at least one: a spent budget then says so).
+      const k = Math.max(1, Math.min(o.batch, count - jobs, ctx.target.budget.left));
       const settled = await Promise.allSettled(Array.from({ length: k }, () => ctx.target.submit(cls.body)));
       const subs = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       jobs += subs.length;
       const lead = subs[0];
-      if (lead === undefined) throw (settled[0] as PromiseRejectedResult).reason;
+      if (lead === undefined) throw (refused as PromiseRejectedResult).reason;
       // /health and every unfinished job's /status side by side until they end: workers seen
       // starting and ready, and the first job seen IN_PROGRESS, are read on the same polls, so a
       // slow client or network moves every mark alike. Each change happened between the last poll
       // without it and the first with it.
       const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health));
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
-      let startedAtMs: number | undefined;
+      let leadStart: PollSpan | undefined;
+      let lastRunningMs: number | undefined;
+      let lateReadyMs: number | undefined;
       const last = new Map<string, { record: JobRecord; answeredAtMs: number }>();
-      lastRunningMs = undefined;
-      lastIdleReadyMs = undefined;
       // After the jobs have ended, workers still starting are watched until they are up (a full
       // start the fast ones beat to every job is a sample too), for at most one idle wait.
       let jobsEndedAtMs: number | undefined;
@@ -180,26 +200,40 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         const pendingBefore = tracker.pending;
         tracker.observe(h.health, { fromMs: previousMs, toMs: at });
         if (h.health.workers.running > 0) lastRunningMs = at;
-        if (jobsEndedAtMs !== undefined && tracker.pending < pendingBefore) lastIdleReadyMs = tracker.lastReadyMs;
+        if (jobsEndedAtMs !== undefined && tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
         const leadStatus = last.get(lead.id)?.record.status;
-        if (startedAtMs === undefined && leadStatus !== undefined && leadStatus !== 'IN_QUEUE') startedAtMs = (previousMs + at) / 2;
+        if (leadStart === undefined && leadStatus !== undefined && leadStatus !== 'IN_QUEUE') leadStart = { fromMs: previousMs, toMs: at };
         previousMs = at;
         if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
         if (jobsEndedAtMs !== undefined && (tracker.pending === 0 || at - jobsEndedAtMs > o.maxIdleWaitMs)) break;
-        if (!(await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) throw ctx.deadline.signal.reason as Error;
+        if (!(await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) {
+          // At the deadline the batch's jobs, once ended, are still recorded.
+          if (jobsEndedAtMs !== undefined) break;
+          throw ctx.deadline.signal.reason as Error;
+        }
       }
-      ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+      if (tracker.timesStarts) ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+      else untimed = true;
       if (tracker.startSpans > 1) staggered += 1;
-      // The lead job's wait before its worker was seen is the scaler's reaction (inferScaler).
-      const seen = tracker.firstSeenMs;
-      const seenToStart = seen === undefined || startedAtMs === undefined ? undefined : Math.max(0, startedAtMs - seen) * ctx.timeScale;
+      // Where the batch's last worker went idle; unknown when a worker was still starting at the
+      // end of the watch, or one stopped during it (the next gap then gives no idle sample).
+      const answeredEndMs = Math.max(...subs.map((x) => (last.get(x.id) as { answeredAtMs: number }).answeredAtMs)) - ctx.obs.rttRealMs / 2;
+      const endMs = lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
+      lastIdleFromMs = tracker.pending > 0 || tracker.stopSeen ? undefined : Math.max(endMs, lateReadyMs ?? -Infinity);
+      // The lead job's wait before its worker was seen is the scaler's reaction (inferScaler): from
+      // the first new worker's span to the span the lead was first seen started; one span, half of it.
+      const seen = tracker.firstStart;
+      const seenToStart =
+        seen === undefined || leadStart === undefined ? undefined : (leadStart.toMs > seen.toMs ? (leadStart.fromMs + leadStart.toMs) / 2 - (seen.fromMs + seen.toMs) / 2 : (seen.toMs - seen.fromMs) / 2) * ctx.timeScale;
       subs.forEach((x, i) => {
         const st = last.get(x.id) as { record: JobRecord; answeredAtMs: number };
         recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health), i === 0 && seenToStart !== undefined ? { queuedToStartMs: seenToStart } : undefined);
       });
+      if (refused !== undefined) return { jobs, reason: stopReason(ctx, refused.reason) };
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
+    if (untimed) ctx.obs.notes.push('/health reports no initializing (or throttled) count: a starting worker is not told from a ready one, so worker starts were not timed (no cold-start samples)');
     return { jobs };
   });
 }

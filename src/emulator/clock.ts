@@ -249,11 +249,16 @@ abstract class HeapClock implements Clock {
    */
   protected firingDueMs: number | undefined = undefined;
 
-  /** Fire every timer due at or before `nowMs`, in due order. Timers added while firing run too if due. */
-  protected fireDue(nowMs: number): void {
-    for (;;) {
+  /**
+   * Fire every timer due at or before `nowMs`, in due order. Timers added while firing run too if
+   * due, up to `maxCallbacks` in all: then false, and the caller yields to I/O before the rest (a
+   * chain of timers due at once, such as zero gaps, must not hold the process).
+   */
+  protected fireDue(nowMs: number, maxCallbacks = Infinity): boolean {
+    for (let fired = 0; ; fired += 1) {
       const top = this.heap.peek();
-      if (top === undefined || top.dueAtMs > nowMs) break;
+      if (top === undefined || top.dueAtMs > nowMs) return true;
+      if (fired >= maxCallbacks) return false;
       this.heap.pop();
       top.cancelled = true;
       this.firingDueMs = top.dueAtMs;
@@ -281,6 +286,9 @@ abstract class HeapClock implements Clock {
     this.rearm();
   }
 }
+
+/** Timer callbacks one host turn of the scaled clock runs at most before it yields to I/O. */
+const MAX_CALLBACKS_PER_TURN = 10_000;
 
 /**
  * Real-time clock running `scale` times faster than the host clock. Emulated time starts
@@ -323,7 +331,11 @@ export class ScaledClock extends HeapClock {
     return this.answeredMs;
   }
 
-  /** What `fn` defers runs at its caller's event time (the microtask reads now() as its timer's due time). */
+  /**
+   * What a timer callback defers runs as a microtask once the batch of due timers has fired,
+   * reading now() as its caller's due time or the latest time answered since, whichever is later
+   * (the emulator's deferred steps compute absolute due times, so either reading gives the same).
+   */
   override defer<T>(fn: (arg: T) => void, arg: T): void {
     const due = this.firingDueMs;
     if (due === undefined) {
@@ -361,7 +373,9 @@ export class ScaledClock extends HeapClock {
   private onHostTimer(): void {
     this.hostTimer = undefined;
     this.armedFor = Infinity;
-    this.fireDue(this.hostNow());
+    // A callback's timers are due from its due time, so an overdue chain catches up within one
+    // turn; a turn is bounded so that requests are still served (the rest fires a ms later).
+    this.fireDue(this.hostNow(), MAX_CALLBACKS_PER_TURN);
     this.rearm();
   }
 }

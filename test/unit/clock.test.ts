@@ -128,6 +128,26 @@ describe('ScaledClock', () => {
     clock.dispose();
   });
 
+  it('a chain of timers due at once yields to I/O: a host callback runs before 50,000 zero-delay links end', async () => {
+    const clock = new ScaledClock(10, 0);
+    let links = 0;
+    let linksWhenHostRan = -1;
+    await new Promise<void>((resolve) => {
+      const link = () => {
+        links += 1;
+        // Queued by the first link: it runs at the host's next check phase.
+        if (links === 1) setImmediate(() => (linksWhenHostRan = links));
+        if (links < 50_000) clock.setTimer(0, link);
+        else resolve();
+      };
+      clock.setTimer(0, link);
+    });
+    expect(links).toBe(50_000);
+    expect(linksWhenHostRan).toBeGreaterThan(0);
+    expect(linksWhenHostRan).toBeLessThan(50_000);
+    clock.dispose();
+  });
+
   it('refuses a non-positive scale', () => {
     expect(() => new ScaledClock(0)).toThrow(RangeError);
   });

@@ -34,6 +34,9 @@ export interface TimedRunContext {
   runTimer: TimerHandle | undefined;
 }
 
+/** The least time between two modelled chunks, ms. */
+const MIN_CHUNK_GAP_MS = 1;
+
 const PLAIN_OUTCOME: HandlerOutcome = Object.freeze({ kind: 'output', output: DEFAULT_MOCK_RETURN, refresh: false });
 
 /** A streaming run between its steps. */
@@ -76,7 +79,9 @@ export class TimedExecution {
     s.chunks.push(c);
     s.ctx.emit(c);
     this.onTokens(c.tokens);
-    const gapMs = this.timing.chunkGapMs();
+    // A gap of 0 (a constant or an empirical model may draw one) would never reach the end of the
+    // execution: chunks are at least 1 ms apart.
+    const gapMs = Math.max(MIN_CHUNK_GAP_MS, this.timing.chunkGapMs());
     if (s.elapsedMs + gapMs <= s.executionMs) {
       s.elapsedMs += gapMs;
       s.ctx.runTimer = s.ctx.clock.setTimerFor(gapMs, this.onChunkDue, s);

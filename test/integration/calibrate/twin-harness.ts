@@ -92,11 +92,15 @@ export async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await readFile(file, 'utf8')) as T;
 }
 
+/** Jobs the test's calibration plan sends at most. */
+export const TEST_PLAN_JOBS = 65;
+
 /**
- * The test's calibration plan: 24 warm, 10 cold, 16 burst and 1 stream job (the handler does
- * not stream: one job says so); bench/twin-fidelity.ts --plan test runs it too.
+ * The test's calibration plan: 24 warm, 24 cold in batches of 4 (six idle gaps, a cold-start
+ * sample per worker: about 23), 16 burst and 1 stream job (the handler does not stream: one job
+ * says so); bench/twin-fidelity.ts --plan test runs it too.
  */
-export const TEST_PLAN: readonly string[] = ['--warm-jobs', '24', '--cold-starts', '10', '--burst-jobs', '16', '--stream-jobs', '1', '--max-jobs', '51'];
+export const TEST_PLAN: readonly string[] = ['--warm-jobs', '24', '--cold-starts', '24', '--cold-batch', '4', '--burst-jobs', '16', '--stream-jobs', '1', '--max-jobs', String(TEST_PLAN_JOBS)];
 
 export interface Segment {
   /** Emulated ms the segment lasts. */

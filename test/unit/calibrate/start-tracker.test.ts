@@ -56,6 +56,15 @@ describe('StartTracker', () => {
     const t = track([health(2, 0), health(1, 1), health(1, 0), health(1, 1), health(0, 2)]);
     expect(t.startCount).toBe(2);
     expect(t.durationsMs()).toEqual([10]);
+    expect(t.stopSeen).toBe(true);
+    expect(t.pending).toBe(0);
+  });
+
+  it('a /health without an initializing count cannot time starts, and says so', () => {
+    const t = new StartTracker(0, 0);
+    t.observe({ jobs: { completed: 0, failed: 0, inProgress: 1, inQueue: 0, retried: 0 }, workers: { idle: 0, running: 1 } }, { fromMs: 0, toMs: 10 });
+    expect(t.timesStarts).toBe(false);
+    expect(track([health(1, 0)]).timesStarts).toBe(true);
   });
 
   it('workers left over from before (the floor) are not starts', () => {
