@@ -14,7 +14,7 @@
 // --truth-seeds runs the whole proof once per ground-truth seed (another calibration sample each)
 // and ends with the largest error per figure over them.
 // Needs `npm run build` first.
-// Run: npx tsx bench/twin-fidelity.ts [--time-scale 60|1] [--repeat 3] [--plan full|large|test] [--truth-seeds 42,43,44]
+// Run: npx tsx bench/twin-fidelity.ts [--time-scale 60|1] [--repeat 3] [--plan full|large|single|test] [--truth-seeds 42,43,44]
 // (--plan test: the integration test's smaller calibration plan, to see what its figures hang on.)
 // At --time-scale 1 it runs in real time: about 45 minutes with the default plan and --repeat 1.
 import { existsSync } from 'node:fs';
@@ -47,9 +47,11 @@ if (!(scale > 0) || !(repeat >= 1)) throw new Error('--time-scale must be > 0 an
 const truthSeeds = values['truth-seeds'].split(',').map(Number);
 if (truthSeeds.length === 0 || truthSeeds.some((x) => !Number.isInteger(x) || x < 0)) throw new Error('--truth-seeds must be whole numbers, comma-separated');
 const PLANS: Readonly<Record<string, readonly string[]>> = {
-  full: ['--warm-jobs', '60', '--cold-starts', '20', '--burst-jobs', '30', '--stream-jobs', '1', '--max-jobs', '111'],
-  // About what the report asks for a median within ±5% (sigma 0.35: 198) and a fast share within ±0.2 (60 for ±0.13).
-  large: ['--warm-jobs', '200', '--cold-starts', '60', '--burst-jobs', '40', '--stream-jobs', '1', '--max-jobs', '301'],
+  full: ['--warm-jobs', '60', '--cold-starts', '60', '--cold-batch', '4', '--burst-jobs', '30', '--stream-jobs', '1', '--max-jobs', '151'],
+  // About what the report asks for a median within ±5% (sigma 0.35: 198) and a fast share within ±0.1 (92).
+  large: ['--warm-jobs', '200', '--cold-starts', '120', '--cold-batch', '4', '--burst-jobs', '40', '--stream-jobs', '1', '--max-jobs', '361'],
+  // The plan before cold batches (one cold start per idle gap), for comparison.
+  single: ['--warm-jobs', '60', '--cold-starts', '20', '--burst-jobs', '30', '--stream-jobs', '1', '--max-jobs', '111'],
   test: TEST_PLAN,
 };
 const planArgs: readonly string[] | undefined = PLANS[values.plan];

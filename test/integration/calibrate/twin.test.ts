@@ -22,30 +22,29 @@ const SCALE = 60;
 /**
  * Tolerances, relative to the ground truth. Both emulators draw from the same seeded streams
  * (common random numbers: the twin's written seed is given to the ground truth), so the draws of
- * the ~71 jobs are shared and what is left is the twin's model error. The issue's bar (10%) is
- * for the bench's fuller calibration (bench/twin-fidelity.ts, at time scale 1 too); this test
- * calibrates on a smaller sample at time scale 60, and both widen the error, always upward here:
- *  - the sample: 10 cold starts place the fast-start share p with a standard error of 0.15
- *    (seed 42's first ten give 0.5 for 0.6: more 40 s starts), the execution median from 51
- *    samples has one of 0.35/sqrt(51) = 4.9%; near the pool's capacity a queue multiplies these
- *    (one worker's 40 s start or 2% more work moves delayTime's median by 10-20%);
- *  - the host: each emulator timer fires 1 to 10 ms late on a busy 2-core machine, 60 to 600
- *    emulated ms at this scale, which the calibration measures into dispatch (+10%), execution
- *    (+2-6%) and overhead, and the twin then adds again (none of it at time scale 1).
- * Measured on this machine at a load average of 6-8 (five runs): e2e p50/p90 6-10%, p99 10-13%,
- * delayTime p50/p90 9-14%, p99 7-11%, worker-seconds 1-5%, cold starts 0 or 1 apart; the ground
- * truth against itself on the same seed (bench --plan test, column replay): under 5%.
- *  - p50 and p90 of e2e and delayTime: 20%; p99: 25% (of ~71 jobs, the two largest decide it).
- *  - cold starts: 10% or 1 (about 12 in a run); peak workers: exact or 1 below (4 at most);
- *    worker-seconds: 10% (the idle timeout, measured to the second, and execution decide it).
+ * the ~70 jobs are shared and what is left is the twin's model error, which has two sources:
+ *  - the sample: the calibration fits the ground truth's own draws, and recovers them (the
+ *    execution fit's median is the geometric mean of the draws its jobs got, to the ms); what
+ *    those draws say of the model is the sampling error the calibration report states per fit.
+ *    This plan's 24 cold-start jobs in batches of 4 give ~23 worker starts, of which seed 42's
+ *    hold 61% fast (the model: 60%), and 65 execution samples at +1.9%;
+ *  - the host: emulator timers fire 1-10 ms late on a busy 2-core machine (60-600 emulated ms
+ *    here), but the clock's event time keeps them out of the modelled durations and the timing
+ *    fields; what is left is when an answer leaves, and the /health poll spans (5 ms, 300
+ *    emulated ms) on which cold starts and the idle timeout are read.
+ * Measured (bench --plan test --truth-seeds 42,42,42, quiet host; one run inside the whole suite):
+ * e2e p50/p90/p99 at most 3.2/3.3/2.1%, delayTime 6.3/3.0/1.9%, worker-seconds 1.4%, cold starts
+ * and peak workers equal; the ground truth against itself on the same seed: under 2%.
+ *  - e2e and delayTime p50/p90/p99 and worker-seconds: the issue's bar, 10%;
+ *  - cold starts: 10% or 1 (about 12 in a run); peak workers: exact or 1 below (4 at most).
  */
 const TOLERANCE: Readonly<Record<string, number>> = {
-  'e2e p50': 0.2,
-  'e2e p90': 0.2,
-  'e2e p99': 0.25,
-  'delay p50': 0.2,
-  'delay p90': 0.2,
-  'delay p99': 0.25,
+  'e2e p50': 0.1,
+  'e2e p90': 0.1,
+  'e2e p99': 0.1,
+  'delay p50': 0.1,
+  'delay p90': 0.1,
+  'delay p99': 0.1,
   'worker-seconds': 0.1,
 };
 
@@ -53,29 +52,22 @@ const TOLERANCE: Readonly<Record<string, number>> = {
  * The simulated comparison: the ground truth's config and the written one, each with its own
  * scaling settings, on 200 identical simulated hours (SIMULATED_PLAN). Its own noise is under 1%
  * (the ground truth against itself on other timing seeds), so what it shows is the calibration's
- * error. The issue's bar, 10%, holds for cold starts, peak workers and worker-seconds (measured
- * 0-2%). The latency quantiles are wider, for reasons measured by swapping one fitted part at a
- * time into the ground truth's config:
- *  - the sample: this plan's 10 cold starts are the ground truth's draws, each measured within
- *    0.1-0.3 s, but seed 42's first ten hold 5 fast starts of median 2.7 s (the model: 60% of
- *    3 s): alone, delayTime p50 +16%, e2e p50 +7%;
- *  - the host: at time scale 60 a timer 5 ms late is 300 emulated ms, which the calibration
- *    measures into dispatch (+10-20%), execution (+1-4%) and overhead (x1.5-3);
- *  - the traffic: the busiest stretch keeps 3.1 of 4 workers busy, where a queue multiplies
- *    these (execution +3% alone moves delayTime p50 by +12%).
- * Measured (three calibrations at time scale 60, one at 10, on a 2-core host at a load of 5-6):
- * e2e p50/p90/p99 15-22/13-18/10-18%, delayTime p50/p90/p99 31-41/17-23/12-22%, every one above the
- * ground truth (one more run that misread the scaler's 3 s as 4: up to 36% and 67%).
- * Tolerances: e2e 30%, delayTime p50 55%, p90 and p99 35%; the rest the issue's 10%.
+ * error: the sample's alone (above), which a pool near capacity multiplies in queue waits
+ * (measured by swapping one fitted part into the ground truth: execution +2.3% moves delayTime
+ * p50 by +6.8%, a fast share 6.7 points low by +12%). This plan on seed 42 (three runs): e2e
+ * p50/p90/p99 at most 3.9/2.7/5.3%, delayTime 5.3/2.5/6.8%, cold starts, peak workers and
+ * worker-seconds under 2%. Tolerances: latency 15% (the fast start's median moves by up to 8%
+ * between runs, read on poll spans of starts paired first in, first out), the rest the issue's 10%.
+ * Another seed's sample is further off (bench --truth-seeds: the README's figures).
  */
 const SIMULATED_TOLERANCE_DEFAULT = 0.1;
 const SIMULATED_TOLERANCE: Readonly<Record<string, number>> = {
-  'e2e p50': 0.3,
-  'e2e p90': 0.3,
-  'e2e p99': 0.3,
-  'delay p50': 0.55,
-  'delay p90': 0.35,
-  'delay p99': 0.35,
+  'e2e p50': 0.15,
+  'e2e p90': 0.15,
+  'e2e p99': 0.15,
+  'delay p50': 0.15,
+  'delay p90': 0.15,
+  'delay p99': 0.15,
 };
 
 /** The config the first test's calibration wrote (the simulated comparison's twin). */
@@ -127,6 +119,10 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     expect(setting('workersMin')).toMatchObject({ value: 0, source: 'measured' });
     const cold = report.fits.find((f) => f.part === 'coldStart');
     expect(cold?.dist.kind, cal.out).toBe('mixture');
+    // 24 cold-start jobs, 4 at once on a 4-worker pool: a sample per worker started (23 measured;
+    // a batch's reading ends where a worker stops while another still starts).
+    expect(cold?.n, cal.out).toBeGreaterThanOrEqual(18);
+    expect(cold?.precision.share, cal.out).toBeDefined();
 
     // The file is served as is; the HTML draws one CDF chart per fit.
     const twinConfig = await readJson<Record<string, unknown>>(path.join(out, 'emulator.json'));
