@@ -314,7 +314,16 @@ const Z95 = 1.959964;
 /** ln(1.05): a median within ±5%. */
 const LN_FIVE_PERCENT = Math.log(1.05);
 
-const forFivePercent = (sigma: number): number => Math.max(1, Math.ceil(((Z95 * sigma) / LN_FIVE_PERCENT) ** 2));
+/**
+ * The fewest samples whose interval of the median (t(n-1) sigma / sqrt(n-1) in ln x, as
+ * lognormalInterval takes it) is within ±5%: from the normal's count up.
+ */
+function forFivePercent(sigma: number): number {
+  if (!(sigma > 0)) return 1;
+  let n = Math.max(2, Math.ceil(((Z95 * sigma) / LN_FIVE_PERCENT) ** 2));
+  while ((t975(n - 1) * sigma) / Math.sqrt(n - 1) > LN_FIVE_PERCENT) n += 1;
+  return n;
+}
 
 /** Wilson's 95% interval of a share `p` of `n` draws. */
 export function wilson95(p: number, n: number): { low: number; high: number } {
