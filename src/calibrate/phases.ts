@@ -158,6 +158,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     // was later (a slow start the fast ones beat to every job went idle when it came up): the
     // last worker to go idle is the last to stop. Undefined: not known (no idle sample then).
     let lastIdleFromMs = lastJobEndMs(ctx);
+    // A batch that started fewer workers than it had jobs (workersMax, a REQUEST_COUNT value over
+    // 1, several jobs per worker) says how many one decision starts: later batches send that many.
+    let batch = o.batch;
+    let narrowed: { from: number; to: number } | undefined;
     while (jobs < count) {
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
       if (!rest.reached) {
@@ -173,7 +177,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // The batch is sent at once (each job still passes the budget's counter): one scaling
       // decision starts a worker for each, so their starts begin together. Never more than the
       // budget has left (at least one: a spent budget then says so).
-      const k = Math.max(1, Math.min(o.batch, count - jobs, ctx.target.budget.left));
+      const k = Math.max(1, Math.min(batch, count - jobs, ctx.target.budget.left));
       const settled = await Promise.allSettled(Array.from({ length: k }, () => ctx.target.submit(cls.body)));
       const subs = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -216,6 +220,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       if (tracker.timesStarts) ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
       else untimed = true;
       if (tracker.startSpans > 1) staggered += 1;
+      if (!tracker.stopSeen && tracker.startCount > 0 && tracker.startCount < subs.length && tracker.startCount < batch) {
+        narrowed = { from: narrowed?.from ?? batch, to: tracker.startCount };
+        batch = tracker.startCount;
+      }
       // Where the batch's last worker went idle; unknown when a worker was still starting at the
       // end of the watch, or one stopped during it (the next gap then gives no idle sample).
       const answeredEndMs = Math.max(...subs.map((x) => (last.get(x.id) as { answeredAtMs: number }).answeredAtMs)) - ctx.obs.rttRealMs / 2;
@@ -233,6 +241,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       if (refused !== undefined) return { jobs, reason: stopReason(ctx, refused.reason) };
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
+    if (narrowed !== undefined) ctx.obs.notes.push(`a cold batch of ${narrowed.from} jobs started only ${narrowed.to} worker(s) at once (workersMax, the scaler or jobs per worker): later idle gaps sent ${narrowed.to} at a time`);
     if (untimed) ctx.obs.notes.push('/health reports no initializing (or throttled) count: a starting worker is not told from a ready one, so worker starts were not timed (no cold-start samples)');
     return { jobs };
   });

@@ -17,7 +17,7 @@ import { defineCommand } from '../command.js';
 import { option, wholeNumber, type Flags, type OptionSet } from '../options.js';
 import { targetKeyOption, targetOptions } from '../target-options.js';
 
-export const CALIBRATE_DEFAULTS = { maxJobs: 100, maxDuration: '10m', warmJobs: 20, coldStarts: 6, coldBatch: 1, burstJobs: 16, streamJobs: 3, seed: 1 } as const;
+export const CALIBRATE_DEFAULTS = { maxJobs: 100, maxDuration: '10m', warmJobs: 20, coldStarts: 6, coldBatch: 3, burstJobs: 16, streamJobs: 3, seed: 1 } as const;
 
 const count = (max: number) => wholeNumber(0, max);
 const positive = (max: number) => wholeNumber(1, max);
@@ -34,7 +34,7 @@ const OPTIONS = {
     yes: option({ flag: 'yes', kind: 'boolean', schema: z.boolean(), default: false, help: 'Start without the confirmation prompt (needed when stdin is not a terminal, e.g. CI)' }),
     warmJobs: option({ flag: 'warm-jobs', kind: 'number', schema: count(1_000), default: CALIBRATE_DEFAULTS.warmJobs, help: 'Jobs per input class, one at a time on a warm worker (dispatch, execution, overhead)' }),
     coldStarts: option({ flag: 'cold-starts', kind: 'number', schema: count(200), default: CALIBRATE_DEFAULTS.coldStarts, help: 'Cold-start jobs, sent after the workers have stopped (an idle gap)' }),
-    coldBatch: option({ flag: 'cold-batch', kind: 'number', schema: positive(100), default: CALIBRATE_DEFAULTS.coldBatch, help: 'Cold-start jobs sent at once after each idle gap: every worker they start is a sample (up to workersMax; fewer gaps, less wall time)' }),
+    coldBatch: option({ flag: 'cold-batch', kind: 'number', schema: positive(100), default: CALIBRATE_DEFAULTS.coldBatch, help: 'Cold-start jobs sent at once after each idle gap: every worker they start is a sample (fewer gaps, less wall time); narrowed to the workers one gap started' }),
     burstJobs: option({ flag: 'burst-jobs', kind: 'number', schema: count(400), default: CALIBRATE_DEFAULTS.burstJobs, help: 'Jobs sent at once to watch the scaler (0: no burst)' }),
     streamJobs: option({ flag: 'stream-jobs', kind: 'number', schema: count(200), default: CALIBRATE_DEFAULTS.streamJobs, help: 'Jobs per class read through /stream (the first tells whether the handler streams)' }),
     timeScale: option({ flag: 'time-scale', kind: 'number', schema: z.number({ error: 'must be a number' }).positive({ error: 'must be above 0' }).max(100_000, { error: 'must be at most 100000' }).optional(), help: "The target's ms per real ms: for an emulator started with --time-scale (default 1, the service)" }),

@@ -50,15 +50,16 @@ describe('the job budget', () => {
     expect(r.idleTimeoutSamplesMs.length).toBe(2);
   });
 
-  it('cold jobs in batches: 5 cold starts 2 at once take 3 idle gaps, each worker seen starting is a sample, never a job more', async () => {
+  it('cold jobs in batches: a batch of 3 that starts one worker narrows the next gaps to 1; every worker seen starting is a sample, never a job more', async () => {
     const d = fakeDeployment();
-    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 5, coldBatch: 2, maxJobs: 6 }));
+    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 5, coldBatch: 3, maxJobs: 6 }));
     expect(d.submitted()).toBe(6);
     expect(r.phases.find((p) => p.phase === 'cold')).toMatchObject({ status: 'done', jobs: 5 });
     expect(r.jobs.byPhase['cold']).toBe(5);
-    // The fake runs one worker: one start per gap, three gaps.
+    // The fake runs one worker: 3 jobs in the first gap, then one a gap: three gaps, a start each.
     expect(r.fits.find((f) => f.part === 'coldStart')?.n).toBe(3);
     expect(r.idleTimeoutSamplesMs.length).toBe(3);
+    expect(r.notes.join(' ')).toMatch(/a cold batch of 3 jobs started only 1 worker\(s\) at once.*later idle gaps sent 1 at a time/);
   });
 
   it('the deadline stops the run: an endpoint whose workers never stop ends the cold phase at --max-duration', async () => {
