@@ -132,6 +132,16 @@ const MORE_SAMPLES_FLAG: Readonly<Record<TimingPart, string>> = {
   chunkGap: '--stream-jobs',
 };
 
+/** What a part's error does to the twin's figures, in words. */
+const CONSEQUENCE: Readonly<Record<TimingPart, string>> = {
+  dispatch: 'a queue near capacity multiplies that error in delayTime',
+  execution: 'a queue near capacity multiplies that error in delayTime',
+  overhead: "every job's end to end carries it",
+  coldStart: 'every job that waits for a starting worker carries it',
+  firstChunk: "every streamed job's time to first chunk carries it",
+  chunkGap: "every streamed job's chunk rate carries it",
+};
+
 /** Beyond these, a fit's sampling error is large enough for the twin's figures to show it. */
 export const PRECISION_NOTE_MEDIAN = 0.05;
 export const PRECISION_NOTE_SHARE = 0.1;
@@ -151,7 +161,7 @@ export function precisionNotes(fits: readonly PartFit[]): string[] {
     }
     if (Number.isFinite(pr.medianRelative) && pr.medianRelative > PRECISION_NOTE_MEDIAN) {
       notes.push(
-        `${name}: its median is known to ±${(pr.medianRelative * 100).toFixed(1)}% (95%) from ${n} samples; a queue near capacity multiplies that error in delayTime, ` +
+        `${name}: its median is known to ±${(pr.medianRelative * 100).toFixed(1)}% (95%) from ${n} samples; ${CONSEQUENCE[f.part]}, ` +
           `about ${pr.samplesFor5Percent} samples (${MORE_SAMPLES_FLAG[f.part]}) for ±5%`,
       );
     }
