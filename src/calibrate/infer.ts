@@ -203,6 +203,11 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const overhead = warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs));
   const overheadMedianMs = overhead.length > 0 ? median(overhead) : 0;
   add(partFit('overhead', overhead, `end to end less delayTime, executionTime and the /health round trip (${Math.round(rttTargetMs)} ms) of ${warm.length} warm jobs`));
+  if (obs.timeScale > 1 && overhead.length > 0) {
+    notes.push(
+      `overhead: at time scale ${obs.timeScale} each real ms of this client's own path beyond the /health round trip's floor (its event loop, a late answer) is ${obs.timeScale} target ms of overhead: the fit is an upper bound (measured with qbench's own emulator at time scale 60: +25-50% of an 800 ms overhead, about 1% of end to end)`,
+    );
+  }
 
   // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
   // /status on the same polls. The worker's start is from its first sight (starting) to its

@@ -107,6 +107,13 @@ describe('inferDeployment', () => {
     expect(r.notes.some((n) => n.startsWith('dispatch:'))).toBe(false);
   });
 
+  it('at a time scale over 1 the overhead fit is said to be an upper bound; at 1, nothing is said', () => {
+    const scaled = inferDeployment(observations(warm, { timeScale: 60 }), { given: {}, classField: undefined, classIds: ['default'], seed: 1 });
+    expect(scaled.notes.some((n) => /^overhead: at time scale 60 .*upper bound/.test(n))).toBe(true);
+    const real = inferDeployment(observations(warm), { given: {}, classField: undefined, classIds: ['default'], seed: 1 });
+    expect(real.notes.some((n) => n.startsWith('overhead: at time scale'))).toBe(false);
+  });
+
   it('a given value wins and the report keeps what was measured beside it', () => {
     const r = inferDeployment(observations(warm, { idleTimeoutSamplesMs: [12_000] }), { given: { idleTimeoutS: 10, workersMax: 7, gpuTypeId: 'L4' }, classField: undefined, classIds: ['default'], seed: 1 });
     const idle = r.settings.find((s) => s.name === 'idleTimeoutS');
