@@ -54,9 +54,8 @@ const PLANS: Readonly<Record<string, readonly string[]>> = {
   single: ['--warm-jobs', '60', '--cold-starts', '20', '--burst-jobs', '30', '--stream-jobs', '1', '--max-jobs', '111'],
   test: TEST_PLAN,
 };
-const planArgs: readonly string[] | undefined = PLANS[values.plan];
-if (planArgs === undefined) throw new Error(`--plan must be one of ${Object.keys(PLANS).join(', ')}`);
-const PLAN_ARGS: readonly string[] = planArgs;
+const PLAN_ARGS: readonly string[] = PLANS[values.plan] ?? [];
+if (PLAN_ARGS.length === 0) throw new Error(`--plan must be one of ${Object.keys(PLANS).join(', ')}`);
 if (!existsSync(BIN)) throw new Error(`no built CLI at ${BIN}: run npm run build first`);
 
 const dir = await mkdtemp(path.join(tmpdir(), 'qbench-twin-bench-'));

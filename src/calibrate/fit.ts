@@ -360,7 +360,7 @@ function lognormalInterval(medianMs: number, sigma: number, n: number): Pick<Pre
 
 /**
  * The precision of `dist` fitted to `samples` (the samples it was fitted to, outliers left out).
- * Log-normal: the t-free normal interval of mean ln x. Mixture: the share by Wilson's interval,
+ * Log-normal: Student's t interval of mean ln x. Mixture: the share by Wilson's interval,
  * each part's median by its own expected count; the median reported is the slower part's when it
  * holds the larger share, else the faster's (the part a queue's figures hang on most). Empirical:
  * the order statistics around the median (a distribution-free interval). Constant: exact.

@@ -143,8 +143,8 @@ const CONSEQUENCE: Readonly<Record<TimingPart, string>> = {
 };
 
 /** Beyond these, a fit's sampling error is large enough for the twin's figures to show it. */
-export const PRECISION_NOTE_MEDIAN = 0.05;
-export const PRECISION_NOTE_SHARE = 0.1;
+const PRECISION_NOTE_MEDIAN = 0.05;
+const PRECISION_NOTE_SHARE = 0.1;
 
 /** A note for each fit whose median (or, for a mixture, share) its samples place only loosely. */
 export function precisionNotes(fits: readonly PartFit[]): string[] {
@@ -205,7 +205,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   add(partFit('overhead', overhead, `end to end less delayTime, executionTime and the /health round trip (${Math.round(rttTargetMs)} ms) of ${warm.length} warm jobs`));
   if (obs.timeScale > 1 && overhead.length > 0) {
     notes.push(
-      `overhead: at time scale ${obs.timeScale} each real ms of this client's own path beyond the /health round trip's floor (its event loop, a late answer) is ${obs.timeScale} target ms of overhead: the fit is an upper bound (measured with qbench's own emulator at time scale 60: +25-50% of an 800 ms overhead, about 1% of end to end)`,
+      `overhead: at time scale ${obs.timeScale} each real ms of this client's own path beyond the /health round trip's floor (its event loop, a late answer) is ${obs.timeScale} target ms of overhead: the fit is an upper bound (measured with qbench's own emulator at time scale 60: +25-50% of an 800 ms overhead, 1-2% of end to end)`,
     );
   }
 

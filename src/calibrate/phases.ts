@@ -48,6 +48,16 @@ interface PollSpan {
   readonly toMs: number;
 }
 
+const spanMid = (s: PollSpan): number => (s.fromMs + s.toMs) / 2;
+
+/**
+ * Real ms from a change seen in span `a` to one seen in span `b`: middle to middle; both seen in
+ * one span, half of it.
+ */
+function spanGap(a: PollSpan, b: PollSpan): number {
+  return b.toMs > a.toMs ? spanMid(b) - spanMid(a) : (a.toMs - a.fromMs) / 2;
+}
+
 /** Workers up and ready (idle, running or unhealthy: no longer initializing or throttled). */
 const readyOf = (h: HealthRecord): number => h.workers.idle + h.workers.running + (h.workers.unhealthy ?? 0);
 
@@ -87,12 +97,6 @@ export class StartTracker {
     this.ready = ready;
   }
 
-  /** When the first new worker was seen, real ms (the middle of its span); undefined: none yet. */
-  get firstSeenMs(): number | undefined {
-    const s = this.starts[0];
-    return s === undefined ? undefined : (s.fromMs + s.toMs) / 2;
-  }
-
   /** The span the first new worker was seen in. */
   get firstStart(): PollSpan | undefined {
     return this.starts[0];
@@ -119,7 +123,7 @@ export class StartTracker {
   /** When the last worker was seen becoming ready, real ms (the middle of its span); undefined: none. */
   get lastReadyMs(): number | undefined {
     const r = this.readies.at(-1);
-    return r === undefined ? undefined : (r.fromMs + r.toMs) / 2;
+    return r === undefined ? undefined : spanMid(r);
   }
 
   /** Starts seen so far, and over how many distinct spans they came. */
@@ -132,18 +136,12 @@ export class StartTracker {
   }
 
   /**
-   * Each paired start's duration, real ms: middle to middle of the two spans; a worker that
-   * appeared ready (start and end in one span) took half that span.
+   * Each paired start's duration, real ms (spanGap: a worker that appeared ready took half the
+   * span it appeared in).
    */
   durationsMs(): number[] {
     const n = Math.min(this.starts.length, this.readies.length);
-    const out: number[] = [];
-    for (let i = 0; i < n; i += 1) {
-      const a = this.starts[i] as PollSpan;
-      const b = this.readies[i] as PollSpan;
-      out.push(b.toMs > a.toMs ? (b.fromMs + b.toMs) / 2 - (a.fromMs + a.toMs) / 2 : (a.toMs - a.fromMs) / 2);
-    }
-    return out;
+    return Array.from({ length: n }, (_, i) => spanGap(this.starts[i] as PollSpan, this.readies[i] as PollSpan));
   }
 }
 
@@ -230,10 +228,9 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       const endMs = lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
       lastIdleFromMs = tracker.pending > 0 || tracker.stopSeen ? undefined : Math.max(endMs, lateReadyMs ?? -Infinity);
       // The lead job's wait before its worker was seen is the scaler's reaction (inferScaler): from
-      // the first new worker's span to the span the lead was first seen started; one span, half of it.
+      // the first new worker's span to the span the lead was first seen started.
       const seen = tracker.firstStart;
-      const seenToStart =
-        seen === undefined || leadStart === undefined ? undefined : (leadStart.toMs > seen.toMs ? (leadStart.fromMs + leadStart.toMs) / 2 - (seen.fromMs + seen.toMs) / 2 : (seen.toMs - seen.fromMs) / 2) * ctx.timeScale;
+      const seenToStart = seen === undefined || leadStart === undefined ? undefined : spanGap(seen, leadStart) * ctx.timeScale;
       subs.forEach((x, i) => {
         const st = last.get(x.id) as { record: JobRecord; answeredAtMs: number };
         recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health), i === 0 && seenToStart !== undefined ? { queuedToStartMs: seenToStart } : undefined);

@@ -91,7 +91,7 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
     `calibration plan for ${target}:`,
     `  warm      ${plan.warmJobs} job(s) per input class x ${plan.classes}, one at a time`,
     plan.coldBatch > 1
-      ? `  cold      ${plan.coldStarts} job(s), ${plan.coldBatch} at once after each idle gap (the workers stopped; ${Math.ceil(plan.coldStarts / plan.coldBatch)} gaps): each worker they start is a sample`
+      ? `  cold      ${plan.coldStarts} job(s), ${plan.coldBatch} at once after each idle gap (the workers stopped; ${Math.ceil(plan.coldStarts / plan.coldBatch)} gaps, more if a batch starts fewer workers): each worker they start is a sample`
       : `  cold      ${plan.coldStarts} job(s), each after the workers have stopped (an idle gap)`,
     `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout`,
     `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,

@@ -251,14 +251,13 @@ abstract class HeapClock implements Clock {
 
   /**
    * Fire every timer due at or before `nowMs`, in due order. Timers added while firing run too if
-   * due, up to `maxCallbacks` in all: then false, and the caller yields to I/O before the rest (a
-   * chain of timers due at once, such as zero gaps, must not hold the process).
+   * due, up to `maxCallbacks` in all; the rest wait for the caller's next arming, so a chain of
+   * timers due at once (such as zero gaps) cannot hold the process from I/O.
    */
-  protected fireDue(nowMs: number, maxCallbacks = Infinity): boolean {
-    for (let fired = 0; ; fired += 1) {
+  protected fireDue(nowMs: number, maxCallbacks = Infinity): void {
+    for (let fired = 0; fired < maxCallbacks; fired += 1) {
       const top = this.heap.peek();
-      if (top === undefined || top.dueAtMs > nowMs) return true;
-      if (fired >= maxCallbacks) return false;
+      if (top === undefined || top.dueAtMs > nowMs) return;
       this.heap.pop();
       top.cancelled = true;
       this.firingDueMs = top.dueAtMs;

@@ -22,7 +22,7 @@ describe('StartTracker', () => {
     const t = track([health(3, 0), health(2, 1), health(2, 1), health(0, 3)]);
     expect(t.startCount).toBe(3);
     expect(t.startSpans).toBe(1);
-    expect(t.firstSeenMs).toBe(5);
+    expect(t.firstStart).toEqual({ fromMs: 0, toMs: 10 });
     // Starts in (0, 10), mid 5; ready in (10, 20) once and (30, 40) twice.
     expect(t.durationsMs()).toEqual([10, 30, 30]);
   });
