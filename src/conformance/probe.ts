@@ -8,6 +8,7 @@ import type { HttpExchange } from '../result/model.js';
 import type { TargetAddresses, TargetKey } from '../target/index.js';
 import { EXCHANGE_BODY_LIMIT_CHARS, recordBody } from '../client/exchange-record.js';
 import { parseAnswerJson, recordResponse, scrubKey, sendExchange, type ExchangeMethod } from '../client/exchange-http.js';
+import { answerBreach, type AnswerBreach } from '../client/answer-contract.js';
 import { renderCurl, type CurlAuth } from './curl.js';
 
 export type ProbeInterface = 'queue' | 'rest' | 'graphql';
@@ -64,6 +65,8 @@ export interface ProbeResponse {
   readonly doneAtMs: number;
   /** True when the check ended the exchange with `release` before any answer came. */
   readonly released?: boolean;
+  /** The contract this answer breaks (src/client/answer-contract.ts), whatever the check asked it for. */
+  readonly breach?: AnswerBreach;
 }
 
 /** The target's addresses, and the key with the variable curl lines name instead of it. */
@@ -80,6 +83,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export class Probe {
   /** Every exchange this probe made, oldest first. */
   readonly log: ProbeResponse[] = [];
+  /** The answers of `log` that break the contract, oldest first: the runner fails the check on the first. */
+  readonly breaches: ProbeResponse[] = [];
 
   constructor(private readonly config: ProbeConfig) {
     // Whatever a check does with the key (an error message, a thrown exception), the report never shows it.
@@ -178,17 +183,21 @@ export class Probe {
         dispatcher: this.config.dispatcher,
       });
       const response = recordResponse(a);
+      const json = parseAnswerJson(a.text);
+      const path = req.path.startsWith('http://') || req.path.startsWith('https://') ? new URL(req.path).pathname : req.path;
+      const breach = answerBreach({ iface: req.iface, method: req.method, path, ...(req.json !== undefined ? { json: req.json } : typeof req.body === 'string' ? { json: parseAnswerJson(req.body) } : {}) }, { status: a.status, text: a.text, json });
       result = {
         status: a.status,
         headers: response.headers,
         text: a.text,
-        json: parseAnswerJson(a.text),
+        json,
         bodyBytes: a.bodyBytes,
         durationMs: response.durationMs,
         curl,
         sentAtMs: a.sentAtMs,
         doneAtMs: a.doneAtMs,
         exchange: { request: requestRecord, response },
+        ...(breach !== null ? { breach } : {}),
       };
     } catch (e) {
       const doneAtMs = performance.now();
@@ -204,6 +213,7 @@ export class Probe {
       };
     }
     this.log.push(result);
+    if (result.breach !== undefined) this.breaches.push(result);
     return result;
   }
 }

@@ -10,7 +10,7 @@ import { burstTurn } from './bursts.js';
 import { RateLedger, untilSettledOrAborted } from './ledger.js';
 import { NO_EXPECTATIONS, type LoadedExpectations } from './expectations.js';
 import { runPool } from './pool.js';
-import type { Probe } from './probe.js';
+import type { Probe, ProbeResponse } from './probe.js';
 import { clauseById, type Suite } from './suite.js';
 import type { Target } from './target.js';
 import { timeModel } from './time-model.js';
@@ -63,6 +63,38 @@ async function awaitLeftovers(target: Target, probe: Probe, signal: AbortSignal,
   notice(busy(c) && c !== null
     ? `endpoint ${target.endpointId} still holds ${c.inQueue} queued and ${c.inProgress} running jobs after ${waited} s: checks that need a free worker may end inconclusive`
     : `endpoint ${target.endpointId} is idle after ${waited} s`);
+}
+
+/**
+ * Why an exchange that a check would fail on carries no answer of the target (a reset, a refused
+ * connect, a stall past the request's timeout), or null when the target answered. A request the
+ * check held open and released itself is the check's own doing, judged by the check.
+ */
+export function pathFault(res: ProbeResponse): string | null {
+  if (res.status !== 0 || res.released === true) return null;
+  return res.exchange.error ?? 'no answer';
+}
+
+/**
+ * One rule over every check: an answer that breaks the contract (src/client/answer-contract.ts) is
+ * a failure of the check that read it, whatever the check was waiting for and whatever it concluded
+ * (a pass that never looked at the field, an inconclusive "busy" wait, a skip, an error). A failure
+ * the check found itself stands: it names its own evidence.
+ */
+export function contractVerdict(verdict: Verdict, probe: Probe): Verdict {
+  const first = probe.breaches[0];
+  if (first?.breach === undefined || verdict.status === 'fail') return verdict;
+  const b = first.breach;
+  const more = probe.breaches.length > 1 ? ` (${probe.breaches.length - 1} more answer${probe.breaches.length > 2 ? 's' : ''} of this check broke the contract)` : '';
+  const was = verdict.status === 'pass' ? '' : `; the check itself ended ${verdict.status}: ${verdict.status === 'inconclusive' || verdict.status === 'skip' ? verdict.reason : verdict.status === 'error' ? verdict.message : ''}`;
+  const body = first.text.length > 300 ? `${first.text.slice(0, 300)}...` : first.text;
+  return {
+    status: 'fail',
+    expected: redactSecrets(`${b.section}: ${b.rule}`),
+    observed: redactSecrets(`${b.problems} in HTTP ${first.status} ${body}${more}${was}`),
+    exchanges: [first.exchange],
+    curl: first.curl,
+  };
 }
 
 export interface RunOptions {
@@ -186,6 +218,8 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
         // The check's own evidence, never its last request: that may be a /health read or a clean-up.
         // A check compiled without types could still throw without any: say so rather than guess.
         const named = (e.evidence as Evidence | undefined) !== undefined;
+        const lost = named ? pathFault(violatingExchange(e.evidence)) : null;
+        if (lost !== null) return new CheckInconclusive(`no answer of the target to judge: ${lost} (a fault of the network path, not an answer; expected ${redactSecrets(e.expected)})`, violatingExchange(e.evidence));
         return {
           status: 'fail',
           expected: redactSecrets(e.expected),
@@ -232,7 +266,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     } else if (signal.aborted) {
       verdict = { status: 'skip', reason: 'the run was interrupted' };
     } else {
-      verdict = await attemptTwice(check, checkProbe, measured);
+      verdict = contractVerdict(await attemptTwice(check, checkProbe, measured), checkProbe);
     }
     const tags = [...check.tags];
     if (!tags.includes('slow') && isSlow(check, target)) tags.push('slow');

@@ -40,12 +40,16 @@ export const FAULTS = {
   'run-answer-wrong-status': { clause: '§4.1', part: 'queue', description: '/run answers status QUEUED instead of IN_QUEUE' },
   'timing-fields-missing': { clause: '§2.2', part: 'queue', description: '/status omits delayTime and executionTime' },
   'retry-from-cancelled': { clause: '§3.1', part: 'queue', description: 'retry is accepted from CANCELLED' },
+  'status-word-running': { clause: '§3.1', part: 'queue', description: 'a running job is answered with status "RUNNING", a word §3.1 does not have' },
+  'status-lowercase': { clause: '§3.1', part: 'queue', description: 'job states are answered in lowercase ("in_queue", "completed", ...)' },
+  'stream-outlives-job': { clause: '§4.1', part: 'queue', description: '/stream keeps answering IN_PROGRESS with no chunk for a job that has ended' },
   'template-update-accepts-category': { clause: '§2.5', part: 'rest', description: 'a template update accepts (and applies) category' },
   'template-name-not-unique': { clause: '§2.5', part: 'rest', description: 'two templates may share a name' },
   'template-defaults-missing': { clause: '§2.5', part: 'rest', description: 'create does not apply the documented defaults' },
   'rest-auth-off': { clause: '§5', part: 'rest', description: 'the REST interface accepts requests without a valid token' },
   'pod-stop-keeps-stock': { clause: '§3.2', part: 'graphql', description: 'podStop does not release the GPU back to stock' },
   'pod-resume-new-id': { clause: '§3.2', part: 'graphql', description: 'podResume answers a different pod id' },
+  'graphql-field-omitted': { clause: '§4.3', part: 'graphql', description: 'a pod or GPU type in an answer lacks the last field its query selected' },
   'graphql-auth-off': { clause: '§5', part: 'graphql', description: 'the GraphQL interface accepts requests without a valid key' },
 } as const satisfies Record<string, FaultInfo>;
 

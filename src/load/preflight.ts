@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { QbenchError, redactSecrets } from '../errors.js';
 import type { LoadTarget } from './context.js';
 import { endpointBasePath } from './http.js';
+import { isReset } from '../target/emulator-info.js';
 
 /** How long the preflight waits for a connection and an answer, real ms. */
 export const PREFLIGHT_TIMEOUT_MS = 5000;
@@ -16,14 +17,29 @@ export async function preflight(target: LoadTarget, signal?: AbortSignal): Promi
   const headers: Record<string, string> = { accept: 'application/json' };
   if (target.apiKey) headers['authorization'] = `Bearer ${target.apiKey}`;
   const limit = AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS);
-  try {
-    const res = await request(url, { method: 'GET', headers, signal: signal ? AbortSignal.any([signal, limit]) : limit, headersTimeout: PREFLIGHT_TIMEOUT_MS, bodyTimeout: PREFLIGHT_TIMEOUT_MS });
-    await res.body.dump();
-  } catch (e) {
-    if (signal?.aborted) throw new QbenchError('QB_ERR_ABORTED', 'interrupted during the preflight request');
-    const code = (e as { code?: unknown }).code;
-    const message = e instanceof Error ? e.message : String(e);
-    const why = limit.aborted ? `no answer within ${PREFLIGHT_TIMEOUT_MS} ms` : typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
-    throw new QbenchError('QB_ERR_UNREACHABLE', `target unreachable: GET ${url}: ${redactSecrets(why)}`, { url });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await request(url, { method: 'GET', headers, signal: signal ? AbortSignal.any([signal, limit]) : limit, headersTimeout: PREFLIGHT_TIMEOUT_MS, bodyTimeout: PREFLIGHT_TIMEOUT_MS });
+      await res.body.dump();
+      return;
+    } catch (e) {
+      // One connection the path reset is not a dead target: ask again on a fresh one, within the same limit.
+      if (isReset(e) && attempt < PREFLIGHT_ATTEMPTS && !limit.aborted && !signal?.aborted) {
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+        continue;
+      }
+      unreachable(e, url, limit, signal);
+    }
   }
+}
+
+/** Attempts of the preflight request when the path resets the connection. */
+const PREFLIGHT_ATTEMPTS = 4;
+
+function unreachable(e: unknown, url: string, limit: AbortSignal, signal: AbortSignal | undefined): never {
+  if (signal?.aborted) throw new QbenchError('QB_ERR_ABORTED', 'interrupted during the preflight request');
+  const code = (e as { code?: unknown }).code;
+  const message = e instanceof Error ? e.message : String(e);
+  const why = limit.aborted ? `no answer within ${PREFLIGHT_TIMEOUT_MS} ms` : typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
+  throw new QbenchError('QB_ERR_UNREACHABLE', `target unreachable: GET ${url}: ${redactSecrets(why)}`, { url });
 }

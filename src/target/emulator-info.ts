@@ -11,6 +11,20 @@ import { EmulatorInfoDocument } from '../spec/index.js';
 export const EMULATOR_INFO_PATH = '/_qbench/info';
 /** The whole info request, connecting included, real ms: an unreachable host costs no more. */
 export const INFO_TIMEOUT_MS = 5000;
+/** Attempts of the info request when the path resets the connection. */
+const INFO_ATTEMPTS = 4;
+const RESET_PAUSE_MS = 100;
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** An error that says the connection was reset or closed mid-exchange (not refused, not timed out). */
+export function isReset(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 4; cur = cur.cause, depth++) {
+    const code = (cur as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && RESET_CODES.has(code)) return true;
+  }
+  return false;
+}
+
 const EMULATOR_NAME: string = EmulatorInfoDocument.shape.name.value;
 
 /** One GET and its answer; rejects when no answer came (refused, reset, timed out). */
@@ -45,11 +59,19 @@ export async function readEmulatorInfo(queueUrl: string, o: ReadInfoOptions = {}
   const url = `${queueUrl.replace(/\/+$/, '')}${EMULATOR_INFO_PATH}`;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (o.apiKey) headers['authorization'] = `Bearer ${o.apiKey}`;
-  let answer: { status: number; text: string };
-  try {
-    answer = await (o.fetcher ?? undiciFetcher)(url, headers, o.timeoutMs ?? INFO_TIMEOUT_MS);
-  } catch (e) {
-    return { kind: 'unreachable', url, error: e instanceof Error ? e.message : String(e) };
+  let answer: { status: number; text: string } | undefined;
+  const timeoutMs = o.timeoutMs ?? INFO_TIMEOUT_MS;
+  const until = performance.now() + timeoutMs;
+  for (let attempt = 1; answer === undefined; attempt++) {
+    try {
+      answer = await (o.fetcher ?? undiciFetcher)(url, headers, Math.max(1, Math.ceil(until - performance.now())));
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      // A connection the path reset is no verdict on the target: ask again on a fresh one. A refused
+      // connect, an unknown host or no answer in time is a dead target: at once.
+      if (!isReset(e) || attempt >= INFO_ATTEMPTS || performance.now() + RESET_PAUSE_MS * attempt >= until) return { kind: 'unreachable', url, error };
+      await new Promise((resolve) => setTimeout(resolve, RESET_PAUSE_MS * attempt));
+    }
   }
   if (answer.status !== 200) return { kind: 'not-emulator', status: answer.status };
   let json: unknown;

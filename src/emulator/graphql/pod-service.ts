@@ -83,6 +83,26 @@ function formatErrors(errors: readonly GraphQLError[], defaultCode: string): unk
   });
 }
 
+/**
+ * The 'graphql-field-omitted' fault: the first pod or GPU type object of the answer (a root field's
+ * object, or the first element of its list, one level of nesting for myself.pods) loses its last key.
+ */
+function omitLastSelectedField(data: unknown): void {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObj(data)) return;
+  const first = (v: unknown): Record<string, unknown> | undefined => (Array.isArray(v) ? v.find(isObj) : isObj(v) ? v : undefined);
+  for (const value of Object.values(data)) {
+    let target = first(value);
+    if (target !== undefined && Object.keys(target).length === 1 && Array.isArray(Object.values(target)[0])) target = first(Object.values(target)[0]);
+    const keys = target === undefined ? [] : Object.keys(target);
+    const last = keys.at(-1);
+    if (target !== undefined && keys.length > 1 && last !== undefined) {
+      delete target[last];
+      return;
+    }
+  }
+}
+
 export function createPodService(services: EmulatorServices, options: PodServiceOptions = {}): SubService {
   const schema = podSchema();
   const stock = new Stock(options.catalogue ?? DEFAULT_CATALOGUE);
@@ -142,6 +162,7 @@ export function createPodService(services: EmulatorServices, options: PodService
     // Errors without a path come from variable coercion or operation selection: the caller's input.
     if (result.errors) answer.errors = formatErrors(result.errors, 'BAD_USER_INPUT');
     if ('data' in result) answer.data = result.data ?? null;
+    if (services.faults.has('graphql-field-omitted')) omitLastSelectedField(answer.data);
     sendJson(res, HTTP_STATUS.ok, answer);
   }
 

@@ -85,7 +85,8 @@ export type CancelResult = { ok: true; id: string; status: 'CANCELLED' } | { ok:
 export type RetryResult = { ok: true; id: string; status: 'IN_QUEUE' } | { ok: false; reason: 'not-found' } | { ok: false; reason: 'not-retryable'; status: JobState };
 
 export interface StreamTake {
-  status: JobState;
+  /** A §3.1 state as the answers spell it (statusWord). */
+  status: string;
   stream: StoredChunk[];
 }
 
@@ -689,7 +690,7 @@ export class QueueEndpoint {
 
   /** The record /status, /runsync, status-sync and webhooks answer (§2.2 + WIRE-COMPAT extras). */
   record(job: Job): Record<string, unknown> {
-    const r: Record<string, unknown> = { id: job.id, status: job.status };
+    const r: Record<string, unknown> = { id: job.id, status: this.statusWord(job.status) };
     if (!this.has('timing-fields-missing')) {
       const now = this.clock.now();
       const started = job.startedAtMs;
@@ -703,6 +704,13 @@ export class QueueEndpoint {
     return r;
   }
 
+  /** A job state as the answers spell it (§3.1; the status-word faults spell it otherwise). */
+  statusWord(status: JobState): string {
+    if (this.has('status-word-running') && status === 'IN_PROGRESS') return 'RUNNING';
+    if (this.has('status-lowercase')) return status.toLowerCase();
+    return status;
+  }
+
   /** New chunks since the last call (WIRE-COMPAT /stream); a non-streaming job's output comes once, split. */
   takeStream(job: Job): StreamTake {
     let stream = NO_CHUNKS;
@@ -713,7 +721,9 @@ export class QueueEndpoint {
       stream = toChunks(job.output, undefined, this.deps.streamChunkBytes(), !this.has('stream-chunk-oversize'));
       job.finalDelivered = true;
     }
-    return { status: job.status, stream };
+    // The fault: an ended job's stream never says so.
+    const status = this.has('stream-outlives-job') && isTerminal(job.status) ? 'IN_PROGRESS' : job.status;
+    return { status: this.statusWord(status), stream };
   }
 
   /** True when a /stream call would get something now. */

@@ -235,8 +235,8 @@ export class QueueOperations {
         await ep.waitUntil(job, deadline - this.core.clock.now(), () => ep.streamReady(job), closed);
         const take = ep.takeStream(job);
         for (const c of take.stream) res.write(`data: ${JSON.stringify(c.output)}\n\n`);
-        if (isTerminal(take.status) || this.core.clock.now() >= deadline) {
-          if (take.status === 'FAILED') res.write(`data: ${JSON.stringify({ error: { message: job.error ?? 'job failed', type: 'server_error' } })}\n\n`);
+        if (isTerminal(job.status) || this.core.clock.now() >= deadline) {
+          if (job.status === 'FAILED') res.write(`data: ${JSON.stringify({ error: { message: job.error ?? 'job failed', type: 'server_error' } })}\n\n`);
           break;
         }
       }

@@ -17,17 +17,33 @@ export function describe(res: ProbeResponse): string {
   return `HTTP ${res.status} ${body}`;
 }
 
-/** Send, backing off exponentially on 429 (the check is not about rate limits). */
-export async function send(ctx: CheckContext, req: ProbeRequest): Promise<ProbeResponse> {
+/** Requests sent again after a fault of the path, per check run (reported as the measure `pathRetries`). */
+const pathRetries = new WeakMap<CheckContext, number>();
+
+/**
+ * Send, and again after a fault of the network path (no HTTP answer: a reset, a refused connect, a
+ * stall past the timeout), at most MAX_NETWORK_ATTEMPTS times: a reused keep-alive socket the
+ * server had just closed, or a path that drops a few connections. Each lost attempt stays in the
+ * check's log; the answer is the last attempt's.
+ */
+export async function sendRetryingPath(ctx: CheckContext, req: ProbeRequest): Promise<ProbeResponse> {
   let res = await ctx.http.send({ ...req, signal: ctx.signal });
-  // A reused keep-alive socket the server had just closed, or a reset under a burst: fresh attempts.
-  for (let attempt = 1; res.status === 0 && attempt < MAX_NETWORK_ATTEMPTS; attempt++) {
+  for (let attempt = 1; res.status === 0 && res.released !== true && attempt < MAX_NETWORK_ATTEMPTS; attempt++) {
+    const retries = (pathRetries.get(ctx) ?? 0) + 1;
+    pathRetries.set(ctx, retries);
+    ctx.measure('pathRetries', retries);
     await ctx.time.sleepReal(NETWORK_RETRY_REAL_MS * attempt, ctx.signal);
     res = await ctx.http.send({ ...req, signal: ctx.signal });
   }
+  return res;
+}
+
+/** Send, retrying path faults, and backing off exponentially on 429 (the check is not about rate limits). */
+export async function send(ctx: CheckContext, req: ProbeRequest): Promise<ProbeResponse> {
+  let res = await sendRetryingPath(ctx, req);
   for (let attempt = 1; res.status === HTTP_STATUS.tooManyRequests && attempt < MAX_429_ATTEMPTS; attempt++) {
     await ctx.time.sleepReal(BACKOFF_BASE_REAL_MS * 2 ** (attempt - 1), ctx.signal);
-    res = await ctx.http.send({ ...req, signal: ctx.signal });
+    res = await sendRetryingPath(ctx, req);
   }
   return res;
 }

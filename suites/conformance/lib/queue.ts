@@ -220,6 +220,7 @@ const TERMINAL: readonly string[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_
  */
 export async function awaitState(ctx: CheckContext, ep: string, id: string, states: readonly (JobState | 'deleted')[], timeoutEmulatedMs: number, what: string): Promise<PollResult> {
   const wanted = states as readonly string[];
+  const logFrom = ctx.http.log.length;
   const r = await pollStatus(ctx, ep, id, (s) => wanted.includes(s) || TERMINAL.includes(s) || s === 'deleted', timeoutEmulatedMs, PRECONDITION_FLOOR_REAL_MS);
   const waited = `${timeoutEmulatedMs / SECOND_MS} s (emulated; at least ${PRECONDITION_FLOOR_REAL_MS / SECOND_MS} s real)`;
   if (r === undefined) {
@@ -230,8 +231,37 @@ export async function awaitState(ctx: CheckContext, ep: string, id: string, stat
   if (wanted.includes(st)) return r;
   if (st === 'deleted') inconclusive(`${what}: job ${id} was gone (404) before it reached ${states.join(' or ')} (expired or purged while it waited for a worker)`, r.res);
   // A job awaited running that is found finished ran between two polls (a stalled host, a slow network): not seen, not broken.
-  if (wanted.includes('IN_PROGRESS') && (st === 'COMPLETED' || st === 'FAILED' || st === 'TIMED_OUT')) inconclusive(`${what}: job ${id} had already run to ${st} when a poll saw it (no poll caught it IN_PROGRESS)`, r.res);
+  if (wanted.includes('IN_PROGRESS') && (st === 'COMPLETED' || st === 'FAILED' || st === 'TIMED_OUT')) {
+    const queuedWhileRunning = contradictsExecution(ctx, ctx.http.log.slice(logFrom).filter((x) => x.exchange.request.url.includes(qpath(ep, 'status', id))), r.res);
+    if (queuedWhileRunning !== undefined) {
+      fail(`${what}: /status of job ${id} says IN_PROGRESS while it runs (§3.1)`, `${describe(queuedWhileRunning)} while, by the final record's executionTime, the job was running; final: ${describe(r.res)}`, [queuedWhileRunning, r.res]);
+    }
+    inconclusive(`${what}: job ${id} had already run to ${st} when a poll saw it (no poll caught it IN_PROGRESS)`, r.res);
+  }
   fail(`${what}: job ${id} reaches ${states.join(' or ')} within ${waited}`, describe(r.res), r.res);
+}
+
+/** Share of a job's executionTime, and real ms, left as margin for clock and network error before a poll is judged. */
+const EXECUTION_MARGIN_SHARE = 0.1;
+const EXECUTION_MARGIN_REAL_MS = 50;
+
+/**
+ * Cross-check of polls that never saw a job IN_PROGRESS against the job's own final record: the
+ * job ended at some moment between the reading of the last poll that did not see it ended and the
+ * final answer, and ran its `executionTime` up to then, so it was surely running from (final answer
+ * less executionTime) to (the last unfinished poll's send). A poll sent and answered inside that
+ * span that said IN_QUEUE contradicts the record: returned as the evidence.
+ */
+function contradictsExecution(ctx: CheckContext, polls: readonly ProbeResponse[], final: ProbeResponse): ProbeResponse | undefined {
+  const exec = field(final.json, 'executionTime');
+  if (typeof exec !== 'number' || exec <= 0) return undefined;
+  const unfinished = polls.filter((p) => p !== final && stateOf(p) === 'IN_QUEUE');
+  const last = unfinished.at(-1);
+  if (last === undefined) return undefined;
+  const execReal = ctx.time.toRealMs(exec);
+  const margin = execReal * EXECUTION_MARGIN_SHARE + EXECUTION_MARGIN_REAL_MS;
+  const runningFrom = final.doneAtMs - execReal + margin;
+  return unfinished.find((p) => p !== last && p.sentAtMs >= runningFrom && p.doneAtMs <= last.sentAtMs - margin);
 }
 
 /**
