@@ -19,7 +19,7 @@ export type AnswerInterface = 'queue' | 'rest' | 'graphql';
 export interface ContractRequest {
   readonly iface: AnswerInterface;
   readonly method: string;
-  /** Path below the interface's base URL (no query string). */
+  /** The request's path: below the interface's base URL, or the whole URL path (a prefix is allowed). */
   readonly path: string;
   /** The JSON body sent (GraphQL: `{query, variables?, operationName?}`). */
   readonly json?: unknown;
@@ -42,7 +42,8 @@ export interface AnswerBreach {
   readonly problems: string;
 }
 
-const QUEUE_OPERATION = /^\/v2\/[^/]+\/(run|runsync|status|status-sync|stream|cancel|retry|purge-queue|health)(?:\/[^/]+)?\/?$/;
+/** A queue operation's path, below any prefix of the base URL. */
+const QUEUE_OPERATION = /\/v2\/[^/]+\/(run|runsync|status|status-sync|stream|cancel|retry|purge-queue|health)(?:\/[^/]+)?\/?$/;
 
 interface ShapeRule {
   readonly section: string;
@@ -81,7 +82,10 @@ function judgeShape(rule: ShapeRule, a: ContractAnswer): AnswerBreach | null {
 }
 
 function restRule(method: string, path: string): ShapeRule | null {
-  const rest = path.replace(/\/+$/, '');
+  // Below any prefix of the base URL.
+  const at = path.indexOf(`${TEMPLATES}`);
+  if (at < 0) return null;
+  const rest = path.slice(at).replace(/\/+$/, '');
   if (rest === TEMPLATES) return method === 'POST' ? TEMPLATE_RECORD : method === 'GET' ? TEMPLATE_LIST : null;
   if (!rest.startsWith(`${TEMPLATES}/`)) return null;
   const tail = rest.slice(TEMPLATES.length + 1).split('/');

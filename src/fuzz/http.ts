@@ -7,6 +7,7 @@ import { HTTP_STATUS } from '../spec/index.js';
 import { resolveBackoff, withBackoff, type BackoffOptions } from '../client/backoff.js';
 import { EXCHANGE_BODY_LIMIT_CHARS, recordBody, recordHeaders } from '../client/exchange-record.js';
 import { parseAnswerJson, recordResponse, scrubKey, sendExchange } from '../client/exchange-http.js';
+import { answerBreach, type AnswerBreach, type AnswerInterface } from '../client/answer-contract.js';
 import type { HttpExchange } from '../result/model.js';
 import { bodyBytes, describeBody, encodeBody, type CaseBody } from './case-body.js';
 import { API_KEY_ENV, curlLine, type AuthPlacement } from './curl.js';
@@ -33,6 +34,8 @@ export interface FuzzAnswer {
   readonly error?: string;
   readonly exchange: HttpExchange;
   readonly curl: string;
+  /** The contract this answer breaks (src/client/answer-contract.ts), whatever the case expected. */
+  readonly breach?: AnswerBreach;
 }
 
 export interface FuzzHttpOptions {
@@ -56,6 +59,8 @@ export class FuzzHttp {
   /** Requests that got an HTTP answer (any status), and the last network error of one that got none. */
   answered = 0;
   lastError: string | undefined;
+  /** Answers that broke the contract, oldest first (the runner fails the case that read one). */
+  readonly breaches: FuzzAnswer[] = [];
 
   constructor(private readonly options: FuzzHttpOptions) {
     registerSecret(options.apiKey);
@@ -104,14 +109,21 @@ export class FuzzHttp {
       );
       const { status, value } = result.outcome;
       this.answered += 1;
-      return {
+      const json = parseAnswerJson(value.text);
+      const iface: AnswerInterface = req.operation === 'templates' ? 'rest' : req.operation === 'graphql' ? 'graphql' : 'queue';
+      const sentJson = typeof payload === 'string' ? parseAnswerJson(payload) : undefined;
+      const breach = answerBreach({ iface, method: req.method, path: new URL(req.url).pathname, ...(sentJson !== undefined ? { json: sentJson } : {}) }, { status, text: value.text, json });
+      const answer: FuzzAnswer = {
         status,
         text: value.text,
-        json: parseAnswerJson(value.text),
+        json,
         curl,
         // The recorded size is that of the decoded text, as the fuzzer has always reported it.
         exchange: { request: shownRequest, response: recordResponse(value, Buffer.byteLength(value.text)) },
+        ...(breach !== null ? { breach } : {}),
       };
+      if (breach !== null) this.breaches.push(answer);
+      return answer;
     } catch (e) {
       if (signal?.aborted) throw e;
       const msg = redactSecrets(e instanceof Error ? `${e.name}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}` : String(e));

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { QbenchError } from '../errors.js';
 import type { FuzzProperty, FuzzSection } from '../result/model.js';
-import { FuzzHttp } from './http.js';
-import { Disagreement, type AnyFuzzProperty, type FuzzPropertyDef, type PropertyContext } from './property.js';
+import { FuzzHttp, type FuzzAnswer } from './http.js';
+import { Disagreement, observedText, type AnyFuzzProperty, type FuzzPropertyDef, type PropertyContext } from './property.js';
 import { RateBudget } from './rate-budget.js';
 import { queuePath, type FuzzTarget } from './target.js';
 import { jobRequestProperty, payloadProperty, statusTtlProperty, templateProperty } from './validation-properties.js';
@@ -98,6 +98,13 @@ export function withoutAnswers(r: FuzzProperty, sent: number, answered: number, 
   return { ...rest, status: 'error', error: `none of its ${sent} requests got an HTTP answer (${lastError ?? 'no answer'}): the target stopped answering` };
 }
 
+/** The finding of the first answer of a case that broke the contract (src/client/answer-contract.ts). */
+export function contractDisagreement(breaches: readonly FuzzAnswer[]): Disagreement | undefined {
+  const first = breaches[0];
+  if (first?.breach === undefined) return undefined;
+  return new Disagreement(`${first.breach.section}: ${first.breach.rule}`, `${first.breach.problems} in ${observedText(first)}`, [first.exchange], first.curl);
+}
+
 async function runOne(def: FuzzPropertyDef<unknown>, ctx: PropertyContext, controller: AbortController, o: FuzzRunOptions, runs: number, budgetMs: number): Promise<FuzzProperty> {
   const started = performance.now();
   const base = { name: def.name, clause: def.clause, kind: def.kind };
@@ -112,11 +119,16 @@ async function runOne(def: FuzzPropertyDef<unknown>, ctx: PropertyContext, contr
   }
   let last: { value: unknown; error: Disagreement } | undefined;
   const prop = fc.asyncProperty(def.arbitrary(ctx), async (value) => {
+    const breachesBefore = ctx.http.breaches.length;
     try {
       await def.check(ctx, value);
+      // Whatever the case expected, an answer that breaks the contract is a finding.
+      const breach = contractDisagreement(ctx.http.breaches.slice(breachesBefore));
+      if (breach !== undefined) throw breach;
     } catch (e) {
-      if (e instanceof Disagreement && !controller.signal.aborted) last = { value, error: e };
-      throw e;
+      const err = e instanceof Disagreement ? e : contractDisagreement(ctx.http.breaches.slice(breachesBefore)) ?? e;
+      if (err instanceof Disagreement && !controller.signal.aborted) last = { value, error: err };
+      throw err;
     }
   });
   const details = await fc.check(prop, {

@@ -59,8 +59,27 @@ describe('judgeHeldBurst', () => {
     expect(shared.kind === 'inconclusive' && shared.why).toMatch(/only 391 of this check's requests admitted on a shared endpoint/);
   });
 
-  it('fails on requests that got no answer', () => {
+  it('judges the answers that came when the path lost some: cap admitted passes and says how many were lost', () => {
     const answers = [...burst(20, 3, 2000, 100), answer(0, 0, 10)];
-    expect(failureOf(() => judgeHeldBurst(heldBurst(answers), 20, 2000, 0)).observed).toContain('1 network errors');
+    const v = judgeHeldBurst(heldBurst(answers), 20, 2000, 0);
+    expect(v).toMatchObject({ kind: 'pass' });
+    expect(v.kind === 'pass' && v.observed).toContain('the path lost 1 of 24 (reset)');
+  });
+
+  it('still fails a surplus held together when some requests were lost', () => {
+    const answers = [...burst(22, 1, 2000, 100), answer(0, 0, 10)];
+    expect(failureOf(() => judgeHeldBurst(heldBurst(answers), 20, 2000, 0)).observed).toMatch(/22 of 24 admitted.*the path lost 1 of 24/);
+  });
+
+  it('is inconclusive, not failed, when the lost requests may have held the missing slots', () => {
+    const answers = [...burst(18, 4, 2000, 100), answer(0, 0, 10), answer(0, 0, 10)];
+    const v = judgeHeldBurst(heldBurst(answers), 20, 2000, 0);
+    expect(v).toMatchObject({ kind: 'inconclusive' });
+    expect(v.kind === 'inconclusive' && v.why).toMatch(/path lost 2 of 24/);
+  });
+
+  it('fails too few admitted even counting every lost request as admitted', () => {
+    const answers = [...burst(15, 8, 2000, 100), answer(0, 0, 10)];
+    expect(failureOf(() => judgeHeldBurst(heldBurst(answers), 20, 2000, 0)).expected).toMatch(/429 only once 20 requests are in flight/);
   });
 });
