@@ -25,6 +25,17 @@ interface StreamRead {
   readonly form: 'array' | 'object';
   readonly finalStatus?: string;
   readonly endedWithEmpty: boolean;
+  /** /stream calls whose answer the network path lost (their chunks are not handed out again). */
+  readonly lost: readonly ProbeResponse[];
+}
+
+/**
+ * Chunks are handed out once: a /stream answer the path lost took its chunks with it. A stream that
+ * came out short after such a loss is no evidence about the target: inconclusive, naming the loss.
+ */
+function unlessLost(r: StreamRead, expected: string): void {
+  const first = r.lost[0];
+  if (first !== undefined) inconclusive(`${expected}: ${r.lost.length} /stream answer${r.lost.length > 1 ? 's were' : ' was'} lost on the network path (${first.exchange.error ?? 'no answer'}), and the chunks each carried are not handed out again`, [first, r.last]);
 }
 
 async function readStream(ctx: CheckContext, ep: string, id: string): Promise<StreamRead> {
@@ -39,6 +50,7 @@ async function readStream(ctx: CheckContext, ep: string, id: string): Promise<St
   let form: 'array' | 'object' = 'object';
   let finalStatus: string | undefined;
   let endedWithEmpty = false;
+  const logFrom = ctx.http.log.length;
   for (let i = 0; i < MAX_STREAM_CALLS; i++) {
     const res = await send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'stream', id), timeoutMs: 60_000 });
     answers.push(res);
@@ -99,7 +111,8 @@ async function readStream(ctx: CheckContext, ep: string, id: string): Promise<St
       fail(`the stream of a ${state} job ends (terminal status, empty stream) within ${MAX_STREAM_CALLS} calls`, describe(res), res);
     }
   }
-  return { chunks, chunkAnswers, answers, last: answers.at(-1)!, form, endedWithEmpty, ...(finalStatus !== undefined ? { finalStatus } : {}) };
+  const lost = ctx.http.log.slice(logFrom).filter((x) => x.status === 0 && x.released !== true && x.exchange.request.url.includes(qpath(ep, 'stream', id)));
+  return { chunks, chunkAnswers, answers, last: answers.at(-1)!, form, endedWithEmpty, lost, ...(finalStatus !== undefined ? { finalStatus } : {}) };
 }
 
 function chunkBytes(c: unknown): number {
@@ -144,10 +157,12 @@ export const streamWebhookChecks: CheckDefinition[] = [
       }
       const chars = stringChars(r.chunks);
       if (chars < big.length + 'first'.length + 'last'.length) {
+        unlessLost(r, 'the chunks carry the whole output');
         fail(`the chunks carry the whole output (${big.length + 9} characters of string output)`, `${chars} characters in ${r.chunks.length} chunks`, lastAnswer);
       }
       const first = field(r.chunks[0], 'output');
       const last = field(r.chunks.at(-1), 'output');
+      if (first !== 'first' || last !== 'last') unlessLost(r, 'chunks in the handler\'s order');
       if (first !== 'first' || last !== 'last') fail('chunks in the handler\'s order: "first" ... "last"', `first ${JSON.stringify(first)?.slice(0, 40)}, last ${JSON.stringify(last)?.slice(0, 40)}`, first !== 'first' ? r.chunkAnswers[0] ?? lastAnswer : r.chunkAnswers.at(-1) ?? lastAnswer);
       if (r.finalStatus !== 'COMPLETED') fail('the stream ends with the job COMPLETED', `final status ${r.finalStatus ?? 'none'}`, lastAnswer);
       return { observed: `${r.form} form, ${r.chunks.length} chunks, largest ${max} bytes` };
@@ -164,6 +179,7 @@ export const streamWebhookChecks: CheckDefinition[] = [
       const r = await readStream(ctx, ep, id);
       if (r.form !== 'object') fail('the object form {status, stream: [...]}', 'a bare array', r.answers[0]!);
       const outs = r.chunks.map((c) => field(c, 'output'));
+      if (JSON.stringify(outs) !== JSON.stringify(['a', 'b', 'c'])) unlessLost(r, 'each chunk exactly once, in order');
       if (JSON.stringify(outs) !== JSON.stringify(['a', 'b', 'c'])) fail('each chunk exactly once, in order: ["a","b","c"]', JSON.stringify(outs), [...r.answers.slice(0, -1), r.last]);
       if (!r.endedWithEmpty) fail('a final answer with a terminal status and stream: []', 'none', r.last);
       return undefined;
