@@ -6,7 +6,7 @@
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
 import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../emulator/deployment/index.js';
 import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
-import type { BurstObservation, JobSample, Observations } from './observations.js';
+import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
 
 export type SettingSource = 'measured' | 'given' | 'service default';
 
@@ -65,39 +65,134 @@ const median = (v: readonly number[]): number => {
 
 const completed = (j: JobSample): boolean => j.status === 'COMPLETED' && j.delayMs !== undefined && j.executionMs !== undefined;
 
-interface ScalerGuess {
+export interface ScalerGuess {
   readonly type: ScalerType;
   readonly value: number;
   readonly detail: string;
+  /**
+   * Values the evidence could not tell apart (the picked one among them), ascending; undefined
+   * when it left one. A last entry of REQUEST_COUNT stands for itself and every larger value.
+   */
+  readonly ambiguous?: readonly number[];
+}
+
+/**
+ * Reaction readings may stray beyond their poll spans by the target's own timer lateness: real ms
+ * per reading (the emulator's timers fire 1-10 ms late on a busy host; at a time scale each is
+ * multiplied).
+ */
+export const REACTION_SLACK_REAL_MS = 3;
+
+export interface Candidates {
+  /** The values the readings allow, ascending (at least one). */
+  readonly values: readonly number[];
+  /** The pick: the only value, or the one the rule prefers among several. */
+  readonly value: number;
+}
+
+/**
+ * QUEUE_DELAY's value from its reactions: each lies in (value, value + check] s, read within
+ * ± its error and `slackMs`. A value is allowed when at most a quarter of the readings (rounded
+ * down) fall outside its range; with none allowed, those with the fewest outside. Among several,
+ * the nearest to the readings' median less half a check (the middle of the range) is picked.
+ */
+export function queueDelayCandidates(reactions: readonly ColdReaction[], checkMs: number, slackMs: number): Candidates {
+  const top = Math.max(1, ...reactions.map((r) => Math.ceil((r.ms + r.errorMs + slackMs) / 1_000)));
+  const outside = (v: number) => reactions.filter((r) => r.ms + r.errorMs + slackMs <= v * 1_000 || r.ms - r.errorMs - slackMs > v * 1_000 + checkMs).length;
+  const counts = Array.from({ length: top }, (_, i) => ({ v: i + 1, out: outside(i + 1) }));
+  const allowed = reactions.length >> 2;
+  let values = counts.filter((c) => c.out <= allowed).map((c) => c.v);
+  if (values.length === 0) {
+    const fewest = Math.min(...counts.map((c) => c.out));
+    values = counts.filter((c) => c.out === fewest).map((c) => c.v);
+  }
+  const estimate = (median(reactions.map((r) => r.ms)) - checkMs / 2) / 1_000;
+  const value = values.reduce((best, v) => (Math.abs(v - estimate) < Math.abs(best - estimate) ? v : best));
+  return { values, value };
+}
+
+/** Workers a REQUEST_COUNT scaler of `value` keeps up for `scaleUp`'s jobs under a cap. */
+export const requestCountWorkers = (value: number, up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap: number): number => Math.min(cap, Math.max(up.workersBefore, Math.ceil(up.jobs / value)));
+
+/**
+ * REQUEST_COUNT's value from jobs sent at once: a value is allowed when it predicts the workers
+ * each batch ended with (ceil(jobs / value), within the cap and never below the workers already
+ * up). An unknown cap is taken to be the most workers seen: a batch that reached it may have
+ * been capped. Values from the largest batch's size up predict one worker for every batch and
+ * are one candidate, that size standing for them all. When no value fits every batch (a worker
+ * lost to throttling, a late start), those that fit the most are kept. Among several, the least
+ * is picked: the scaler that starts the most workers.
+ */
+export function requestCountCandidates(scaleUps: readonly ScaleUp[], cap: number | undefined): Candidates {
+  const capOf = cap ?? Math.max(1, ...scaleUps.map((u) => u.workersAfter));
+  const top = Math.max(1, ...scaleUps.map((u) => u.jobs));
+  const misses = Array.from({ length: top }, (_, i) => ({ v: i + 1, miss: scaleUps.filter((u) => requestCountWorkers(i + 1, u, capOf) !== u.workersAfter).length }));
+  const fewest = Math.min(...misses.map((m) => m.miss));
+  const values = misses.filter((m) => m.miss === fewest).map((m) => m.v);
+  return { values, value: values[0] as number };
+}
+
+/** Which batch size would tell `a` from `b` apart (with no worker up), under `cap`; undefined: none up to 100. */
+export function separatingBatch(a: number, b: number, cap: number): number | undefined {
+  for (let n = 1; n <= 100; n += 1) if (requestCountWorkers(a, { jobs: n, workersBefore: 0 }, cap) !== requestCountWorkers(b, { jobs: n, workersBefore: 0 }, cap)) return n;
+  return undefined;
+}
+
+const listOf = (v: readonly number[], orMore = false): string => (v.length === 1 ? `${v[0]}${orMore ? ' or more' : ''}` : `${v.slice(0, -1).join(', ')} and ${v.at(-1)}${orMore ? ' or more' : ''}`);
+
+export interface ScalerEvidence {
+  /** Cold batches' reactions (QUEUE_DELAY's value). */
+  readonly coldReactions: readonly ColdReaction[];
+  /** Jobs sent at once and the workers they ended with (REQUEST_COUNT's value), the burst's included. */
+  readonly scaleUps: readonly ScaleUp[];
+  /** workersMax when given; else the most workers seen stands for it. */
+  readonly cap: number | undefined;
+  /** Allowance beyond the poll spans, target ms (REACTION_SLACK_REAL_MS at the time scale). */
+  readonly slackMs: number;
 }
 
 /**
  * The scaler from its reactions: REQUEST_COUNT answers a burst at once (workers for
  * ceil(jobs / value)); QUEUE_DELAY only after a job has waited `value` s, on its next periodic
- * check, so each reaction lies in (value, value + check] and their mean is value + check/2.
+ * check, so each reaction lies in (value, value + check].
  */
-export function inferScaler(burst: BurstObservation | undefined, coldReactionsMs: readonly number[]): ScalerGuess | undefined {
+export function inferScaler(burst: BurstObservation | undefined, e: ScalerEvidence): ScalerGuess | undefined {
   const burstReaction = burst?.firstScaleUpMs;
   if (burst !== undefined && burstReaction !== undefined && burstReaction < IMMEDIATE_MS) {
-    const upAtOnce = Math.max(1, burst.workersAtFirstScaleUp ?? burst.peakWorkers);
-    // ceil(jobs / value) = workers holds for value = ceil(jobs / workers) (the least such value).
-    const value = Math.max(1, Math.ceil(burst.jobs / upAtOnce));
-    return { type: 'REQUEST_COUNT', value, detail: `a burst of ${burst.jobs} jobs had ${upAtOnce} workers up ${Math.round(burstReaction)} ms after it was sent: workers for ceil(jobs / ${value})` };
+    const c = requestCountCandidates(e.scaleUps, e.cap);
+    const top = Math.max(1, ...e.scaleUps.map((u) => u.jobs));
+    const orMore = c.values.at(-1) === top;
+    const seen = e.scaleUps.map((u) => `${u.jobs} job(s) sent at once with ${u.workersBefore} worker(s) up ended with ${u.workersAfter} (${u.source})`).join('; ');
+    const capWords = e.cap === undefined ? 'the most workers seen standing for workersMax' : `workersMax ${e.cap}`;
+    const base = `workers came at once (${Math.round(burstReaction)} ms after a burst), ceil(jobs / value) of them within ${capWords}: ${seen}`;
+    if (c.values.length === 1 && !orMore) return { type: 'REQUEST_COUNT', value: c.value, detail: `${base}: only ${c.value} predicts every count` };
+    const capOf = e.cap ?? Math.max(1, ...e.scaleUps.map((u) => u.workersAfter));
+    const [a, b] = c.values.length > 1 ? [c.values[0] as number, c.values[1] as number] : [top, top + 1];
+    const tell = separatingBatch(a, b, capOf);
+    return {
+      type: 'REQUEST_COUNT',
+      value: c.value,
+      ambiguous: c.values,
+      detail:
+        `${base}: ambiguous between ${c.values.length > 1 ? listOf(c.values, orMore) : `${top} and any larger value`} (each predicts the same counts); ${c.value} picked, the least (the most workers)` +
+        (tell === undefined ? '' : `; ${tell} job(s) sent at once with no worker up would tell ${a} from ${b} (--cold-batch ${tell})`),
+    };
   }
-  const cold = [...coldReactionsMs].sort((a, b) => a - b);
-  // Reactions are uniform over (value, value + check]; both ends of each are read on the same
-  // polls, so the reading errs either way by up to a poll. Their median sits half a check above
-  // the value: its whole seconds are the value while the median errs by under half a second.
-  const middle = cold.length === 0 ? undefined : ((cold[(cold.length - 1) >> 1] as number) + (cold[cold.length >> 1] as number)) / 2;
+  const cold = e.coldReactions;
+  const middle = cold.length === 0 ? undefined : median(cold.map((r) => r.ms));
   // A service may start a worker at once for a job that finds none up, and scale by queue delay
   // beyond that: then the burst (with a worker up) says the delay.
   const coldAtOnce = middle !== undefined && middle < IMMEDIATE_MS && burstReaction !== undefined;
   if (middle !== undefined && !coldAtOnce) {
-    const value = Math.max(1, Math.floor(middle / 1_000));
+    const c = queueDelayCandidates(cold, QUEUE_DELAY_CHECK_MS, e.slackMs);
+    const readings = [...cold].sort((a, b) => a.ms - b.ms).map((r) => `${(r.ms / 1_000).toFixed(1)}±${(r.errorMs / 1_000).toFixed(1)}`).join(', ');
+    const base = `workers came ${readings} s after the first job of a cold batch joined the queue (within the /health and /status poll spans); a delay of v s and a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check put each in (v, v + ${QUEUE_DELAY_CHECK_MS / 1_000}]`;
+    if (c.values.length === 1) return { type: 'QUEUE_DELAY', value: c.value, detail: `${base}: only ${c.value} fits (a quarter of the readings may stray)` };
     return {
       type: 'QUEUE_DELAY',
-      value,
-      detail: `workers came ${cold.map((r) => (r / 1_000).toFixed(1)).join(', ')} s after a job started waiting with none up: a delay of ${value} s and a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check (the whole seconds of their median)`,
+      value: c.value,
+      ambiguous: c.values,
+      detail: `${base}: ambiguous between ${listOf(c.values)} (each fits the readings); ${c.value} picked, nearest their median less half a check; more cold batches (--cold-starts) or a shorter --health-poll-ms narrow it`,
     };
   }
   if (burstReaction === undefined) return undefined;
@@ -212,17 +307,20 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
   // /status on the same polls. The worker's start is from its first sight (starting) to its
   // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
-  const leads = done.filter((j) => j.phase === 'cold' && j.seenToStartMs !== undefined);
-  const coldReactions = leads.map((j) => Math.max(0, (j.delayMs as number) - (j.seenToStartMs as number)));
   const starts = obs.workerStartsMs;
-  add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${leads.length} idle gap(s)): from /health first showing each worker (starting) to it no longer starting`, true));
+  add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker (starting) to it no longer starting`, true));
   if (starts.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
   const b = obs.burst;
   const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
-  const scaler = o.given.scalerType !== undefined && o.given.scalerValue !== undefined ? undefined : inferScaler(burstReacted, coldReactions);
+  const scaleUps: ScaleUp[] = [...obs.scaleUps, ...(b === undefined ? [] : [{ source: 'burst' as const, jobs: b.jobs, workersBefore: b.workersBefore, workersAfter: b.peakWorkers }])];
+  const scaler =
+    o.given.scalerType !== undefined && o.given.scalerValue !== undefined
+      ? undefined
+      : inferScaler(burstReacted, { coldReactions: obs.coldReactions, scaleUps, cap: o.given.workersMax, slackMs: REACTION_SLACK_REAL_MS * obs.timeScale });
+  if (scaler?.ambiguous !== undefined) notes.push(`scalerValue: the evidence leaves it ambiguous between ${scaler.ambiguous.join(', ')}; ${scaler.value} was picked (see its detail): give --scaler-value if you know it`);
 
   // Streaming: the first chunk came after the job's start (seen on /status by the same client;
   // else: after the round trip, the overhead and delayTime); the last comes at the end of

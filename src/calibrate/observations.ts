@@ -29,8 +29,25 @@ export interface JobSample {
   readonly executionMs: number | undefined;
   /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
   readonly poolBefore: PoolBefore;
-  /** The first job of a cold batch: target ms from /health first showing a new worker to /status first showing the job IN_PROGRESS. */
-  readonly seenToStartMs?: number | undefined;
+}
+
+/**
+ * The scaler's reaction to one cold batch, target ms: from the batch's earliest job joining the
+ * queue (its start seen on /status less its delayTime) to /health first showing a new worker.
+ * Both ends are known only within the poll spans they were seen in: the reaction lies within
+ * `ms` ± `errorMs`.
+ */
+export interface ColdReaction {
+  readonly ms: number;
+  readonly errorMs: number;
+}
+
+/** Jobs sent at once with the workers up before them and once the scaler had answered them. */
+export interface ScaleUp {
+  readonly source: 'cold batch' | 'burst';
+  readonly jobs: number;
+  readonly workersBefore: number;
+  readonly workersAfter: number;
 }
 
 export interface HealthPoint {
@@ -103,6 +120,10 @@ export interface Observations {
    * both alike (see StartTracker in phases.ts).
    */
   readonly workerStartsMs: number[];
+  /** One per cold batch whose first new worker and jobs' starts were seen. */
+  readonly coldReactions: ColdReaction[];
+  /** Cold batches read to their end with no worker stopping (the burst is added from `burst`). */
+  readonly scaleUps: ScaleUp[];
   /** Workers still up after the quiet wait (active workers); undefined: not measured. */
   restWorkers: number | undefined;
   burst: BurstObservation | undefined;

@@ -43,7 +43,7 @@ export function healthPoint(h: TimedHealth, phaseStartMs: number, timeScale: num
 }
 
 /** Record one finished job in the target's ms. */
-export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, cold?: { queuedToStartMs: number | undefined }): JobSample {
+export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore): JobSample {
   const sample: JobSample = {
     phase,
     classId,
@@ -54,7 +54,6 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
     delayMs: j.record.delayTime,
     executionMs: j.record.executionTime,
     poolBefore: before,
-    ...(cold?.queuedToStartMs !== undefined ? { seenToStartMs: cold.queuedToStartMs } : {}),
   };
   ctx.obs.jobs.push(sample);
   return sample;

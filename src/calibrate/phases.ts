@@ -9,7 +9,7 @@ import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
-import type { BurstObservation, HealthPoint, PhaseOutcome } from './observations.js';
+import type { BurstObservation, ColdReaction, HealthPoint, PhaseOutcome } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
   return runPhase(ctx, 'warm', async () => {
@@ -43,7 +43,7 @@ function lastJobEndMs(ctx: PhaseContext): number | undefined {
 }
 
 /** A change seen on /health: it happened between the poll before (`fromMs`) and the poll that showed it (`toMs`), real ms. */
-interface PollSpan {
+export interface PollSpan {
   readonly fromMs: number;
   readonly toMs: number;
 }
@@ -56,6 +56,27 @@ const spanMid = (s: PollSpan): number => (s.fromMs + s.toMs) / 2;
  */
 function spanGap(a: PollSpan, b: PollSpan): number {
   return b.toMs > a.toMs ? spanMid(b) - spanMid(a) : (a.toMs - a.fromMs) / 2;
+}
+
+/**
+ * The scaler's reaction to a cold batch, target ms, within the poll spans it was read on: from
+ * the batch's earliest job joining the queue to the first new worker (seen in `seen`). The
+ * earliest, not the first sent: jobs sent at once reach the queue in any order (each passes the
+ * service's overhead), and the first worker is started for the one that waited longest. The queue
+ * hands jobs out first in, first out, so that job is the first seen started; of several first
+ * seen in one span, the one with the longest delayTime. It joined the queue its delayTime before
+ * its start.
+ */
+export function coldReaction(seen: PollSpan, jobs: readonly { readonly start: PollSpan | undefined; readonly delayMs: number | undefined }[], timeScale: number): ColdReaction | undefined {
+  const known = jobs.flatMap((j) => (j.start === undefined || j.delayMs === undefined ? [] : [{ start: j.start, delayMs: j.delayMs }]));
+  if (known.length === 0) return undefined;
+  const firstTo = Math.min(...known.map((j) => j.start.toMs));
+  const head = known.filter((j) => j.start.toMs === firstTo).reduce((a, j) => (j.delayMs > a.delayMs ? j : a));
+  const entry = { fromMs: head.start.fromMs - head.delayMs / timeScale, toMs: head.start.toMs - head.delayMs / timeScale };
+  const lo = Math.max(0, (seen.fromMs - entry.toMs) * timeScale);
+  const hi = Math.max(lo, (seen.toMs - entry.fromMs) * timeScale);
+  const ms = Math.min(hi, Math.max(lo, (spanMid(seen) - spanMid(entry)) * timeScale));
+  return { ms, errorMs: Math.max(ms - lo, hi - ms) };
 }
 
 /** Workers up and ready (idle, running or unhealthy: no longer initializing or throttled). */
@@ -180,15 +201,15 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       const subs = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       jobs += subs.length;
-      const lead = subs[0];
-      if (lead === undefined) throw (refused as PromiseRejectedResult).reason;
+      if (subs.length === 0) throw (refused as PromiseRejectedResult).reason;
       // /health and every unfinished job's /status side by side until they end: workers seen
-      // starting and ready, and the first job seen IN_PROGRESS, are read on the same polls, so a
+      // starting and ready, and each job first seen IN_PROGRESS, are read on the same polls, so a
       // slow client or network moves every mark alike. Each change happened between the last poll
       // without it and the first with it.
       const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health));
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
-      let leadStart: PollSpan | undefined;
+      // The span each job was first seen started in (no longer IN_QUEUE).
+      const started = new Map<string, PollSpan>();
       let lastRunningMs: number | undefined;
       let lateReadyMs: number | undefined;
       const last = new Map<string, { record: JobRecord; answeredAtMs: number }>();
@@ -204,8 +225,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         if (h.health.workers.running > 0) lastRunningMs = at;
         if (jobsEndedAtMs !== undefined && tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
-        const leadStatus = last.get(lead.id)?.record.status;
-        if (leadStart === undefined && leadStatus !== undefined && leadStatus !== 'IN_QUEUE') leadStart = { fromMs: previousMs, toMs: at };
+        for (const x of open) {
+          const status = last.get(x.id)?.record.status;
+          if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: previousMs, toMs: at });
+        }
         previousMs = at;
         if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
         if (jobsEndedAtMs !== undefined && (tracker.pending === 0 || at - jobsEndedAtMs > o.maxIdleWaitMs)) break;
@@ -227,14 +250,15 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       const answeredEndMs = Math.max(...subs.map((x) => (last.get(x.id) as { answeredAtMs: number }).answeredAtMs)) - ctx.obs.rttRealMs / 2;
       const endMs = lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
       lastIdleFromMs = tracker.pending > 0 || tracker.stopSeen ? undefined : Math.max(endMs, lateReadyMs ?? -Infinity);
-      // The lead job's wait before its worker was seen is the scaler's reaction (inferScaler): from
-      // the first new worker's span to the span the lead was first seen started.
+      // The scaler's reaction (inferScaler) and how many workers it started for the batch.
       const seen = tracker.firstStart;
-      const seenToStart = seen === undefined || leadStart === undefined ? undefined : spanGap(seen, leadStart) * ctx.timeScale;
-      subs.forEach((x, i) => {
+      const reaction = seen === undefined ? undefined : coldReaction(seen, subs.map((x) => ({ start: started.get(x.id), delayMs: last.get(x.id)?.record.delayTime })), ctx.timeScale);
+      if (reaction !== undefined) ctx.obs.coldReactions.push(reaction);
+      if (!tracker.stopSeen) ctx.obs.scaleUps.push({ source: 'cold batch', jobs: subs.length, workersBefore: workersUp(rest.last.health), workersAfter: workersUp(rest.last.health) + tracker.startCount });
+      for (const x of subs) {
         const st = last.get(x.id) as { record: JobRecord; answeredAtMs: number };
-        recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health), i === 0 && seenToStart !== undefined ? { queuedToStartMs: seenToStart } : undefined);
-      });
+        recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health));
+      }
       if (refused !== undefined) return { jobs, reason: stopReason(ctx, refused.reason) };
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);

@@ -64,6 +64,8 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     jobs: [],
     idleTimeoutSamplesMs: [],
     workerStartsMs: [],
+    coldReactions: [],
+    scaleUps: [],
     restWorkers: undefined,
     burst: undefined,
     streams: [],

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CalibrationReport } from '../../../src/calibrate/report.js';
 import { parseEmulatorConfig } from '../../../src/emulator/index.js';
 import { quantileMs, type Distribution } from '../../../src/emulator/deployment/index.js';
@@ -70,8 +70,21 @@ const SIMULATED_TOLERANCE: Readonly<Record<string, number>> = {
   'delay p99': 0.15,
 };
 
-/** The config the first test's calibration wrote (the simulated comparison's twin). */
-let written: { config: Record<string, unknown>; out: string } | undefined;
+/** The one calibration both tests of the first block read (run once, in beforeAll). */
+interface Calibrated {
+  readonly truth: EmulateProcess;
+  readonly out: string;
+  readonly cal: { readonly code: number; readonly out: string };
+}
+let calibrated: Calibrated | Error | undefined;
+
+/** The shared calibration, or an error saying why there is none (each test that needs it fails with it). */
+function calibration(): Calibrated {
+  if (calibrated === undefined) throw new Error('the shared calibration did not run');
+  if (calibrated instanceof Error) throw new Error(`the shared calibration failed: ${calibrated.message}`);
+  if (calibrated.cal.code !== 0) throw new Error(`qbench calibrate exited ${calibrated.cal.code}:\n${calibrated.cal.out}`);
+  return calibrated;
+}
 
 const started: EmulateProcess[] = [];
 let proxy: Proxy | undefined;
@@ -92,13 +105,23 @@ async function emulator(config: Record<string, unknown>, name: string): Promise<
 }
 
 describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)', () => {
-  it('measures settings it was not told, within its budget, and the twin reproduces the ground truth under one seeded schedule', { timeout: 180_000 }, async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'qbench-twin-'));
-    const truth = await emulator(emulatorConfigOf(groundTruth(42)), 'truth.json');
-    proxy = await startProxy({ upstream: truth.url, delayMs: 1, jitterMs: 1, opaque: true });
-    const out = path.join(dir, 'twin');
-    const cal = await calibrate(proxy.url, out, ['--time-scale', String(SCALE), '--health-poll-ms', '5', ...TEST_PLAN]);
-    expect(cal.code, cal.out).toBe(0);
+  beforeAll(async () => {
+    try {
+      if (dir === '') dir = await mkdtemp(path.join(tmpdir(), 'qbench-twin-'));
+      const truth = await emulator(emulatorConfigOf(groundTruth(42)), 'truth.json');
+      proxy = await startProxy({ upstream: truth.url, delayMs: 1, jitterMs: 1, opaque: true });
+      const out = path.join(dir, 'twin');
+      const cal = await calibrate(proxy.url, out, ['--time-scale', String(SCALE), '--health-poll-ms', '5', ...TEST_PLAN]);
+      await proxy.close();
+      proxy = undefined;
+      calibrated = { truth, out, cal };
+    } catch (e) {
+      calibrated = e instanceof Error ? e : new Error(String(e));
+    }
+  }, 150_000);
+
+  it('measures settings it was not told, within its budget, and the twin reproduces the ground truth under one seeded schedule', { timeout: 120_000 }, async () => {
+    const { truth, out, cal } = calibration();
 
     // Within budget: what the ground truth received is what the report says was sent.
     const report = await readJson<CalibrationReport>(path.join(out, 'calibration.json'));
@@ -114,7 +137,20 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     // a second more or less moves worker-seconds by under 1% (about ten worker stops in a run).
     expect(Math.abs((setting('idleTimeoutS')?.value as number) - 40)).toBeLessThanOrEqual(2);
     expect(setting('scalerType')).toMatchObject({ value: 'QUEUE_DELAY', source: 'measured' });
-    expect(setting('scalerValue')).toMatchObject({ value: 3, source: 'measured' });
+    // Six cold batches, each reaction read on /health and /status poll spans of about 0.8 emulated
+    // s at each end (5 ms polls at time scale 60, a round of several requests): 3 is always among
+    // the values the readings allow; when they allow one, it is 3, and when several, the report
+    // says so and picks one of them.
+    const value = setting('scalerValue');
+    expect(value?.source).toBe('measured');
+    const among = /ambiguous between ([\d, and]+)/.exec(value?.detail ?? '');
+    if (among === null) expect(value?.value, value?.detail).toBe(3);
+    else {
+      const allowed = (among[1] as string).split(/, | and /).map(Number);
+      expect(allowed, value?.detail).toContain(3);
+      expect(allowed).toContain(value?.value);
+      expect(report.notes.join('\n')).toMatch(/scalerValue: the evidence leaves it ambiguous/);
+    }
     expect(setting('workersMax')).toMatchObject({ value: 4, source: 'measured' });
     expect(setting('workersMin')).toMatchObject({ value: 0, source: 'measured' });
     const cold = report.fits.find((f) => f.part === 'coldStart');
@@ -126,14 +162,11 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
 
     // The file is served as is; the HTML draws one CDF chart per fit.
     const twinConfig = await readJson<Record<string, unknown>>(path.join(out, 'emulator.json'));
-    written = { config: twinConfig, out: cal.out };
     expect(() => parseEmulatorConfig({ ...twinConfig, apiKey: TWIN_KEY })).not.toThrow();
     const html = await readFile(path.join(out, 'calibration.html'), 'utf8');
     for (let i = 0; i < report.fits.length; i += 1) expect(html).toContain(`id="fit-${i}"`);
 
     // The comparison: a fresh ground truth on the twin's seed, and the twin.
-    await proxy.close();
-    proxy = undefined;
     const seed = (twinConfig['deployments'] as Record<string, { seed: number }>)[ENDPOINT]?.seed as number;
     const [gt, twin] = await Promise.all([emulator(emulatorConfigOf(groundTruth(seed)), 'truth-crn.json'), startEmulator(path.join(out, 'emulator.json'), SCALE)]);
     started.push(twin);
@@ -151,13 +184,17 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
     expect(by('peak workers').twin, table).toBeLessThanOrEqual(by('peak workers').truth);
   });
 
-  it('the written config and the ground truth, simulated on 200 identical hours of the schedule, agree per figure', { timeout: 30_000 }, () => {
-    if (written === undefined) throw new Error('no twin was written: the calibration above failed');
+  it('the written config and the ground truth, simulated on 200 identical hours of the schedule, agree per figure', { timeout: 30_000 }, async () => {
+    const { out, cal } = calibration();
+    const written = { config: await readJson<Record<string, unknown>>(path.join(out, 'emulator.json')), out: cal.out };
     const sim = simulatedComparison(parseTwin(emulatorConfigOf(groundTruth(0)), 'ground truth'), parseTwin(written.config, 'the written twin'), SIMULATED_PLAN);
     const table = `simulated, ${sim.jobs} jobs per config\n${formatFigures(sim.error)}\nfloor (the ground truth against itself on other timing seeds):\n${formatFigures(sim.floor)}`;
     console.log(table);
     for (const f of sim.error) expect(f.relError, `${f.name}\n${table}\n${written.out}`).toBeLessThanOrEqual(SIMULATED_TOLERANCE[f.name] ?? SIMULATED_TOLERANCE_DEFAULT);
   });
+});
+
+describe('qbench calibrate on a streaming handler (time scale 60)', () => {
 
   it('a streaming handler: time to first chunk, gaps and tokens per chunk are measured through /stream and written into the twin', { timeout: 60_000 }, async () => {
     if (dir === '') dir = await mkdtemp(path.join(tmpdir(), 'qbench-twin-'));

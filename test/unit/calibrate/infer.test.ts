@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inferDeployment, inferScaler } from '../../../src/calibrate/infer.js';
+import { inferDeployment, inferScaler, type ScalerEvidence } from '../../../src/calibrate/infer.js';
 import { findClassField, loadInputClasses } from '../../../src/calibrate/inputs.js';
 import type { BurstObservation, JobSample, Observations } from '../../../src/calibrate/observations.js';
 import { summarizeBurst } from '../../../src/calibrate/phases.js';
@@ -25,7 +25,7 @@ const job = (o: Partial<JobSample>): JobSample => ({
 });
 
 function observations(jobs: JobSample[], extra: Partial<Observations> = {}): Observations {
-  return { timeScale: 1, rttRealMs: 10, jobs, idleTimeoutSamplesMs: [], workerStartsMs: [], restWorkers: undefined, burst: undefined, streams: [], nonStreamingClasses: [], phases: [], notes: [], ...extra };
+  return { timeScale: 1, rttRealMs: 10, jobs, idleTimeoutSamplesMs: [], workerStartsMs: [], coldReactions: [], scaleUps: [], restWorkers: undefined, burst: undefined, streams: [], nonStreamingClasses: [], phases: [], notes: [], ...extra };
 }
 
 const burst = (o: Partial<BurstObservation>): BurstObservation => ({
@@ -42,24 +42,42 @@ const burst = (o: Partial<BurstObservation>): BurstObservation => ({
 });
 
 describe('inferScaler', () => {
-  it('QUEUE_DELAY: reactions in (value, value + 1 s], read a little early or late: their median\'s whole seconds', () => {
-    const g = inferScaler(burst({ firstScaleUpMs: 4_300 }), [4_900, 3_900, 4_700, 4_450, 6_800, 4_200, 4_050, 5_200]);
+  const reactions = (ms: readonly number[], errorMs = 300) => ms.map((m) => ({ ms: m, errorMs }));
+  const evidence = (o: Partial<ScalerEvidence>): ScalerEvidence => ({ coldReactions: [], scaleUps: [], cap: undefined, slackMs: 0, ...o });
+
+  it('QUEUE_DELAY: reactions in (value, value + 1 s], read within their poll spans; one stray reading of eight is allowed', () => {
+    const g = inferScaler(burst({ firstScaleUpMs: 4_300 }), evidence({ coldReactions: reactions([4_900, 4_300, 4_700, 4_450, 6_800, 4_200, 4_550, 4_800]) }));
     expect(g).toMatchObject({ type: 'QUEUE_DELAY', value: 4 });
+    expect(g?.ambiguous).toBeUndefined();
+  });
+
+  it('QUEUE_DELAY: readings that fit two values say so and pick the one nearest their median less half a check', () => {
+    const g = inferScaler(undefined, evidence({ coldReactions: reactions([3_100, 3_200, 3_150, 3_250], 400) }));
+    expect(g).toMatchObject({ type: 'QUEUE_DELAY', value: 3, ambiguous: [2, 3] });
+    expect(g?.detail).toMatch(/ambiguous between 2 and 3.*3 picked/);
   });
 
   it('QUEUE_DELAY that starts a worker at once for a job finding none: the burst says the delay', () => {
-    const g = inferScaler(burst({ firstScaleUpMs: 4_600 }), [100, 250, 80]);
+    const g = inferScaler(burst({ firstScaleUpMs: 4_600 }), evidence({ coldReactions: reactions([100, 250, 80]) }));
     expect(g).toMatchObject({ type: 'QUEUE_DELAY', value: 4 });
     expect(g?.detail).toMatch(/had one at once, which the twin does not model/);
   });
 
-  it('REQUEST_COUNT: a burst answered at once; value = ceil(jobs / workers up)', () => {
-    const g = inferScaler(burst({ jobs: 20, firstScaleUpMs: 150, workersAtFirstScaleUp: 5, peakWorkers: 5 }), [120]);
+  it('REQUEST_COUNT: a burst answered at once; the one value that predicts every batch\'s workers', () => {
+    const g = inferScaler(burst({ jobs: 20, firstScaleUpMs: 150, peakWorkers: 5 }), evidence({ scaleUps: [{ source: 'burst', jobs: 20, workersBefore: 0, workersAfter: 5 }, { source: 'cold batch', jobs: 4, workersBefore: 0, workersAfter: 1 }], cap: 8 }));
     expect(g).toMatchObject({ type: 'REQUEST_COUNT', value: 4 });
+    expect(g?.ambiguous).toBeUndefined();
+  });
+
+  it('REQUEST_COUNT capped by workersMax: ambiguous, the least value picked and a batch size that would tell them apart named', () => {
+    // 16 jobs on a cap of 3: every value up to 7 reaches the cap (ceil(16 / 7) = 3).
+    const g = inferScaler(burst({ jobs: 16, firstScaleUpMs: 150, peakWorkers: 3 }), evidence({ scaleUps: [{ source: 'burst', jobs: 16, workersBefore: 0, workersAfter: 3 }], cap: 3 }));
+    expect(g).toMatchObject({ type: 'REQUEST_COUNT', value: 1, ambiguous: [1, 2, 3, 4, 5, 6, 7] });
+    expect(g?.detail).toMatch(/ambiguous between 1, 2, 3, 4, 5, 6 and 7 .*1 picked.*2 job\(s\) sent at once with no worker up would tell 1 from 2/);
   });
 
   it('nothing seen: undefined (the service default is used)', () => {
-    expect(inferScaler(undefined, [])).toBeUndefined();
+    expect(inferScaler(undefined, evidence({}))).toBeUndefined();
   });
 });
 
@@ -77,13 +95,13 @@ describe('summarizeBurst', () => {
 
 describe('inferDeployment', () => {
   const warm = Array.from({ length: 12 }, (_, i) => job({ delayMs: 50 + i, executionMs: 1_000 + 100 * i, e2eMs: 50 + i + 1_000 + 100 * i + 10 + 300 }));
-  // Cold jobs: a 1.9 s reaction, cold starts of 8 s and so on, a 55 ms dispatch; /health saw the
-  // worker start in `c`, and the job start c + 55 ms after the worker's first sight.
+  // Cold jobs: a 1.9 s reaction (read within 0.2 s), cold starts of 8 s and so on, a 55 ms dispatch.
   const starts = [8_000, 8_400, 7_800];
-  const cold = starts.map((c) => job({ phase: 'cold', poolBefore: 'cold', delayMs: 1_900 + c + 55, executionMs: 1_500, seenToStartMs: c + 55 }));
+  const cold = starts.map((c) => job({ phase: 'cold', poolBefore: 'cold', delayMs: 1_900 + c + 55, executionMs: 1_500 }));
+  const coldReactions = starts.map(() => ({ ms: 1_900, errorMs: 200 }));
 
   it('takes the timing fields apart: dispatch from warm delays, overhead net of the round trip, the cold start and the reaction from /health and /status', () => {
-    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200, 29_900, 30_400], workerStartsMs: starts, restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200, 29_900, 30_400], workerStartsMs: starts, coldReactions, restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
     const samples = (part: string) => r.fits.find((f) => f.part === part)?.samplesMs;
     expect(samples('dispatch')).toEqual(warm.map((j) => j.delayMs));
     expect(samples('overhead')?.every((o) => Math.abs(o - 300) < 1e-9)).toBe(true);
@@ -97,7 +115,7 @@ describe('inferDeployment', () => {
   });
 
   it('notes each fit its samples place loosely, naming the flag that adds samples and how many for ±5%', () => {
-    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200], workerStartsMs: starts, restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200], workerStartsMs: starts, coldReactions, restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
     // Execution spreads 1.0-2.1 s over 15 jobs: its median is known to about ±18%.
     const exec = r.fits.find((f) => f.part === 'execution');
     expect(exec?.precision.medianRelative).toBeGreaterThan(0.05);
