@@ -19,6 +19,12 @@ export interface SelfTestRow {
   readonly caughtBy: readonly string[];
   /** Other checks that failed or broke under this fault (collateral). */
   readonly alsoFailed: readonly string[];
+  /**
+   * Checks that ended inconclusive under this fault. An inconclusive verdict says the evidence
+   * allowed a correct target, so it never counts as catching the fault: a fault that draws only
+   * these is missed.
+   */
+  readonly inconclusive: readonly string[];
   /** Checks run against this fault. */
   readonly ran: number;
   readonly durationMs: number;
@@ -98,6 +104,7 @@ export async function runSelfTest(suite: Suite, o: SelfTestOptions = {}): Promis
       description: info.description,
       caughtBy: results.filter((r) => r.kind === 'spec' && r.verdict.status === 'fail' && cites(r)).map((r) => r.id),
       alsoFailed: results.filter((r) => failed(r) && !(r.kind === 'spec' && r.verdict.status === 'fail' && cites(r))).map((r) => r.id),
+      inconclusive: results.filter((r) => r.verdict.status === 'inconclusive').map((r) => r.id),
       ran: results.filter((r) => r.verdict.status !== 'skip').length,
       durationMs: performance.now() - t0,
     };
@@ -133,7 +140,8 @@ export async function runSelfTest(suite: Suite, o: SelfTestOptions = {}): Promis
 export function renderDetectionTable(rows: readonly SelfTestRow[]): string {
   const lines = ['| Fault | Clause | What it breaks | Caught by (failing checks citing the clause) |', '|---|---|---|---|'];
   for (const r of rows) {
-    lines.push(`| \`${r.fault}\` | ${r.clause} | ${r.description} | ${r.caughtBy.length > 0 ? r.caughtBy.map((id) => `\`${id}\``).join(', ') : '**NOT CAUGHT**'} |`);
+    const missed = r.inconclusive.length > 0 ? `**NOT CAUGHT** (inconclusive only: ${r.inconclusive.map((id) => `\`${id}\``).join(', ')})` : '**NOT CAUGHT**';
+    lines.push(`| \`${r.fault}\` | ${r.clause} | ${r.description} | ${r.caughtBy.length > 0 ? r.caughtBy.map((id) => `\`${id}\``).join(', ') : missed} |`);
   }
   return `${lines.join('\n')}\n`;
 }

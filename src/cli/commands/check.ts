@@ -114,7 +114,7 @@ async function selfTest(a: CheckArgs, io: CliIo, conformanceSuite: Suite): Promi
       for (const r of bad) io.stdout(line(r));
       io.stdout(failureDetails(bad));
     },
-    onRow: (row) => io.stdout(`${row.caughtBy.length > 0 ? 'caught ' : 'MISSED '} ${row.fault} (${row.clause}) by ${row.caughtBy.join(', ') || 'nothing'} [${(row.durationMs / 1000).toFixed(1)}s${row.retriedAlone === true ? ', run again alone' : ''}]\n`),
+    onRow: (row) => io.stdout(`${row.caughtBy.length > 0 ? 'caught ' : 'MISSED '} ${row.fault} (${row.clause}) by ${row.caughtBy.join(', ') || `nothing${row.inconclusive.length > 0 ? ` (inconclusive only, which never counts: ${row.inconclusive.join(', ')})` : ''}`} [${(row.durationMs / 1000).toFixed(1)}s${row.retriedAlone === true ? ', run again alone' : ''}]\n`),
   });
   io.stdout(`\n${renderDetectionTable(report.rows)}`);
   io.stdout(`\n${report.cleanPassed ? 'clean emulator passed every check' : 'the CLEAN emulator FAILED checks'}; ${report.rows.filter((r) => r.caughtBy.length > 0).length}/${report.rows.length} faults caught in ${(report.durationMs / 1000).toFixed(0)} s\n`);
