@@ -238,6 +238,34 @@ const cases: Record<string, { config?: Partial<EmulatorConfigInput>; check: () =
       expect(s).not.toHaveProperty('executionTime');
     },
   },
+  'status-word-running': {
+    check: async () => {
+      const id = await run({ mock_delay: 5 });
+      // Emulated time on until a worker has taken the job (a cold start included): at most 4 s of its 5.
+      let status = (await em().call('GET', `/v2/demo/status/${id}`)).body.status;
+      for (let i = 0; i < 40 && status === 'IN_QUEUE'; i++) {
+        await em().advance(100);
+        status = (await em().call('GET', `/v2/demo/status/${id}`)).body.status;
+      }
+      expect(status).toBe('RUNNING');
+      await em().advance(10 * SECOND_MS);
+      expect((await em().call('GET', `/v2/demo/status/${id}`)).body.status).toBe('COMPLETED');
+    },
+  },
+  'status-lowercase': {
+    check: async () => {
+      const id = await run({});
+      expect((await em().call('GET', `/v2/demo/status/${id}`)).body.status).toBe('completed');
+    },
+  },
+  'stream-outlives-job': {
+    check: async () => {
+      const id = await run({ mock_return: ['a', 'b'] });
+      expect((await em().call('GET', `/v2/demo/status/${id}`)).body.status).toBe('COMPLETED');
+      expect((await em().call('GET', `/v2/demo/stream/${id}`)).body).toEqual({ status: 'IN_PROGRESS', stream: [{ output: 'a' }, { output: 'b' }] });
+      expect((await em().call('GET', `/v2/demo/stream/${id}`)).body).toEqual({ status: 'IN_PROGRESS', stream: [] });
+    },
+  },
   'retry-from-cancelled': {
     check: async () => {
       const id = await run({ mock_delay: 5 });
