@@ -264,6 +264,14 @@ describe('fault switches', () => {
     expect(await freeGpus()).toBe(before - 2);
   });
 
+  it('graphql-field-omitted: the first pod of an answer lacks the last field selected, the rest is whole', async () => {
+    await m.close();
+    m = await mountSubServices({ clock, faults: ['graphql-field-omitted'] });
+    const types = (await gqlData(m.url, 'query { gpuTypes { id displayName memoryInGb } }')).gpuTypes as Record<string, unknown>[];
+    expect(Object.keys(types[0]!)).toEqual(['id', 'displayName']);
+    expect(Object.keys(types[1]!)).toEqual(['id', 'displayName', 'memoryInGb']);
+  });
+
   it('pod-resume-new-id: podResume answers another id and the old one is gone', async () => {
     await m.close();
     m = await mountSubServices({ clock, faults: ['pod-resume-new-id'] });
