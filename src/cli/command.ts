@@ -1,6 +1,8 @@
-// The shape of one CLI command module. Each command lives in src/cli/commands/<name>.ts and
-// is listed in src/cli/commands/index.ts; main.ts registers them all with yargs from their
-// option declarations (src/cli/options.ts) and hands `run` the parsed, validated options.
+// The shape of one CLI command module. Each command is declared in src/cli/commands/<name>.ts
+// (name, help, options as data) and listed in src/cli/commands/index.ts; main.ts registers
+// them all with yargs from their option declarations (src/cli/options.ts) and hands `run` the
+// parsed, validated options. The work itself lives in src/cli/commands/<name>-run.ts, imported
+// by `lazyRun` only when the command runs, so that `--help` loads no engine.
 import type { Argv } from 'yargs';
 import type { ExitCode } from '../exit-codes.js';
 import type { Flags, OptionSet } from './options.js';
@@ -35,7 +37,19 @@ export interface CommandModule<O extends OptionSet = OptionSet> {
   run(flags: Flags<O>, io: CliIo, invocation: Invocation): Promise<ExitCode>;
 }
 
+export type RunCommand<O extends OptionSet> = (flags: Flags<O>, io: CliIo, invocation: Invocation) => Promise<ExitCode>;
+
+/** A `run` that imports the command's implementation (and what it needs) when first called. */
+export function lazyRun<O extends OptionSet>(load: () => Promise<RunCommand<O>>): RunCommand<O> {
+  return async (flags, io, invocation) => (await load())(flags, io, invocation);
+}
+
 /** A command module, its options typed by its declarations. */
 export function defineCommand<O extends OptionSet>(c: CommandModule<O>): CommandModule<O> {
   return c;
+}
+
+/** The command's name: the first word of its yargs command string. */
+export function commandName(c: Pick<CommandModule, 'command'>): string {
+  return c.command.split(' ')[0] ?? '';
 }

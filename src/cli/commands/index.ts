@@ -1,5 +1,8 @@
-// Every CLI command, in the order --help lists them. Add one line per command.
-import type { CommandModule } from '../command.js';
+// Every CLI command, in the order --help lists them. Add one line per command. These modules
+// declare the commands (name, help, options as data); each imports its work (<name>-run.ts)
+// only when it runs, so that listing or parsing them loads no engine.
+import { commandName, type CommandModule } from '../command.js';
+import { readsConfig } from '../options.js';
 import { startCommand } from './start.js';
 import { emulateCommand } from './emulate.js';
 import { workerCommand } from './worker.js';
@@ -29,3 +32,6 @@ export const COMMANDS: readonly CommandModule[] = [
   planCommand,
   initCommand,
 ];
+
+/** The names of the commands that read the config file. */
+export const CONFIG_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.filter((c) => readsConfig(c.options)).map(commandName));

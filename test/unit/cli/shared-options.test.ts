@@ -3,9 +3,9 @@
 // src/cli/target-options.ts in every command that declares them, a command adding at most a
 // note after it; the commands that name a target declare the full set.
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../../src/cli/commands/index.js';
+import { COMMANDS, CONFIG_COMMANDS } from '../../../src/cli/commands/index.js';
 import type { CommandModule } from '../../../src/cli/command.js';
-import { CONFIG_COMMANDS, main, type CliIo } from '../../../src/cli/main.js';
+import { main, type CliIo } from '../../../src/cli/main.js';
 import type { OptionSpec } from '../../../src/cli/options.js';
 import { SHARED_HELP } from '../../../src/cli/target-options.js';
 import { EXIT } from '../../../src/exit-codes.js';
