@@ -1,8 +1,9 @@
-// The shape of one CLI command module. Each command is declared in src/cli/commands/<name>.ts
-// (name, help, options as data) and listed in src/cli/commands/index.ts; main.ts registers
-// them all with yargs from their option declarations (src/cli/options.ts) and hands `run` the
-// parsed, validated options. The work itself lives in src/cli/commands/<name>-run.ts, imported
-// by `lazyRun` only when the command runs, so that `--help` loads no engine.
+// The shape of one CLI command, in three parts loaded as needed: its entry in
+// src/cli/commands/index.ts (command string, help line), its declaration in
+// src/cli/commands/<name>.ts (options as data, examples), imported when the command is parsed,
+// and its work in src/cli/commands/<name>-run.ts, imported by `lazyRun` when it runs. main.ts
+// registers the entries with yargs, declares a command's options (src/cli/options.ts) when
+// yargs builds it, and hands `run` the parsed, validated options.
 import type { Argv } from 'yargs';
 import type { ExitCode } from '../exit-codes.js';
 import type { Flags, OptionSet } from './options.js';
@@ -25,10 +26,16 @@ export interface Invocation {
   readonly commandLine: readonly string[];
 }
 
-export interface CommandModule<O extends OptionSet = OptionSet> {
+/** A command as --help lists it, and how to import its declaration. */
+export interface CommandEntry {
   /** yargs command string, e.g. 'emulate' or 'report <result>'. */
   readonly command: string;
   readonly describe: string;
+  readonly load: () => Promise<CommandModule>;
+}
+
+/** A command's declaration: its options, examples and work. */
+export interface CommandModule<O extends OptionSet = OptionSet> {
   /** Every option, declared once: flag, type, help, config key, default. */
   readonly options: O;
   /** What the declarations do not say: examples. */
@@ -50,6 +57,6 @@ export function defineCommand<O extends OptionSet>(c: CommandModule<O>): Command
 }
 
 /** The command's name: the first word of its yargs command string. */
-export function commandName(c: Pick<CommandModule, 'command'>): string {
+export function commandName(c: Pick<CommandEntry, 'command'>): string {
   return c.command.split(' ')[0] ?? '';
 }

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline/promises';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
-import { commandName, type CliIo } from './command.js';
+import { commandName, type CliIo, type CommandModule } from './command.js';
 import type { LoadedConfig } from '../config/load-config.js';
 
 export type { CliIo } from './command.js';
@@ -69,12 +69,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     io.stdout(`${VERSION}\n`);
     return EXIT.OK;
   }
-  const [{ default: yargs }, { COMMANDS, CONFIG_COMMANDS }, { declareOptions, parseOptions }, { configOption }] = await Promise.all([
-    import('yargs'),
-    import('./commands/index.js'),
-    import('./options.js'),
-    import('./target-options.js'),
-  ]);
+  const [{ default: yargs }, { COMMANDS }] = await Promise.all([import('yargs'), import('./commands/index.js')]);
   let exitCode: ExitCode = EXIT.OK;
   let parser = yargs([...argv])
     .scriptName('qbench')
@@ -84,14 +79,33 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .demandCommand(1, 'Name a command: see qbench --help.')
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100));
-  for (const cmd of COMMANDS) {
-    const name = commandName(cmd);
-    const options = CONFIG_COMMANDS.has(name) ? { ...cmd.options, config: configOption } : cmd.options;
-    parser = parser.command(cmd.command, cmd.describe, (y) => declareOptions(cmd.builder ? cmd.builder(y) : y, options), async (args) => {
-      const loaded = CONFIG_COMMANDS.has(name) ? await readConfigFile(name, args['config']) : undefined;
-      const flags = parseOptions(name, cmd.options, args, loaded);
-      exitCode = io.env[PARSE_ONLY_ENV] === '1' ? await checkParsed(name, flags, io) : await cmd.run(flags, io, { commandLine: ['qbench', ...argv] });
-    });
+  for (const entry of COMMANDS) {
+    const name = commandName(entry);
+    // yargs calls the builder only for the command on the command line: its declaration is
+    // imported then, and the handler runs after the builder.
+    let declared: { cmd: CommandModule; readsConfig: boolean } | undefined;
+    const declare = async () => {
+      if (declared) return declared;
+      const [cmd, { readsConfig }] = await Promise.all([entry.load(), import('./options.js')]);
+      declared = { cmd, readsConfig: readsConfig(cmd.options) };
+      return declared;
+    };
+    parser = parser.command(
+      entry.command,
+      entry.describe,
+      async (y) => {
+        const { cmd, readsConfig } = await declare();
+        const [{ declareOptions }, { configOption }] = await Promise.all([import('./options.js'), import('./target-options.js')]);
+        return declareOptions(cmd.builder ? cmd.builder(y) : y, readsConfig ? { ...cmd.options, config: configOption } : cmd.options);
+      },
+      async (args) => {
+        const { cmd, readsConfig } = await declare();
+        const { parseOptions } = await import('./options.js');
+        const loaded = readsConfig ? await readConfigFile(name, args['config']) : undefined;
+        const flags = parseOptions(name, cmd.options, args, loaded);
+        exitCode = io.env[PARSE_ONLY_ENV] === '1' ? await checkParsed(name, flags, io) : await cmd.run(flags, io, { commandLine: ['qbench', ...argv] });
+      },
+    );
   }
   parser = parser
     .fail((msg, err) => {

@@ -64,8 +64,6 @@ export function givenSettings(f: Flags<typeof CALIBRATE_OPTIONS>, endpointId: st
 }
 
 export const calibrateCommand = defineCommand({
-  command: 'calibrate',
-  describe: 'Measure a deployment by URL within a budget and write a twin: an emulator config that reproduces it, with a calibration report',
   options: CALIBRATE_OPTIONS,
   builder: (y) => y.example('$0 calibrate --target https://api.example --endpoint abc123 --input job.json --gpu-type "4090 PRO" --yes', 'calibrate with your own job body, no prompt'),
   run: lazyRun(async () => (await import('./calibrate-run.js')).runCalibrate),

@@ -39,8 +39,6 @@ export const CHECK_OPTIONS = {
 };
 
 export const checkCommand = defineCommand({
-  command: 'check',
-  describe: 'Run the conformance suite against a target (URL or the in-process emulator)',
   options: CHECK_OPTIONS,
   run: lazyRun(async () => (await import('./check-run.js')).runCheck),
 });

@@ -39,8 +39,6 @@ export const COMPARE_OPTIONS = {
 } satisfies OptionSet;
 
 export const compareCommand = defineCommand({
-  command: 'compare <baseline> <candidate>',
-  describe: 'Compare a candidate run with a baseline: percentile changes with bootstrap confidence intervals, throughput and error rates; exit 1 on a significant regression',
   options: COMPARE_OPTIONS,
   builder: (y) => y.example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%'),
   run: lazyRun(async () => (await import('./compare-run.js')).runCompare),

@@ -48,8 +48,6 @@ export const EMULATE_OPTIONS = {
 } satisfies OptionSet;
 
 export const emulateCommand = defineCommand({
-  command: 'emulate',
-  describe: 'Serve the queue-endpoint emulator on 127.0.0.1 (http://host:port/v2/<endpoint_id>/...)',
   options: EMULATE_OPTIONS,
   run: lazyRun(async () => (await import('./emulate-run.js')).runEmulate),
 });

@@ -32,8 +32,6 @@ export const FUZZ_OPTIONS = {
 } satisfies OptionSet;
 
 export const fuzzCommand = defineCommand({
-  command: 'fuzz',
-  describe: 'Property-based fuzzing of the validation rules and model-based testing of the job state machine',
   options: FUZZ_OPTIONS,
   run: lazyRun(async () => (await import('./fuzz-run.js')).runFuzzCommand),
 });

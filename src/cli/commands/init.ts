@@ -9,8 +9,6 @@ export const INIT_OPTIONS = {
 } satisfies OptionSet;
 
 export const initCommand = defineCommand({
-  command: 'init',
-  describe: 'Write a commented qbench.config.ts, an example scenario and a GitHub Actions workflow (.github/workflows/qbench.yml)',
   options: INIT_OPTIONS,
   run: lazyRun(async () => (await import('./init-run.js')).runInit),
 });

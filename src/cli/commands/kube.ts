@@ -42,8 +42,6 @@ export const KUBE_OPTIONS = {
 } satisfies OptionSet;
 
 export const kubeCommand = defineCommand({
-  command: 'kube <action> <scenario>',
-  describe: 'Print the Kubernetes manifests (Indexed Job of shards, merge Job, results volume) of a load run split into shards',
   options: KUBE_OPTIONS,
   builder: (y) => y.example('$0 kube render suites/load/mixed-soak.ts --shards 4 --target https://api.example/v2/ep --rate 2000 | kubectl apply -f -', 'four shards of one 2,000/s schedule'),
   run: lazyRun(async () => (await import('./kube-run.js')).runKube),

@@ -8,8 +8,6 @@ import { defineCommand, lazyRun } from '../command.js';
 import { loadOptions } from '../load-options.js';
 
 export const loadCommand = defineCommand({
-  command: 'load [scenarios..]',
-  describe: 'Run load scenarios (suites/load/*.ts or your own) against a target and write the reports',
   options: loadOptions,
   run: lazyRun(async () => (await import('./load-run.js')).runLoadCommand),
 });

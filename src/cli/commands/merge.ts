@@ -13,8 +13,6 @@ export const MERGE_OPTIONS = {
 } satisfies OptionSet;
 
 export const mergeCommand = defineCommand({
-  command: 'merge <results..>',
-  describe: 'Merge results of the same scenarios from several generators (shards) losslessly; thresholds are evaluated on the whole',
   options: MERGE_OPTIONS,
   builder: (y) =>
     y

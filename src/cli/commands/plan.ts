@@ -39,8 +39,6 @@ export const PLAN_OPTIONS = {
 };
 
 export const planCommand = defineCommand({
-  command: 'plan',
-  describe: 'Find the cheapest scaling settings that meet your SLOs: simulate a twin over a grid of settings, on worker threads, in seconds',
   options: PLAN_OPTIONS,
   builder: (y) =>
     y

@@ -23,8 +23,6 @@ export const REPORT_OPTIONS = {
 } satisfies OptionSet;
 
 export const reportCommand = defineCommand({
-  command: 'report <result> [out]',
-  describe: 'Re-render a saved result: one format to [out] (or stdout), or every format into the directory [out]',
   options: REPORT_OPTIONS,
   builder: (y) =>
     y

@@ -44,8 +44,6 @@ export const START_OPTIONS = {
   configScenarios: loadOptions.configScenarios,
 };
 export const startCommand = defineCommand({
-  command: 'start',
-  describe: 'Run the main job on the embedded emulator (quick conformance, a short load mix, a short fuzz) and write every report',
   options: START_OPTIONS,
   run: lazyRun(async () => (await import('./start-run.js')).runStart),
 });

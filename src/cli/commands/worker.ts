@@ -39,8 +39,6 @@ export const WORKER_OPTIONS = {
 } satisfies OptionSet;
 
 export const workerCommand = defineCommand({
-  command: 'worker',
-  describe: 'Run a queue worker (worker protocol) with a handler module against the emulator or a service',
   options: WORKER_OPTIONS,
   run: lazyRun(async () => (await import('./worker-run.js')).runWorkerCommand),
 });
