@@ -6,10 +6,9 @@ import type { ExitCode } from '../../exit-codes.js';
 import { resolveTarget } from '../../load/target.js';
 import { runLoad } from '../../load/run-load.js';
 import { createProgressPrinter } from '../../load/progress.js';
-import { runReportDir, writeAllReports } from '../../report/write-all.js';
+import { runReportDir } from '../../report/report-dir.js';
 import { watchRun } from '../watch.js';
 import { parseMetricsFlags } from '../../metrics/endpoints.js';
-import { renderConsole } from '../../report/render/console.js';
 import { apiKeyEnvName } from '../../target/index.js';
 import type { CliIo, Invocation } from '../command.js';
 import type { loadOptions } from '../load-options.js';
@@ -101,6 +100,8 @@ export async function runLoadCommand(f: Flags<typeof loadOptions>, io: CliIo, in
     });
     progress.done();
     await watch.finish(result);
+    // The renderers are imported after the run: nothing before the first request waits on them.
+    const [{ writeAllReports }, { renderConsole }] = await Promise.all([import('../../report/write-all.js'), import('../../report/render/console.js')]);
     const written = await writeAllReports(result, dir, { updateLatest: f.out === undefined });
     io.stdout(renderConsole(result));
     io.stdout(`\nreports: ${written.dir}\n`);
