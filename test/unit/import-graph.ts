@@ -83,3 +83,68 @@ export function sourceFiles(dir: string): string[] {
 
 /** A path relative to the repository root, with forward slashes. */
 export const rel = (file: string): string => path.relative(REPO_ROOT, file).split(path.sep).join('/');
+
+/**
+ * The import cycles among `files`: each strongly connected component of more than one module
+ * (or a module importing itself), its members sorted. `typeOnly` edges count when `withTypes`.
+ */
+export function importCycles(files: readonly string[], withTypes: boolean): string[][] {
+  const inSet = new Set(files);
+  const edges = (v: string): string[] => importsOf(v).filter((e) => !e.isPackage && inSet.has(e.to) && (withTypes || !e.typeOnly)).map((e) => e.to);
+  // Tarjan's algorithm.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges(v)) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || edges(v).includes(v)) cycles.push(component.sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
+/** One closed path through a cycle's members, from its first member: a → b → ... → a. */
+export function cyclePath(members: readonly string[], withTypes: boolean): string[] {
+  const inCycle = new Set(members);
+  const start = members[0]!;
+  const edges = (v: string): string[] => importsOf(v).filter((e) => !e.isPackage && inCycle.has(e.to) && (withTypes || !e.typeOnly)).map((e) => e.to);
+  // Breadth-first from the start's successors back to the start: the shortest loop through it.
+  const prev = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    for (const w of edges(v)) {
+      if (w === start) {
+        const path = [v];
+        while (path[0] !== start) path.unshift(prev.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (!prev.has(w)) {
+        prev.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start];
+}
