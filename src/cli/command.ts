@@ -1,6 +1,9 @@
-// The shape of one CLI command module. Each command lives in src/cli/commands/<name>.ts and
-// is listed in src/cli/commands/index.ts; main.ts registers them all with yargs from their
-// option declarations (src/cli/options.ts) and hands `run` the parsed, validated options.
+// The shape of one CLI command, in three parts loaded as needed: its entry in
+// src/cli/commands/index.ts (command string, help line), its declaration in
+// src/cli/commands/<name>.ts (options as data, examples), imported when the command is parsed,
+// and its work in src/cli/commands/<name>-run.ts, imported by `lazyRun` when it runs. main.ts
+// registers the entries with yargs, declares a command's options (src/cli/options.ts) when
+// yargs builds it, and hands `run` the parsed, validated options.
 import type { Argv } from 'yargs';
 import type { ExitCode } from '../exit-codes.js';
 import type { Flags, OptionSet } from './options.js';
@@ -23,10 +26,16 @@ export interface Invocation {
   readonly commandLine: readonly string[];
 }
 
-export interface CommandModule<O extends OptionSet = OptionSet> {
+/** A command as --help lists it, and how to import its declaration. */
+export interface CommandEntry {
   /** yargs command string, e.g. 'emulate' or 'report <result>'. */
   readonly command: string;
   readonly describe: string;
+  readonly load: () => Promise<CommandModule>;
+}
+
+/** A command's declaration: its options, examples and work. */
+export interface CommandModule<O extends OptionSet = OptionSet> {
   /** Every option, declared once: flag, type, help, config key, default. */
   readonly options: O;
   /** What the declarations do not say: examples. */
@@ -35,7 +44,19 @@ export interface CommandModule<O extends OptionSet = OptionSet> {
   run(flags: Flags<O>, io: CliIo, invocation: Invocation): Promise<ExitCode>;
 }
 
+export type RunCommand<O extends OptionSet> = (flags: Flags<O>, io: CliIo, invocation: Invocation) => Promise<ExitCode>;
+
+/** A `run` that imports the command's implementation (and what it needs) when first called. */
+export function lazyRun<O extends OptionSet>(load: () => Promise<RunCommand<O>>): RunCommand<O> {
+  return async (flags, io, invocation) => (await load())(flags, io, invocation);
+}
+
 /** A command module, its options typed by its declarations. */
 export function defineCommand<O extends OptionSet>(c: CommandModule<O>): CommandModule<O> {
   return c;
+}
+
+/** The command's name: the first word of its yargs command string. */
+export function commandName(c: Pick<CommandEntry, 'command'>): string {
+  return c.command.split(' ')[0] ?? '';
 }

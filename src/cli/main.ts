@@ -1,16 +1,14 @@
 // The CLI: yargs commands declared from each command's options (src/cli/options.ts). bin.ts
 // hands it the command line; it is the only reader of argv and env and decides exit codes.
+// What a command line needs is imported when it is known: `--version` alone loads neither yargs
+// nor the declarations, `--help` loads the declarations, and a command's work is imported by
+// its `run` (src/cli/command.ts, lazyRun).
 import { createInterface } from 'node:readline/promises';
-import yargs from 'yargs';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
-import type { CliIo, CommandModule } from './command.js';
-import { COMMANDS } from './commands/index.js';
-import { declareOptions, parseOptions, readsConfig } from './options.js';
-import { configOption } from './target-options.js';
-import { EMULATOR_TARGET, parseTarget } from '../target/index.js';
-import { loadConfig, type LoadedConfig } from '../config/load-config.js';
+import { commandName, type CliIo, type CommandModule } from './command.js';
+import type { LoadedConfig } from '../config/load-config.js';
 
 export type { CliIo } from './command.js';
 
@@ -22,7 +20,8 @@ export type { CliIo } from './command.js';
 export const PARSE_ONLY_ENV = 'QBENCH_PARSE_ONLY';
 
 /** What parse-only mode checks beyond the options: the target grammar. */
-function checkParsed(name: string, flags: Readonly<Record<string, unknown>>, io: CliIo): ExitCode {
+async function checkParsed(name: string, flags: Readonly<Record<string, unknown>>, io: CliIo): Promise<ExitCode> {
+  const { EMULATOR_TARGET, parseTarget } = await import('../target/target-flag.js');
   const target = flags['target'];
   const endpoint = flags['endpoint'];
   if (typeof target === 'string' && target !== EMULATOR_TARGET) parseTarget(target, typeof endpoint === 'string' ? endpoint : undefined);
@@ -30,15 +29,9 @@ function checkParsed(name: string, flags: Readonly<Record<string, unknown>>, io:
   return EXIT.OK;
 }
 
-/** The names of the commands that read the config file. */
-export const CONFIG_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.filter((c) => readsConfig(c.options)).map(commandName));
-
-function commandName(c: CommandModule): string {
-  return c.command.split(' ')[0] ?? '';
-}
-
 async function readConfigFile(command: string, file: unknown): Promise<LoadedConfig | undefined> {
   if (file !== undefined && typeof file !== 'string') throw new QbenchError('QB_ERR_USAGE', '--config: give one file, once');
+  const { loadConfig } = await import('../config/load-config.js');
   try {
     return await loadConfig(file);
   } catch (e) {
@@ -71,6 +64,12 @@ async function askOnTerminal(question: string): Promise<string> {
 
 /** Run the CLI with `argv` (without node and script); resolve to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<ExitCode> {
+  // What yargs prints for it, without loading yargs or any command.
+  if (argv.length === 1 && argv[0] === '--version') {
+    io.stdout(`${VERSION}\n`);
+    return EXIT.OK;
+  }
+  const [{ default: yargs }, { COMMANDS }] = await Promise.all([import('yargs'), import('./commands/index.js')]);
   let exitCode: ExitCode = EXIT.OK;
   let parser = yargs([...argv])
     .scriptName('qbench')
@@ -80,14 +79,33 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .demandCommand(1, 'Name a command: see qbench --help.')
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100));
-  for (const cmd of COMMANDS) {
-    const name = commandName(cmd);
-    const options = CONFIG_COMMANDS.has(name) ? { ...cmd.options, config: configOption } : cmd.options;
-    parser = parser.command(cmd.command, cmd.describe, (y) => declareOptions(cmd.builder ? cmd.builder(y) : y, options), async (args) => {
-      const loaded = CONFIG_COMMANDS.has(name) ? await readConfigFile(name, args['config']) : undefined;
-      const flags = parseOptions(name, cmd.options, args, loaded);
-      exitCode = io.env[PARSE_ONLY_ENV] === '1' ? checkParsed(name, flags, io) : await cmd.run(flags, io, { commandLine: ['qbench', ...argv] });
-    });
+  for (const entry of COMMANDS) {
+    const name = commandName(entry);
+    // yargs calls the builder only for the command on the command line: its declaration is
+    // imported then, and the handler runs after the builder.
+    let declared: { cmd: CommandModule; readsConfig: boolean } | undefined;
+    const declare = async () => {
+      if (declared) return declared;
+      const [cmd, { readsConfig }] = await Promise.all([entry.load(), import('./options.js')]);
+      declared = { cmd, readsConfig: readsConfig(cmd.options) };
+      return declared;
+    };
+    parser = parser.command(
+      entry.command,
+      entry.describe,
+      async (y) => {
+        const { cmd, readsConfig } = await declare();
+        const [{ declareOptions }, { configOption }] = await Promise.all([import('./options.js'), import('./target-options.js')]);
+        return declareOptions(cmd.builder ? cmd.builder(y) : y, readsConfig ? { ...cmd.options, config: configOption } : cmd.options);
+      },
+      async (args) => {
+        const { cmd, readsConfig } = await declare();
+        const { parseOptions } = await import('./options.js');
+        const loaded = readsConfig ? await readConfigFile(name, args['config']) : undefined;
+        const flags = parseOptions(name, cmd.options, args, loaded);
+        exitCode = io.env[PARSE_ONLY_ENV] === '1' ? await checkParsed(name, flags, io) : await cmd.run(flags, io, { commandLine: ['qbench', ...argv] });
+      },
+    );
   }
   parser = parser
     .fail((msg, err) => {

@@ -4,10 +4,10 @@
 // commands that read the config file, --fault for those that start an emulator. Their help
 // text is written here once (SHARED_HELP); a command adds at most a note after it.
 import { z } from 'zod';
-import { EnvVarName, HttpUrlText } from '../config/schema.js';
+import { EnvVarName, HttpUrlText } from '../config/text-schemas.js';
 import { FAULT_NAMES, isFaultName, type FaultName } from '../emulator/faults.js';
 import { EndpointId } from '../spec/index.js';
-import { API_KEY_ENV_HELP, TARGET_GRAMMAR, URL_TARGET_GRAMMAR } from '../target/index.js';
+import { API_KEY_ENV_HELP, TARGET_GRAMMAR, URL_TARGET_GRAMMAR } from '../target/target-flag.js';
 import { configRelativePath, option } from './options.js';
 
 export const SHARED_HELP = {

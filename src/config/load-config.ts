@@ -6,8 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { configError } from '../errors.js';
-import { importUserModule } from '../user-module.js';
-import { QbenchConfig } from './schema.js';
+import type { QbenchConfig } from './schema.js';
 
 export const CONFIG_FILE_NAMES = [
   'qbench.config.ts', 'qbench.config.mts', 'qbench.config.cts', 'qbench.config.js', 'qbench.config.mjs', 'qbench.config.cjs', 'qbench.config.json',
@@ -33,6 +32,8 @@ export function findConfigFile(explicit: string | undefined, cwd: string = proce
 export async function loadConfig(explicit?: string, cwd: string = process.cwd()): Promise<LoadedConfig | undefined> {
   const file = findConfigFile(explicit, cwd);
   if (file === undefined) return undefined;
+  // The module loader and the schema (the emulator's deployments among it) only when there is a file.
+  const [{ importUserModule }, { QbenchConfig }] = await Promise.all([import('../user-module.js'), import('./schema.js')]);
   let raw: unknown;
   try {
     raw = file.endsWith('.json') ? JSON.parse(await readFile(file, 'utf8')) : (await importUserModule(file))['default'];

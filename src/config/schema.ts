@@ -5,10 +5,9 @@ import { z } from 'zod';
 import { FAULT_NAMES } from '../emulator/faults.js';
 import { DeploymentSettings } from '../emulator/deployment/index.js';
 import { DurationText, EndpointId } from '../spec/index.js';
+import { EnvVarName, HttpUrlText } from './text-schemas.js';
 
-/** The name of an environment variable (the config and the flags name the key's variable, never the key). */
-export const EnvVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be an environment variable name (letters, digits, _)' });
-export const HttpUrlText = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+export { EnvVarName, HttpUrlText };
 
 export const ConfigTarget = z.strictObject({
   /** "emulator", a base URL, or a URL naming the endpoint (.../v2/<endpoint_id>). */

@@ -72,7 +72,7 @@ export function allProperties(o: Pick<FuzzRunOptions, 'maxCommands' | 'replayPat
   ] as AnyFuzzProperty[];
 }
 
-export const PROPERTY_NAMES: readonly string[] = allProperties({ maxCommands: 1, replayPath: undefined }).map((p) => p.name);
+export { PROPERTY_NAMES } from './property-names.js';
 
 /** Share of the time budget: the model-based run (sequences with waits) weighs more. */
 const weightOf = (p: AnyFuzzProperty) => (p.kind === 'state-machine' ? 3 : 1);

@@ -7,7 +7,7 @@
 import { Aggregator } from '../load/aggregate.js';
 import type { LiveTotals } from '../load/observer.js';
 import type { BucketWire } from '../load/wire.js';
-import { encodeBucket } from './load-journal.js';
+import { encodeBucket } from './bucket-record.js';
 import type { BucketRecord, JournalRecord } from './records.js';
 
 interface InProgress {

@@ -6,7 +6,7 @@
 // handler; 'autocannon' runs autocannon itself with a recording hook. The default is ours
 // because the hook costs autocannon its margin: measured side by side in bench/load.bench.ts,
 // autocannon-with-hook ran at 0.91-1.15x bare autocannon, ours above it.
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import type { LoadTarget } from './context.js';
 import { H1Pool, type H1Handler, type H1Response } from './h1.js';
 import { buildPath, serializeRequest } from './http.js';
@@ -62,7 +62,10 @@ export interface MaxThroughputRun {
 
 /** Run the scenario; `start` is called once the engine is ready and returns the schedule's t0. */
 export async function runMaxThroughput(s: MaxThroughputScenario, target: LoadTarget, start: () => number, signal: AbortSignal, sink: BucketSink): Promise<MaxThroughputRun> {
-  return s.engine === 'autocannon' ? runAutocannon(s, target, start(), signal, sink) : runOwn(s, target, start, signal, sink);
+  if (s.engine !== 'autocannon') return runOwn(s, target, start, signal, sink);
+  // autocannon is imported only for the scenarios that ask for it, before the clock starts.
+  const { default: autocannonRun } = await import('autocannon');
+  return runAutocannon(autocannonRun, s, target, start(), signal, sink);
 }
 
 /** One in-flight slot of the closed loop: sends, records the answer, sends again. */
@@ -168,7 +171,7 @@ async function runOwn(s: MaxThroughputScenario, target: LoadTarget, start: () =>
   return { end: { shard: 0, eventLoopDelayMs: eventLoopPercentiles(eld), aborted: signal.aborted, ...(warmup ? { warmup } : {}) }, requestsSent: sent };
 }
 
-async function runAutocannon(s: MaxThroughputScenario, target: LoadTarget, t0Ms: number, signal: AbortSignal, sink: BucketSink): Promise<MaxThroughputRun> {
+async function runAutocannon(autocannonRun: typeof autocannon, s: MaxThroughputScenario, target: LoadTarget, t0Ms: number, signal: AbortSignal, sink: BucketSink): Promise<MaxThroughputRun> {
   const metric = stepMetricName(s.steps[0]!);
   const recorder = new ShardRecorder(0, t0Ms, sink, false);
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
@@ -182,7 +185,7 @@ async function runAutocannon(s: MaxThroughputScenario, target: LoadTarget, t0Ms:
       resolveDone = res;
       rejectDone = rej;
     });
-    const instance = autocannon({
+    const instance = autocannonRun({
       url: target.queueUrl,
       connections: s.connections,
       pipelining: s.pipelining,

@@ -18,18 +18,11 @@ import {
 } from '../result/compare-model.js';
 import { bucketsOf, decodeHistogram, type Histogram } from '../result/histogram.js';
 import type { LoadScenarioResult, QbenchResult, StepResult } from '../result/model.js';
+import { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION } from './compare-limits.js';
 import { beta, normal, seededRng, type Rng } from './random.js';
 import { fmtChange, fmtMs, fmtRate, fmtRatio } from './render/format.js';
 
-/** Margins used when --max-regression is not given: percent for latency, points for error rates. */
-export const DEFAULT_MAX_REGRESSION: Readonly<Partial<Record<CompareMetric, number>>> = { p50: 10, p99: 10, error_rate: 1 };
-
-export const COMPARE_LIMITS = {
-  defaultIterations: 2_000,
-  maxIterations: 100_000,
-  defaultConfidenceLevel: 0.95,
-  defaultSeed: 1,
-} as const;
+export { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION };
 
 export interface CompareOptions {
   baselineFile: string;

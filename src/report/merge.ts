@@ -30,6 +30,7 @@ import {
 } from '../result/model.js';
 import { computeOverall, findingOutcome } from '../result/overall.js';
 import { partialMergedRun, partialMergedScenario } from './merge-partial.js';
+import { mergeRunCost, refuseUnmergeableSections } from './merge-sections.js';
 import { compare, evaluateThreshold, metricKind, parseThresholdExpression, scenarioMetric } from '../result/thresholds.js';
 
 export interface MergeInput {
@@ -398,6 +399,7 @@ export function checkShardSet(inputs: readonly MergeInput[]): void {
 export function mergeResults(inputs: readonly MergeInput[], options: MergeOptions = {}): QbenchResult {
   const first = inputs[0];
   if (!first) throw new QbenchError('QB_ERR_USAGE', 'merge needs at least one result');
+  refuseUnmergeableSections(inputs);
   const sharded = inputs.some((x) => (x.result.load?.scenarios ?? []).some((s) => s.shard !== undefined));
   if (sharded) checkShardSet(inputs);
   else if (inputs.length < 2) throw new QbenchError('QB_ERR_USAGE', 'qbench merge: name at least two result files to merge (or every shard of one qbench load --shard run)');
@@ -428,6 +430,7 @@ export function mergeResults(inputs: readonly MergeInput[], options: MergeOption
 
   const conformance = mergeConformance(inputs.flatMap((x) => (x.result.conformance ? [x.result.conformance] : [])));
   const fuzz = mergeFuzz(inputs.flatMap((x) => (x.result.fuzz ? [x.result.fuzz] : [])));
+  const cost = mergeRunCost(inputs);
   const partial: Omit<QbenchResult, 'overall'> = {
     schemaVersion: SCHEMA_VERSION,
     kind: 'qbench-result',
@@ -440,7 +443,7 @@ export function mergeResults(inputs: readonly MergeInput[], options: MergeOption
       labels: mergedLabels,
     },
     ...(conformance ? { conformance } : {}),
-    ...(scenarios.length > 0 ? { load: { scenarios } } : {}),
+    ...(scenarios.length > 0 || cost ? { load: { scenarios, ...(cost ? { cost } : {}) } } : {}),
     ...(fuzz ? { fuzz } : {}),
   };
   // A shard judged with --strict keeps its inconclusive checks failing the merged run.

@@ -11,6 +11,9 @@ import { renderComparisonHtml, renderHtml } from './render/html.js';
 import { renderJson } from './render/json.js';
 import { renderComparisonJunit, renderJunit } from './render/junit.js';
 import { renderComparisonMarkdown, renderMarkdown } from './render/markdown.js';
+import { freshDir, runReportDir, timestampDirName } from './report-dir.js';
+
+export { runReportDir, timestampDirName };
 
 export const REPORT_FILES = {
   json: RESULT_FILE,
@@ -46,11 +49,6 @@ export interface WriteAllOptions {
   updateLatest?: boolean;
 }
 
-/** A directory-safe timestamp: 2026-11-22T10-00-00Z. */
-export function timestampDirName(iso: string): string {
-  return new Date(iso).toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
-}
-
 async function writeSet(
   dir: string,
   files: Record<keyof typeof REPORT_FILES, string>,
@@ -71,24 +69,6 @@ async function writeSet(
 }
 
 /** `base`, or `base-2`, `base-3`... when runs started in the same second: a run never overwrites another's reports. */
-async function freshDir(base: string): Promise<string> {
-  for (let n = 1; ; n++) {
-    const candidate = n === 1 ? base : `${base}-${n}`;
-    if (!(await lstat(candidate).catch(() => undefined))) return candidate;
-  }
-}
-
-/**
- * The directory a run's reports will go to, chosen when the run starts (its journal is written
- * there as it runs): `outDir`, or a fresh reports/<timestamp>/ that no other run uses.
- */
-export async function runReportDir(startedAt: Date, outDir?: string, options: WriteAllOptions = {}): Promise<string> {
-  if (outDir !== undefined) return path.resolve(outDir);
-  const dir = await freshDir(path.join(path.resolve(options.reportsRoot ?? 'reports'), timestampDirName(startedAt.toISOString())));
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
 /** Point <root>/latest at `dir`: a relative symlink, or a copy where links are not allowed. */
 async function updateLatest(root: string, dir: string): Promise<string> {
   const latest = path.join(root, 'latest');

@@ -3,17 +3,9 @@
 // twin: <out>/emulator.json for `qbench emulate --emulator-config`, calibration.json and .html.
 // Exit 0 done, 2 bad flags (or no --yes without a terminal), 4 no job completed, 5 unreachable.
 import { z } from 'zod';
-import { registerSecret, usageError } from '../../errors.js';
-import { EXIT, type ExitCode } from '../../exit-codes.js';
-import { SCALER_TYPES, type DeploymentSettings } from '../../emulator/deployment/index.js';
+import { SCALER_TYPES, type DeploymentSettings } from '../../emulator/deployment/schema.js';
 import { DurationMs } from '../../spec/index.js';
-import { apiKeyEnvName, parseTarget, requireEndpoint, URL_TARGET_GRAMMAR } from '../../target/index.js';
-import { describeDist, describePrecision } from '../../calibrate/report-html.js';
-import { loadInputClasses } from '../../calibrate/inputs.js';
-import { DEFAULT_ASSUMPTIONS, estimateCost, formatPlan, planCalibration } from '../../calibrate/plan.js';
-import { runCalibration, writeCalibration } from '../../calibrate/run-calibration.js';
-import { timestampDirName } from '../../report/write-all.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, lazyRun } from '../command.js';
 import { option, wholeNumber, type Flags, type OptionSet } from '../options.js';
 import { targetKeyOption, targetOptions } from '../target-options.js';
 
@@ -23,7 +15,7 @@ const count = (max: number) => wholeNumber(0, max);
 const positive = (max: number) => wholeNumber(1, max);
 const DURATION_RANGE = 'must be from 1s to 24h';
 
-const OPTIONS = {
+export const CALIBRATE_OPTIONS = {
     ...targetOptions({ urlOnly: true }),
     ...targetKeyOption(),
     out: option({ flag: 'out', schema: z.string().min(1, { error: 'must name a directory' }).optional(), help: 'Directory for emulator.json, calibration.json and calibration.html (default reports/calibrate-<timestamp>)' }),
@@ -57,7 +49,7 @@ const OPTIONS = {
  * The settings the user gave: flags, and for what the queue interface cannot show (the worker
  * maximum, the GPU) the config file's deployment of the endpoint being calibrated.
  */
-export function givenSettings(f: Flags<typeof OPTIONS>, endpointId: string) {
+export function givenSettings(f: Flags<typeof CALIBRATE_OPTIONS>, endpointId: string) {
   const fromFile = f.deployments?.[endpointId];
   return {
     workersMin: f.workersMin,
@@ -72,76 +64,7 @@ export function givenSettings(f: Flags<typeof OPTIONS>, endpointId: string) {
 }
 
 export const calibrateCommand = defineCommand({
-  command: 'calibrate',
-  describe: 'Measure a deployment by URL within a budget and write a twin: an emulator config that reproduces it, with a calibration report',
-  options: OPTIONS,
+  options: CALIBRATE_OPTIONS,
   builder: (y) => y.example('$0 calibrate --target https://api.example --endpoint abc123 --input job.json --gpu-type "4090 PRO" --yes', 'calibrate with your own job body, no prompt'),
-  run: async (f, io, invocation): Promise<ExitCode> => {
-    const spec = parseTarget(f.target, f.endpoint);
-    if (spec.kind !== 'url') throw usageError(`--target: calibrate measures a deployment by URL: ${URL_TARGET_GRAMMAR}`);
-    const endpointId = requireEndpoint(spec);
-    const keyEnv = apiKeyEnvName(f.apiKeyEnv, io.env);
-    const apiKey = io.env[keyEnv];
-    if (apiKey === undefined || apiKey === '') throw usageError(`no API key: set ${keyEnv} (or name another variable with --api-key-env)`);
-    registerSecret(apiKey);
-    const inputs = await loadInputClasses(f.input, f.classField);
-    const timeScale = f.timeScale;
-    const plan = planCalibration({
-      classes: inputs.classes.length,
-      warmJobs: f.warmJobs,
-      coldStarts: f.coldStarts,
-      coldBatch: f.coldBatch,
-      burstJobs: f.burstJobs,
-      streamJobs: f.streamJobs,
-      maxJobs: f.maxJobs,
-      maxDurationMs: f.maxDurationMs,
-    });
-    const given = givenSettings(f, endpointId);
-    const assumed = <T>(v: T | undefined, fallback: T) => (v === undefined ? { value: fallback, source: 'service default' as const } : { value: v, source: 'given' as const });
-    const cost = estimateCost(plan, {
-      workersMax: assumed(given.workersMax, DEFAULT_ASSUMPTIONS.workersMax),
-      idleTimeoutS: assumed(given.idleTimeoutS, DEFAULT_ASSUMPTIONS.idleTimeoutS),
-      gpuTypeId: given.gpuTypeId,
-      gpuCount: given.gpuCount ?? 1,
-      pricePerS: f.pricePerS,
-    });
-    const where = `${spec.queueUrl}/v2/${endpointId}`;
-    io.stdout(formatPlan(where, plan, cost, given.gpuCount ?? 1));
-    if (!f.yes) {
-      if (io.ask === undefined) throw usageError('stdin is not a terminal, so nothing can confirm the plan: add --yes to start the calibration without a prompt');
-      const answer = await io.ask('Send these jobs? [y/N] ');
-      if (!/^y(es)?$/i.test(answer.trim())) {
-        io.stdout('calibration not started: nothing was sent\n');
-        return EXIT.OK;
-      }
-    }
-    const report = await runCalibration({
-      queueUrl: spec.queueUrl,
-      endpointId,
-      apiKey,
-      classes: inputs.classes,
-      classField: inputs.classField,
-      plan,
-      cost,
-      given,
-      timeScale: timeScale === undefined ? { value: 1, source: 'default' } : { value: timeScale, source: 'given' },
-      healthPollMs: f.healthPollMs ?? Math.max(5, Math.round(250 / (timeScale ?? 1))),
-      seed: f.seed,
-      command: invocation.commandLine,
-      signal: io.signal,
-      log: (line) => io.stderr(`${line}\n`),
-    });
-    const out = f.out ?? `reports/calibrate-${timestampDirName(report.startedAt)}`;
-    const written = await writeCalibration(report, out);
-    io.stdout(`\n${report.budget.jobsSent} jobs sent (at most ${plan.maxJobs}), ${(report.budget.realMs / 1000).toFixed(1)} s\n`);
-    for (const s of report.settings) io.stdout(`  ${s.name.padEnd(14)} ${String(s.value).padEnd(12)} ${s.source}\n`);
-    for (const fit of report.fits) io.stdout(`  ${`${fit.part}${fit.classId !== undefined ? `[${fit.classId}]` : ''}`.padEnd(20)} n=${String(fit.n).padEnd(4)} KS ${fit.gof.ks.toFixed(3)} ${describeDist(fit.dist)}\n${''.padEnd(28)}${describePrecision(fit)}\n`);
-    for (const n of report.notes) io.stdout(`  note: ${n}\n`);
-    io.stdout(`\nwrote ${written.emulatorConfig}, ${written.json}, ${written.html}\nserve the twin: qbench emulate --emulator-config ${written.emulatorConfig}\n`);
-    if (report.jobs.completed === 0) {
-      io.stderr('qbench calibrate: no job completed: nothing was measured (see the notes and phases in the report)\n');
-      return EXIT.INVALID_MEASUREMENT;
-    }
-    return EXIT.OK;
-  },
+  run: lazyRun(async () => (await import('./calibrate-run.js')).runCalibrate),
 });

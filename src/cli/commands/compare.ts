@@ -3,15 +3,9 @@
 // and error rates; exit 1 on a significant regression over the margin. Prints the table; --out
 // writes every format.
 import { z } from 'zod';
-import { EXIT, type ExitCode } from '../../exit-codes.js';
-import { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION, compareResults, parseMaxRegression } from '../../report/compare.js';
-import { readResult } from '../../result/read-result.js';
-import { renderComparisonConsole } from '../../report/render/console.js';
-import { renderJson } from '../../report/render/json.js';
-import { renderComparisonMarkdown } from '../../report/render/markdown.js';
-import { writeComparisonReports } from '../../report/write-all.js';
-import { defineCommand } from '../command.js';
-import { option } from '../options.js';
+import { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION } from '../../report/compare-limits.js';
+import { defineCommand, lazyRun } from '../command.js';
+import { option, type OptionSet } from '../options.js';
 
 const defaults = Object.entries(DEFAULT_MAX_REGRESSION)
   .map(([k, v]) => `${k}=${v}%`)
@@ -20,50 +14,32 @@ const defaults = Object.entries(DEFAULT_MAX_REGRESSION)
 const ITERATIONS = `must be a whole number from 100 to ${COMPARE_LIMITS.maxIterations}`;
 const CONFIDENCE = 'must be a number from 0.5 to 0.999';
 
+export const COMPARE_OPTIONS = {
+  baseline: option({ flag: 'baseline', positional: true, schema: z.string().min(1), help: 'The baseline result.json' }),
+  candidate: option({ flag: 'candidate', positional: true, schema: z.string().min(1), help: 'The candidate result.json' }),
+  maxRegression: option({
+    flag: 'max-regression',
+    kind: 'strings',
+    schema: z.array(z.string()).optional(),
+    help: 'Allowed worsening per metric, e.g. p99=10% (latency, percent), error_rate=1% (percentage points), throughput=5% (drop). Metrics: p50 p90 p95 p99 p999 mean throughput error_rate rate_429',
+    defaultHelp: defaults,
+  }),
+  latency: option({ flag: 'latency', choices: ['corrected', 'service'], schema: z.enum(['corrected', 'service'], { error: 'must be corrected or service' }), default: 'corrected', help: 'Which latency to compare (corrected: from the intended start)' }),
+  confidence: option({ flag: 'confidence', kind: 'number', schema: z.number({ error: CONFIDENCE }).min(0.5, { error: CONFIDENCE }).max(0.999, { error: CONFIDENCE }), default: COMPARE_LIMITS.defaultConfidenceLevel, help: 'Confidence level of the intervals' }),
+  iterations: option({
+    flag: 'iterations',
+    kind: 'number',
+    schema: z.number({ error: ITERATIONS }).int({ error: ITERATIONS }).min(100, { error: ITERATIONS }).max(COMPARE_LIMITS.maxIterations, { error: ITERATIONS }),
+    default: COMPARE_LIMITS.defaultIterations,
+    help: `Bootstrap resamples per percentile (at most ${COMPARE_LIMITS.maxIterations})`,
+  }),
+  seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }), default: COMPARE_LIMITS.defaultSeed, help: 'Seed of the resampling; the same seed gives the same intervals' }),
+  out: option({ flag: 'out', schema: z.string().min(1).optional(), help: 'Directory to write every format into (JSON, HTML, JUnit, markdown, text)' }),
+  format: option({ flag: 'format', choices: ['console', 'md', 'json'], schema: z.enum(['console', 'md', 'json'], { error: 'must be console, md or json' }), default: 'console', help: 'What to print on stdout' }),
+} satisfies OptionSet;
+
 export const compareCommand = defineCommand({
-  command: 'compare <baseline> <candidate>',
-  describe: 'Compare a candidate run with a baseline: percentile changes with bootstrap confidence intervals, throughput and error rates; exit 1 on a significant regression',
-  options: {
-    baseline: option({ flag: 'baseline', positional: true, schema: z.string().min(1), help: 'The baseline result.json' }),
-    candidate: option({ flag: 'candidate', positional: true, schema: z.string().min(1), help: 'The candidate result.json' }),
-    maxRegression: option({
-      flag: 'max-regression',
-      kind: 'strings',
-      schema: z.array(z.string()).optional(),
-      help: 'Allowed worsening per metric, e.g. p99=10% (latency, percent), error_rate=1% (percentage points), throughput=5% (drop). Metrics: p50 p90 p95 p99 p999 mean throughput error_rate rate_429',
-      defaultHelp: defaults,
-    }),
-    latency: option({ flag: 'latency', choices: ['corrected', 'service'], schema: z.enum(['corrected', 'service'], { error: 'must be corrected or service' }), default: 'corrected', help: 'Which latency to compare (corrected: from the intended start)' }),
-    confidence: option({ flag: 'confidence', kind: 'number', schema: z.number({ error: CONFIDENCE }).min(0.5, { error: CONFIDENCE }).max(0.999, { error: CONFIDENCE }), default: COMPARE_LIMITS.defaultConfidenceLevel, help: 'Confidence level of the intervals' }),
-    iterations: option({
-      flag: 'iterations',
-      kind: 'number',
-      schema: z.number({ error: ITERATIONS }).int({ error: ITERATIONS }).min(100, { error: ITERATIONS }).max(COMPARE_LIMITS.maxIterations, { error: ITERATIONS }),
-      default: COMPARE_LIMITS.defaultIterations,
-      help: `Bootstrap resamples per percentile (at most ${COMPARE_LIMITS.maxIterations})`,
-    }),
-    seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }), default: COMPARE_LIMITS.defaultSeed, help: 'Seed of the resampling; the same seed gives the same intervals' }),
-    out: option({ flag: 'out', schema: z.string().min(1).optional(), help: 'Directory to write every format into (JSON, HTML, JUnit, markdown, text)' }),
-    format: option({ flag: 'format', choices: ['console', 'md', 'json'], schema: z.enum(['console', 'md', 'json'], { error: 'must be console, md or json' }), default: 'console', help: 'What to print on stdout' }),
-  },
+  options: COMPARE_OPTIONS,
   builder: (y) => y.example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%'),
-  run: async (a, io): Promise<ExitCode> => {
-    const margins = a.maxRegression && a.maxRegression.length > 0 ? parseMaxRegression(a.maxRegression) : { ...DEFAULT_MAX_REGRESSION };
-    const [baseline, candidate] = await Promise.all([readResult(a.baseline), readResult(a.candidate)]);
-    const comparison = compareResults(baseline, candidate, {
-      baselineFile: a.baseline,
-      candidateFile: a.candidate,
-      maxRegressionPct: margins,
-      latency: a.latency,
-      confidenceLevel: a.confidence,
-      iterations: a.iterations,
-      seed: a.seed,
-    });
-    io.stdout(a.format === 'json' ? renderJson(comparison) : a.format === 'md' ? renderComparisonMarkdown(comparison) : renderComparisonConsole(comparison, { color: io.isTty }));
-    if (a.out !== undefined) {
-      const w = await writeComparisonReports(comparison, a.out);
-      io.stderr(`wrote ${w.json}, ${w.html}, ${w.junit}, ${w.markdown}, ${w.console}\n`);
-    }
-    return comparison.verdict.exitCode === EXIT.OK ? EXIT.OK : (comparison.verdict.exitCode as ExitCode);
-  },
+  run: lazyRun(async () => (await import('./compare-run.js')).runCompare),
 });

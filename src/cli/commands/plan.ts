@@ -3,22 +3,12 @@
 // worker threads, and answer with the cheapest setting that meets every SLO, the cost frontier
 // and the near misses. Writes every report format; exit 0 a setting meets the SLOs, 1 none does
 // (with what would be needed), 2 bad flags, twin or traffic file.
-import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
-import { usageError } from '../../errors.js';
-import type { ExitCode } from '../../exit-codes.js';
-import { collectMachineInfo, buildMeta } from '../../result/machine.js';
-import { SCHEMA_VERSION, type QbenchResult } from '../../result/model.js';
-import { computeOverall } from '../../result/overall.js';
-import { renderConsole } from '../../report/render/console.js';
-import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { AXIS_FORMS, AXIS_RULES, axisSchema, ScalerTypeList } from '../../plan/grid.js';
-import { runPlan } from '../../plan/run-plan.js';
 import { SLO_FORMS, SloList } from '../../plan/slo.js';
-import { loadTrafficProfile, loadTwin, MAX_DURATION_S, MAX_RATE_PER_SEC, trafficFromFlags } from '../../sim/index.js';
+import { MAX_DURATION_S, MAX_RATE_PER_SEC } from '../../sim/traffic.js';
 import { DurationMs, EndpointId } from '../../spec/index.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, lazyRun } from '../command.js';
 import { option, wholeNumber } from '../options.js';
 import { outOption } from '../target-options.js';
 
@@ -29,7 +19,7 @@ const MAX_THREADS = 64;
 
 const axis = (rule: Parameters<typeof axisSchema>[0]) => axisSchema(rule).optional();
 
-const OPTIONS = {
+export const PLAN_OPTIONS = {
   twin: option({ flag: 'twin', schema: z.string({ error: 'is required: the emulator config to simulate (the emulator.json `qbench calibrate` writes, or any emulator config)' }).min(1), help: 'The twin: the emulator.json `qbench calibrate` writes, or any emulator config file' }),
   endpoint: option({ flag: 'twin-endpoint', schema: EndpointId.optional(), help: "The twin's endpoint to simulate, when it serves several (default: its first)" }),
   traffic: option({ flag: 'traffic', schema: z.string().min(1).optional(), help: 'A traffic profile (JSON: constant, Poisson, daily curve, steps, replay; bursts; input classes), instead of --rate/--duration' }),
@@ -48,69 +38,11 @@ const OPTIONS = {
   out: outOption,
 };
 
-/** Progress on stderr: in place on a terminal, every tenth otherwise. */
-function progressPrinter(io: { stderr: (t: string) => void; isTty: boolean }) {
-  const started = performance.now();
-  let shownTenth = -1;
-  return (done: number, total: number) => {
-    const secs = ((performance.now() - started) / 1_000).toFixed(1);
-    const line = `plan: ${done}/${total} simulations (${Math.floor((done / total) * 100)}%), ${secs} s`;
-    if (io.isTty) {
-      io.stderr(`\r${line}${done === total ? '\n' : ''}`);
-      return;
-    }
-    const tenth = Math.floor((done / total) * 10);
-    if (tenth > shownTenth) {
-      shownTenth = tenth;
-      io.stderr(`${line}\n`);
-    }
-  };
-}
-
 export const planCommand = defineCommand({
-  command: 'plan',
-  describe: 'Find the cheapest scaling settings that meet your SLOs: simulate a twin over a grid of settings, on worker threads, in seconds',
-  options: OPTIONS,
+  options: PLAN_OPTIONS,
   builder: (y) =>
     y
       .example("$0 plan --twin reports/calibrate-x/emulator.json --rate 5 --duration 1h --slo 'p99(e2e)<8s'", 'cheapest settings keeping p99 under 8 s at 5 jobs/s')
       .example("$0 plan --twin emulator.json --traffic traffic.json --slo 'p90(delay)<2s' --slo 'cold(share)<5%' --budget 2 --workers-max 1..10", 'two SLOs, a budget, a wider grid'),
-  run: async (f, io, invocation): Promise<ExitCode> => {
-    const fromFlags = f.ratePerSec !== undefined || f.durationMs !== undefined;
-    if (f.traffic !== undefined && fromFlags) throw usageError('invalid options for qbench plan:\n  ✖ --traffic replaces --rate/--duration: give one or the other');
-    if (f.traffic === undefined && (f.ratePerSec === undefined || f.durationMs === undefined)) {
-      throw usageError('invalid options for qbench plan:\n  ✖ the traffic: --rate <jobs/s> with --duration <e.g. 1h>, or --traffic <profile.json>');
-    }
-    const twin = await loadTwin(f.twin);
-    const traffic = f.traffic !== undefined ? await loadTrafficProfile(f.traffic) : trafficFromFlags({ ratePerSec: f.ratePerSec ?? 0, durationMs: f.durationMs ?? 0 });
-    const startedAt = new Date();
-    const plan = await runPlan({
-      twinFile: f.twin,
-      twin,
-      endpointId: f.endpoint,
-      traffic,
-      slos: f.slos,
-      budgetPerHourUsd: f.budgetPerHourUsd,
-      axes: { workersMin: f.workersMin, workersMax: f.workersMax, idleTimeoutS: f.idleTimeoutS, scalerType: f.scalerType, scalerValue: f.scalerValue },
-      seeds: f.seeds,
-      seedBase: f.seed,
-      threads: f.threads ?? availableParallelism(),
-      onProgress: progressPrinter(io),
-      signal: io.signal,
-    });
-    const meta = buildMeta({
-      command: invocation.commandLine,
-      startedAt,
-      endedAt: new Date(),
-      target: { kind: 'simulation', queueUrl: path.resolve(f.twin), endpointId: plan.twin.endpointId, timeScale: 1 },
-      machine: collectMachineInfo(),
-    });
-    const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, plan };
-    const result: QbenchResult = { ...partial, overall: computeOverall(partial) };
-    const dir = await runReportDir(startedAt, f.out);
-    const written = await writeAllReports(result, dir, { updateLatest: f.out === undefined });
-    io.stdout(renderConsole(result));
-    io.stdout(`\nreports: ${written.dir}\n`);
-    return result.overall.exitCode as ExitCode;
-  },
+  run: lazyRun(async () => (await import('./plan-run.js')).runPlanCommand),
 });

@@ -4,18 +4,21 @@
 // note after it; the commands that name a target declare the full set.
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../../src/cli/commands/index.js';
-import type { CommandModule } from '../../../src/cli/command.js';
-import { CONFIG_COMMANDS, main, type CliIo } from '../../../src/cli/main.js';
-import type { OptionSpec } from '../../../src/cli/options.js';
+import type { CommandEntry, CommandModule } from '../../../src/cli/command.js';
+import { main, type CliIo } from '../../../src/cli/main.js';
+import { readsConfig, type OptionSpec } from '../../../src/cli/options.js';
 import { SHARED_HELP } from '../../../src/cli/target-options.js';
 import { EXIT } from '../../../src/exit-codes.js';
+
+/** Every command with its declaration. */
+const DECLARED: readonly (CommandEntry & CommandModule)[] = await Promise.all(COMMANDS.map(async (e) => ({ ...e, ...(await e.load()) })));
 
 /** The flags a command declares, by name. */
 function declaredOptions(cmd: CommandModule): Map<string, OptionSpec> {
   return new Map(Object.values(cmd.options).flatMap((o) => (o.flag === undefined || o.positional === true ? [] : [[o.flag, o] as const])));
 }
 
-const nameOf = (cmd: CommandModule): string => cmd.command.split(' ')[0] ?? '';
+const nameOf = (cmd: CommandEntry): string => cmd.command.split(' ')[0] ?? '';
 
 /** The shared texts each shared option may carry. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
@@ -48,7 +51,7 @@ async function help(name: string): Promise<string> {
 describe('shared options', () => {
   it('every shared option a command declares carries the one help text (plus at most a note)', () => {
     let seen = 0;
-    for (const cmd of COMMANDS) {
+    for (const cmd of DECLARED) {
       for (const [option, o] of declaredOptions(cmd)) {
         const allowed = ALLOWED[option];
         if (allowed === undefined) continue;
@@ -63,25 +66,25 @@ describe('shared options', () => {
   });
 
   it('the commands that name a target declare the whole set', () => {
-    const names = COMMANDS.map(nameOf);
+    const names = DECLARED.map(nameOf);
     for (const [name, required] of Object.entries(TARGET_COMMANDS)) {
       expect(names).toContain(name);
-      const declared = declaredOptions(COMMANDS.find((c) => nameOf(c) === name)!);
+      const declared = declaredOptions(DECLARED.find((c) => nameOf(c) === name)!);
       for (const option of required) expect([...declared.keys()], `${name} --${option}`).toContain(option);
     }
   });
 
   it('the commands that run something and write reports declare the one --out', () => {
     for (const name of ['check', 'load', 'fuzz', 'start']) {
-      const out = declaredOptions(COMMANDS.find((c) => nameOf(c) === name)!).get('out');
+      const out = declaredOptions(DECLARED.find((c) => nameOf(c) === name)!).get('out');
       expect(out?.help, name).toBe(SHARED_HELP.out);
     }
   });
 
   it('--config is in the help of exactly the commands that read the config file, with the one text', async () => {
-    for (const cmd of COMMANDS) {
+    for (const cmd of DECLARED) {
       const text = await help(nameOf(cmd));
-      if (CONFIG_COMMANDS.has(nameOf(cmd))) expect(text, nameOf(cmd)).toContain(`--config ${normalize(SHARED_HELP.config)}`);
+      if (readsConfig(cmd.options)) expect(text, nameOf(cmd)).toContain(`--config ${normalize(SHARED_HELP.config)}`);
       else expect(text, nameOf(cmd)).not.toContain('--config');
     }
   });

@@ -1,0 +1,74 @@
+// The work of `qbench plan` (declared in plan.ts): read the twin and the traffic, sweep the
+// grid on worker threads, and write the answer with every report.
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { usageError } from '../../errors.js';
+import type { ExitCode } from '../../exit-codes.js';
+import { collectMachineInfo, buildMeta } from '../../result/machine.js';
+import { SCHEMA_VERSION, type QbenchResult } from '../../result/model.js';
+import { computeOverall } from '../../result/overall.js';
+import { renderConsole } from '../../report/render/console.js';
+import { runReportDir, writeAllReports } from '../../report/write-all.js';
+import { runPlan } from '../../plan/run-plan.js';
+import { loadTrafficProfile, loadTwin, trafficFromFlags } from '../../sim/index.js';
+import type { CliIo, Invocation } from '../command.js';
+import type { Flags } from '../options.js';
+import type { PLAN_OPTIONS } from './plan.js';
+
+/** Progress on stderr: in place on a terminal, every tenth otherwise. */
+function progressPrinter(io: { stderr: (t: string) => void; isTty: boolean }) {
+  const started = performance.now();
+  let shownTenth = -1;
+  return (done: number, total: number) => {
+    const secs = ((performance.now() - started) / 1_000).toFixed(1);
+    const line = `plan: ${done}/${total} simulations (${Math.floor((done / total) * 100)}%), ${secs} s`;
+    if (io.isTty) {
+      io.stderr(`\r${line}${done === total ? '\n' : ''}`);
+      return;
+    }
+    const tenth = Math.floor((done / total) * 10);
+    if (tenth > shownTenth) {
+      shownTenth = tenth;
+      io.stderr(`${line}\n`);
+    }
+  };
+}
+
+export async function runPlanCommand(f: Flags<typeof PLAN_OPTIONS>, io: CliIo, invocation: Invocation): Promise<ExitCode> {
+  const fromFlags = f.ratePerSec !== undefined || f.durationMs !== undefined;
+  if (f.traffic !== undefined && fromFlags) throw usageError('invalid options for qbench plan:\n  ✖ --traffic replaces --rate/--duration: give one or the other');
+  if (f.traffic === undefined && (f.ratePerSec === undefined || f.durationMs === undefined)) {
+    throw usageError('invalid options for qbench plan:\n  ✖ the traffic: --rate <jobs/s> with --duration <e.g. 1h>, or --traffic <profile.json>');
+  }
+  const twin = await loadTwin(f.twin);
+  const traffic = f.traffic !== undefined ? await loadTrafficProfile(f.traffic) : trafficFromFlags({ ratePerSec: f.ratePerSec ?? 0, durationMs: f.durationMs ?? 0 });
+  const startedAt = new Date();
+  const plan = await runPlan({
+    twinFile: f.twin,
+    twin,
+    endpointId: f.endpoint,
+    traffic,
+    slos: f.slos,
+    budgetPerHourUsd: f.budgetPerHourUsd,
+    axes: { workersMin: f.workersMin, workersMax: f.workersMax, idleTimeoutS: f.idleTimeoutS, scalerType: f.scalerType, scalerValue: f.scalerValue },
+    seeds: f.seeds,
+    seedBase: f.seed,
+    threads: f.threads ?? availableParallelism(),
+    onProgress: progressPrinter(io),
+    signal: io.signal,
+  });
+  const meta = buildMeta({
+    command: invocation.commandLine,
+    startedAt,
+    endedAt: new Date(),
+    target: { kind: 'simulation', queueUrl: path.resolve(f.twin), endpointId: plan.twin.endpointId, timeScale: 1 },
+    machine: collectMachineInfo(),
+  });
+  const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, plan };
+  const result: QbenchResult = { ...partial, overall: computeOverall(partial) };
+  const dir = await runReportDir(startedAt, f.out);
+  const written = await writeAllReports(result, dir, { updateLatest: f.out === undefined });
+  io.stdout(renderConsole(result));
+  io.stdout(`\nreports: ${written.dir}\n`);
+  return result.overall.exitCode as ExitCode;
+}
