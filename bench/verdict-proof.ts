@@ -83,7 +83,7 @@ async function busy(timeScale: number): Promise<Verdicts> {
 }
 
 async function faultyPath(seed: number): Promise<Verdicts & { resets: number; stalls: number }> {
-  const spares = Array.from({ length: 24 }, (_, i) => `spare-${i + 1}`);
+  const spares = Array.from({ length: 64 }, (_, i) => `spare-${i + 1}`);
   const emu = await startEmulate(KEY, ['--time-scale', '60', '--endpoint', 'demo', ...spares.flatMap((e) => ['--endpoint', e])]);
   const up = new URL(emu.url);
   const proxy = await startFaultProxy({ upstream: { host: up.hostname, port: Number(up.port) }, resetRate: 0.015, stallRate: 0.015, stallMs: 3_000, resetFirst: true, seed });

@@ -164,6 +164,8 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
   const signal = opts.signal ?? new AbortController().signal;
 
   const ledger = new RateLedger(target.limits.rateWindowRealMs);
+  /** Destructive checks (purges) not yet given an endpoint of their own: a spare is kept for each. */
+  const destructiveWaiting = new Set(selected.filter((c) => c.tags.includes('destructive') && !c.tags.includes('rate-limit') && c.interface === 'queue' && exclusionReason(c, target, probe, opts) === null).map((c) => c.id));
 
   /** One run of a check; `attempt` keys its dedicated endpoints, so a retry gets fresh ones where spares remain. */
   const attemptOnce = async (check: CheckDefinition, checkProbe: Probe, measured: Record<string, unknown>, attempt: number): Promise<Verdict | CheckInconclusive> => {
@@ -185,6 +187,11 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
         const fresh = `${key}#${attempt}`;
         const have = taken.get(fresh) ?? (attempt > 0 && spare.length === 0 ? taken.get(`${key}#0`) : undefined);
         if (have !== undefined) return have;
+        // A check that purges must never share an endpoint with checks running beside it: one spare
+        // is kept for each such check that has not taken one yet, and the others fall back first.
+        const destructive = check.tags.includes('destructive');
+        if (destructive) destructiveWaiting.delete(check.id);
+        else if (spare.length <= destructiveWaiting.size) return null;
         const ep = spare.shift();
         if (ep === undefined) return null;
         taken.set(fresh, ep);

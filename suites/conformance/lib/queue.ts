@@ -1,7 +1,7 @@
 // Queue-endpoint operations (§4.1) for checks: submit, status, cancel, retry, purge, health,
 // polling in emulated time, and holding a job in the queue by occupying every worker.
 import {
-  fail, inconclusive, HTTP_STATUS, SECOND_MS, MINUTE_MS, HealthRecord, type CheckContext, type ProbeResponse,
+  fail, inconclusive, HTTP_STATUS, RUNSYNC_WAIT_MS, SECOND_MS, MINUTE_MS, HealthRecord, type CheckContext, type ProbeResponse,
   type JobState,
 } from 'qbench/suite';
 import { describe, expectSetupStatus, expectShape, expectStatus, field, send } from './http.js';
@@ -66,8 +66,14 @@ export async function submitRunsync(ctx: CheckContext, ep: string, input: Record
  * one still IN_QUEUE or IN_PROGRESS when the wait ended, or no answer before the probe gave up,
  * waited behind other jobs (a precondition not reached, not a violation): inconclusive.
  */
-export function expectWaitedJobFinished(res: ProbeResponse, what: string): void {
+export function expectWaitedJobFinished(ctx: CheckContext, res: ProbeResponse, what: string, waitMs: number = RUNSYNC_WAIT_MS.defaultValue): void {
   const s = field(res.json, 'status');
+  // A correct target waits `wait` ms (emulated, or real where the target does not scale it) before it
+  // answers an unfinished job: one that answers in under half the shorter reading did not wait.
+  const shortestWaitRealMs = Math.min(waitMs, ctx.time.toRealMs(waitMs));
+  if (res.status === HTTP_STATUS.ok && (s === 'IN_QUEUE' || s === 'IN_PROGRESS') && res.durationMs < shortestWaitRealMs / 2) {
+    fail(`${what}: an unfinished job answered only once the ${waitMs} ms wait has passed (§4.1 "wait controls how long the request waits for completion")`, `${describe(res)} after ${Math.round(res.durationMs)} ms`, res);
+  }
   if (res.status === HTTP_STATUS.ok && (s === 'IN_QUEUE' || s === 'IN_PROGRESS')) inconclusive(`${what}: the job was still ${s} when the wait ended (the endpoint may be busy with other jobs)`, res);
   if (res.status === 0 && (res.exchange.error ?? '').startsWith('TimeoutError')) inconclusive(`${what}: no answer within ${Math.round(res.durationMs / SECOND_MS)} s (the job may be waiting behind other jobs)`, res);
 }
@@ -81,7 +87,7 @@ export function expectWaitedJobFinished(res: ProbeResponse, what: string): void 
 export async function finishedSetupJob(ctx: CheckContext, ep: string, mockReturn: string): Promise<string> {
   const what = 'POST /runsync (setup)';
   const res = await submitRunsync(ctx, ep, { mock_return: mockReturn });
-  expectWaitedJobFinished(res, what);
+  expectWaitedJobFinished(ctx, res, what);
   if (res.status === HTTP_STATUS.notFound) inconclusive(`${what}: the job was gone when /runsync answered (purged or expired while it waited for a worker)`, res);
   expectSetupStatus(res, HTTP_STATUS.ok, what);
   const id = field(res.json, 'id');
@@ -234,34 +240,29 @@ export async function awaitState(ctx: CheckContext, ep: string, id: string, stat
   if (wanted.includes('IN_PROGRESS') && (st === 'COMPLETED' || st === 'FAILED' || st === 'TIMED_OUT')) {
     const queuedWhileRunning = contradictsExecution(ctx, ctx.http.log.slice(logFrom).filter((x) => x.exchange.request.url.includes(qpath(ep, 'status', id))), r.res);
     if (queuedWhileRunning !== undefined) {
-      fail(`${what}: /status of job ${id} says IN_PROGRESS while it runs (§3.1)`, `${describe(queuedWhileRunning)} while, by the final record's executionTime, the job was running; final: ${describe(r.res)}`, [queuedWhileRunning, r.res]);
+      fail(`${what}: /status of job ${id} says IN_PROGRESS while it runs (§3.1)`, `${describe(queuedWhileRunning)} while, by the final record's executionTime, the job was running; final: ${describe(r.res)}`, [r.res, queuedWhileRunning]);
     }
     inconclusive(`${what}: job ${id} had already run to ${st} when a poll saw it (no poll caught it IN_PROGRESS)`, r.res);
   }
   fail(`${what}: job ${id} reaches ${states.join(' or ')} within ${waited}`, describe(r.res), r.res);
 }
 
-/** Share of a job's executionTime, and real ms, left as margin for clock and network error before a poll is judged. */
+/** Share of a job's executionTime left as margin for clock error before a poll is judged (besides one poll interval). */
 const EXECUTION_MARGIN_SHARE = 0.1;
-const EXECUTION_MARGIN_REAL_MS = 50;
 
 /**
  * Cross-check of polls that never saw a job IN_PROGRESS against the job's own final record: the
- * job ended at some moment between the reading of the last poll that did not see it ended and the
- * final answer, and ran its `executionTime` up to then, so it was surely running from (final answer
- * less executionTime) to (the last unfinished poll's send). A poll sent and answered inside that
- * span that said IN_QUEUE contradicts the record: returned as the evidence.
+ * job ended before the final answer arrived and ran its `executionTime` up to then, so it had
+ * surely started by (final answer less executionTime). A poll sent after that moment (less a margin
+ * of a tenth of the run and one poll interval) that answered IN_QUEUE contradicts the record: the
+ * latest such poll is returned as the evidence.
  */
 function contradictsExecution(ctx: CheckContext, polls: readonly ProbeResponse[], final: ProbeResponse): ProbeResponse | undefined {
   const exec = field(final.json, 'executionTime');
   if (typeof exec !== 'number' || exec <= 0) return undefined;
-  const unfinished = polls.filter((p) => p !== final && stateOf(p) === 'IN_QUEUE');
-  const last = unfinished.at(-1);
-  if (last === undefined) return undefined;
   const execReal = ctx.time.toRealMs(exec);
-  const margin = execReal * EXECUTION_MARGIN_SHARE + EXECUTION_MARGIN_REAL_MS;
-  const runningFrom = final.doneAtMs - execReal + margin;
-  return unfinished.find((p) => p !== last && p.sentAtMs >= runningFrom && p.doneAtMs <= last.sentAtMs - margin);
+  const startedBy = final.doneAtMs - execReal + execReal * EXECUTION_MARGIN_SHARE + pollIntervalRealMs(ctx);
+  return polls.filter((p) => p !== final && stateOf(p) === 'IN_QUEUE' && p.sentAtMs >= startedBy).at(-1);
 }
 
 /**

@@ -36,7 +36,7 @@ export const answerChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx);
       const marker = { qbench: 'runsync-answer', n: 42 };
       const res = await submitRunsync(ctx, ep, { mock_return: marker });
-      expectWaitedJobFinished(res, 'POST /runsync');
+      expectWaitedJobFinished(ctx, res, 'POST /runsync');
       expectStatus(res, HTTP_STATUS.ok, 'POST /runsync');
       const rec = expectShape(res, TIMED.extend({ status: z.literal('COMPLETED') }), 'POST /runsync answer (finished in time)');
       if (!SYNC_ID_PATTERN.test(rec.id)) fail('a sync job id: "sync-" followed by a UUID (§2.2)', `id ${JSON.stringify(rec.id)}`, res);

@@ -52,7 +52,7 @@ export const compatChecks: CheckDefinition[] = [
       const ep = endpointFor(ctx);
       const { id } = await submitRun(ctx, ep, { mock_delay: 1, mock_return: 'synced' });
       const ss = await send(ctx, { iface: 'queue', method: 'GET', path: qpath(ep, 'status-sync', id), rawQuery: `wait=${RUNSYNC_WAIT_MS.max}`, timeoutMs: 60_000 });
-      expectWaitedJobFinished(ss, 'GET /status-sync');
+      expectWaitedJobFinished(ctx, ss, 'GET /status-sync', RUNSYNC_WAIT_MS.max);
       expectStatus(ss, HTTP_STATUS.ok, 'GET /status-sync');
       if (field(ss.json, 'status') !== 'COMPLETED' || field(ss.json, 'output') !== 'synced') fail('the COMPLETED record with output "synced"', describe(ss), ss);
       for (const op of ['status', 'stream'] as const) {

@@ -201,7 +201,7 @@ export const ttlRetentionChecks: CheckDefinition[] = [
     async run(ctx) {
       const ep = endpointFor(ctx, 'retention-runsync');
       const res = await submitRunsync(ctx, ep, { mock_return: 'sync-kept' });
-      expectWaitedJobFinished(res, 'POST /runsync');
+      expectWaitedJobFinished(ctx, res, 'POST /runsync');
       expectStatus(res, HTTP_STATUS.ok, 'POST /runsync');
       const id = field(res.json, 'id');
       if (typeof id !== 'string' || field(res.json, 'status') !== 'COMPLETED') fail('a COMPLETED /runsync answer with an id', describe(res), res);
@@ -218,7 +218,7 @@ export const ttlRetentionChecks: CheckDefinition[] = [
     async run(ctx) {
       const ep = endpointFor(ctx, 'retention-runsync-wait');
       const res = await submitRunsync(ctx, ep, { mock_return: 'w' }, { waitMs: RUNSYNC_WAIT_MS.max });
-      expectWaitedJobFinished(res, `POST /runsync?wait=${RUNSYNC_WAIT_MS.max}`);
+      expectWaitedJobFinished(ctx, res, `POST /runsync?wait=${RUNSYNC_WAIT_MS.max}`, RUNSYNC_WAIT_MS.max);
       expectStatus(res, HTTP_STATUS.ok, `POST /runsync?wait=${RUNSYNC_WAIT_MS.max}`);
       const id = field(res.json, 'id');
       if (typeof id !== 'string') fail('an id', describe(res), res);

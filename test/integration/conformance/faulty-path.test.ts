@@ -16,7 +16,7 @@ const exec = promisify(execFile);
 const KEY = 'qbench-faulty-path-key';
 const KEY_ENV = 'QBENCH_FAULTY_PATH_KEY';
 const SEED = Number(process.env['QBENCH_TEST_SEED'] ?? Date.now() % 1_000_000);
-const SPARES = Array.from({ length: 24 }, (_, i) => `spare-${i + 1}`);
+const SPARES = Array.from({ length: 64 }, (_, i) => `spare-${i + 1}`);
 /**
  * The checks that wait on spec durations (tag `timing`: ttl, retention, timeouts, webhook spacing)
  * take three of this run's four minutes; QBENCH_FAULTY_PATH_FULL=1 runs them too.

@@ -108,10 +108,24 @@ describe('judgeRateBurst', () => {
     expect((e as CheckSkip).reason).toMatch(/5 of 12 requests sent\), too close to the 10000 ms window to judge the count/);
   });
 
-  it('a network error fails on that exchange', () => {
+  it('a request the path lost is counted, not judged: the window passes on the answers that came', () => {
     const answers = [...statuses(2), answer(0), ...statuses(0, 2)];
+    const v = judgeRateBurst(burst({ answers }));
+    expect(v).toMatchObject({ kind: 'pass' });
+    expect(v.kind === 'pass' && v.observed).toMatch(/the network path lost 1/);
+  });
+
+  it('a surplus among the answers that came still fails when some were lost', () => {
+    const answers = [...statuses(4), answer(0)];
     const e = thrown(() => judgeRateBurst(burst({ answers })));
     expect(e).toBeInstanceOf(CheckFailure);
     expect(violatingExchange((e as CheckFailure).evidence)).toBe(answers[2]);
+  });
+
+  it('too few admitted is inconclusive when the lost requests may have been admitted, a failure when not', () => {
+    const lostOne = [...statuses(1), answer(0), ...statuses(0, 3)];
+    expect(thrown(() => judgeRateBurst(burst({ answers: lostOne, base: 2 })))).toBeInstanceOf(CheckInconclusive);
+    const tooFew = [...statuses(1), answer(0), ...statuses(0, 3)];
+    expect(thrown(() => judgeRateBurst(burst({ answers: tooFew, base: 3 })))).toBeInstanceOf(CheckFailure);
   });
 });

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { CheckFailure, CheckInconclusive, type CheckContext, type ProbeResponse } from '../../../src/conformance/index.js';
 import { finishedSetupJob } from '../../../suites/conformance/lib/queue.js';
 
-function answering(status: number, json: unknown): CheckContext {
-  const res = { status, json, text: JSON.stringify(json), headers: {}, bodyBytes: 0, durationMs: 5, exchange: {}, curl: 'curl ...', sentAtMs: 0, doneAtMs: 5 } as unknown as ProbeResponse;
-  return { http: { send: () => Promise.resolve(res) }, signal: new AbortController().signal, time: { sleepReal: () => Promise.resolve() } } as unknown as CheckContext;
+function answering(status: number, json: unknown, durationMs = 5): CheckContext {
+  const res = { status, json, text: JSON.stringify(json), headers: {}, bodyBytes: 0, durationMs, exchange: {}, curl: 'curl ...', sentAtMs: 0, doneAtMs: durationMs } as unknown as ProbeResponse;
+  return { http: { send: () => Promise.resolve(res) }, signal: new AbortController().signal, time: { sleepReal: () => Promise.resolve(), toRealMs: (ms: number) => ms } } as unknown as CheckContext;
 }
 
 describe('finishedSetupJob', () => {
@@ -22,7 +22,11 @@ describe('finishedSetupJob', () => {
   });
 
   it('a job still IN_QUEUE when the wait ended is inconclusive', async () => {
-    await expect(finishedSetupJob(answering(200, { id: 'sync-3', status: 'IN_QUEUE' }), 'ep', 'rate')).rejects.toBeInstanceOf(CheckInconclusive);
+    await expect(finishedSetupJob(answering(200, { id: 'sync-3', status: 'IN_QUEUE' }, 90_000), 'ep', 'rate')).rejects.toBeInstanceOf(CheckInconclusive);
+  });
+
+  it('a job answered IN_QUEUE long before the wait ended fails: the target did not wait', async () => {
+    await expect(finishedSetupJob(answering(200, { id: 'sync-4', status: 'IN_QUEUE' }, 5), 'ep', 'rate')).rejects.toBeInstanceOf(CheckFailure);
   });
 
   it('any other refusal fails the setup', async () => {
