@@ -85,6 +85,8 @@ export class Probe {
   readonly log: ProbeResponse[] = [];
   /** The answers of `log` that break the contract, oldest first: the runner fails the check on the first. */
   readonly breaches: ProbeResponse[] = [];
+  /** Called with each answer that breaks the contract, as it arrives (the runner stops the check). */
+  onBreach: ((res: ProbeResponse) => void) | undefined;
 
   constructor(private readonly config: ProbeConfig) {
     // Whatever a check does with the key (an error message, a thrown exception), the report never shows it.
@@ -213,7 +215,10 @@ export class Probe {
       };
     }
     this.log.push(result);
-    if (result.breach !== undefined) this.breaches.push(result);
+    if (result.breach !== undefined) {
+      this.breaches.push(result);
+      this.onBreach?.(result);
+    }
     return result;
   }
 }

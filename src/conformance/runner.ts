@@ -173,7 +173,11 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
     // Turns for shared resources (another check's rate window or burst) are not the check's own time.
     const allowance = checkBudget(budgetMs);
     const budget = allowance.signal;
-    const checkSignal = AbortSignal.any([signal, budget]);
+    // The first answer that breaks the contract decides the verdict (contractVerdict): the check
+    // stops there instead of waiting on with an answer it cannot read (a state spelled otherwise).
+    const breach = new AbortController();
+    checkProbe.onBreach = (res) => breach.abort(new Error(`an answer broke the contract: ${res.breach?.problems ?? ''}`));
+    const checkSignal = AbortSignal.any([signal, budget, breach.signal]);
     const ctx: CheckContext = {
       target,
       http: checkProbe,
@@ -240,6 +244,7 @@ export async function runChecks(suite: Suite, target: Target, probe: Probe, opts
       const err = e instanceof Error ? e : new Error(String(e));
       return { status: 'error', message: redactSecrets(err.message), ...(err.stack ? { stack: redactSecrets(err.stack) } : {}) };
     } finally {
+      checkProbe.onBreach = undefined;
       allowance.dispose();
     }
   };

@@ -6,7 +6,7 @@ import {
   type CheckDefinition, type ProbeResponse,
 } from 'qbench/suite';
 import { describe, expectShape, expectStatus, field, send } from '../lib/http.js';
-import { awaitState, endpointFor, expectWaitedJobFinished, getStatus, qpath, submitRun, submitRunsync } from '../lib/queue.js';
+import { awaitState, endpointFor, expectWaitedJobFinished, getStatus, mockDelayS, qpath, submitRun, submitRunsync } from '../lib/queue.js';
 
 /** Emulated time a short job may take end to end (cold start, queueing, polling). */
 export const SHORT_JOB_MS = 60 * SECOND_MS;
@@ -46,13 +46,14 @@ export const answerChecks: CheckDefinition[] = [
   },
   {
     id: 'queue.status.record',
-    title: '/status of a finished /run job: 200 job record with COMPLETED, delayTime, executionTime, output',
+    title: '/status of a /run job, read while it runs and once finished: every status a §3.1 state; 200 job record with COMPLETED, delayTime, executionTime, output',
     clauses: ['4.1/status-answer', '2.2/timing-fields', '2.2/output', '3.1/status-states'],
     interface: 'queue', kind: 'spec', tags: ['needs-mock-worker'],
     async run(ctx) {
       const ep = endpointFor(ctx);
       const marker = ['status-record', 7];
-      const { id } = await submitRun(ctx, ep, { mock_return: marker });
+      // Long enough for the polls to read the job running (2 s emulated, at least 1.5 s real).
+      const { id } = await submitRun(ctx, ep, { mock_return: marker, mock_delay: mockDelayS(ctx, 2, 1_500) });
       const seen = new Set<string>();
       const done = await awaitState(ctx, ep, id, ['COMPLETED', 'FAILED', 'deleted'], SHORT_JOB_MS, 'a short job');
       const offending: ProbeResponse[] = [];
