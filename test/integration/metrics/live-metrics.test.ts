@@ -93,6 +93,8 @@ describe.skipIf(PROMETHEUS === '')(`a load run with --metrics${PROMETHEUS === ''
     expect([0, 4], cli.text()).toContain(code);
     expect(cli.text()).toMatch(/metrics prometheus http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write: \d+ snapshots sent/);
     expect(cli.text()).not.toMatch(/samples dropped/);
+    // The generator's thread only copied the totals; what that cost is reported.
+    expect(cli.text()).toMatch(/metrics: \d+ snapshots taken on the generator's thread, [\d.]+ µs p50, [\d.]+ µs p99, [\d.]+ µs max each/);
     const result = QbenchResult.parse(JSON.parse(await readFile(path.join(out, 'result.json'), 'utf8')));
     const s = result.load?.scenarios[0] as LoadScenarioResult;
 
