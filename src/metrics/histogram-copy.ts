@@ -1,7 +1,7 @@
 // A histogram's counts copied for another thread: what the generator's thread spends on a live
 // snapshot is one typed-array copy per histogram (its counts up to the highest recorded value),
-// transferred, then rebuilt where the exporter runs into a histogram equal to the original.
-import { createHistogram, type Histogram } from '../load/histogram.js';
+// transferred to the exporter thread, which buckets it (src/metrics/snapshot.ts copySnapshot).
+import type { Histogram } from '../load/histogram.js';
 import { internalError } from '../errors.js';
 
 export interface HistogramCopy {
@@ -13,19 +13,18 @@ export interface HistogramCopy {
   readonly minNonZeroValue: number;
 }
 
-/** The fields of hdr-histogram-js's typed-array histograms a copy reads and writes. */
+/** The fields of hdr-histogram-js's typed-array histograms a copy reads. */
 interface CountsInternals {
   _counts: Uint32Array;
   maxValue: number;
   minNonZeroValue: number;
   readonly totalCount: number;
   countsArrayIndex(value: number): number;
-  setTotalCount(n: number): void;
 }
 
 function internals(h: Histogram): CountsInternals {
   const js = h as unknown as Partial<CountsInternals>;
-  if (!(js._counts instanceof Uint32Array) || typeof js.countsArrayIndex !== 'function' || typeof js.setTotalCount !== 'function') {
+  if (!(js._counts instanceof Uint32Array) || typeof js.countsArrayIndex !== 'function') {
     throw internalError('histogram implementation is not a 32-bit typed-array histogram');
   }
   return js as CountsInternals;
@@ -36,17 +35,6 @@ export function copyHistogram(h: Histogram): HistogramCopy {
   const js = internals(h);
   const end = js.totalCount > 0 ? Math.min(js._counts.length, js.countsArrayIndex(js.maxValue) + 1) : 0;
   return { counts: js._counts.slice(0, end), totalCount: js.totalCount, maxValue: js.maxValue, minNonZeroValue: js.minNonZeroValue };
-}
-
-/** A histogram equal to the one copied (same counts, total, min and max). */
-export function restoreHistogram(c: HistogramCopy): Histogram {
-  const h = createHistogram();
-  const js = internals(h);
-  js._counts.set(c.counts);
-  js.setTotalCount(c.totalCount);
-  js.maxValue = c.maxValue;
-  js.minNonZeroValue = c.minNonZeroValue;
-  return h;
 }
 
 /** The buffers of copies, for a transfer list. */
