@@ -51,7 +51,7 @@ export async function watchRun(i: WatchInput): Promise<RunWatch> {
     journal.append({ type: 'plan', atMs: Date.now(), section, units: [...units] });
   };
   // The exporter and its SDKs load only for a run that names an endpoint.
-  const live = i.metrics && i.metrics.length > 0 ? new (await import('../metrics/live.js')).LiveMetrics(i.metrics, runLabels(runId, i.shard, i.target.queueUrl, i.target.endpointId)) : undefined;
+  const live = i.metrics && i.metrics.length > 0 ? await (await import('../metrics/live.js')).LiveMetrics.open(i.metrics, runLabels(runId, i.shard, i.target.queueUrl, i.target.endpointId)) : undefined;
   const load = observeAll([{ ...loadJournal(journal), planned: (names) => plan('load', names) }, live?.observer]) ?? {};
   const closeLive = async (): Promise<void> => {
     for (const line of (await live?.close()) ?? []) i.log(line);

@@ -20,6 +20,7 @@ import type { CliIo, Invocation } from '../command.js';
 import type { Flags } from '../options.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun, type RunWatch } from '../watch.js';
+import { parseMetricsFlags } from '../../metrics/endpoints.js';
 import { PACKAGE_ROOT } from '../../user-module.js';
 import { FUZZ_BUDGET, PARTS, type FuzzBudget, type Part, type START_OPTIONS } from './start.js';
 
@@ -139,6 +140,7 @@ function checkSettings(a: StartArgs, conformanceSuite: Suite): FuzzBudget {
 export async function runStart(a: StartArgs, io: CliIo, invocation: Invocation): Promise<ExitCode> {
   const conformanceSuite = await shippedSuite();
   const budget = checkSettings(a, conformanceSuite);
+  const metrics = parseMetricsFlags(a.metrics);
   const parts = new Set((a.parts.length > 0 ? a.parts : PARTS) as Part[]);
   const startedAt = new Date();
   const internalErrors: string[] = [];
@@ -155,7 +157,7 @@ export async function runStart(a: StartArgs, io: CliIo, invocation: Invocation):
   const expectations = a.expect !== undefined ? await loadExpectations(a.expect) : NO_EXPECTATIONS;
   const inProcess: TargetInfo = { kind: 'emulator', queueUrl: 'in-process', endpointId: 'qbench', timeScale: 1 };
   const dir = await runReportDir(startedAt, a.out);
-  const watch = await watchRun({ dir, command: 'start', argv: invocation.commandLine, options: { parts: [...parts], seed: a.seed, profile: a.profile, strict: a.strict }, target: inProcess, env: io.env, log: (l) => io.stderr(`${l}\n`) });
+  const watch = await watchRun({ dir, command: 'start', argv: invocation.commandLine, options: { parts: [...parts], seed: a.seed, profile: a.profile, strict: a.strict }, target: inProcess, env: io.env, log: (l) => io.stderr(`${l}\n`), metrics });
   const conformance = await attempt('check', () => runConformancePart(io, conformanceSuite, { profile: a.profile, only: a.only, skip: a.skip, expectations }, watch));
   const load = await attempt('load', () => runLoadPart(io, a.configScenarios, watch));
   const fuzz = await attempt('fuzz', () => runFuzzPart(io, a.seed, budget, watch));

@@ -32,6 +32,7 @@ export const START_OPTIONS = {
   parts: option({ flag: 'parts', kind: 'strings', schema: commaList, help: `Which parts to run: ${PARTS.join(', ')}`, defaultHelp: 'all' }),
   seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(0, { error: SEED }).max(2 ** 31 - 1, { error: SEED }), default: 42, help: 'Fuzz seed' }),
   strict: option({ flag: 'strict', kind: 'boolean', schema: z.boolean(), default: false, help: 'An inconclusive check or scenario (could not set up what it judges) fails the run: for gating on a private endpoint' }),
+  metrics: loadOptions.metrics,
   // From the config file only.
   profile: configOnly(conformanceOptions.profile),
   only: configOnly(conformanceOptions.only),

@@ -3,7 +3,7 @@
 // exporter sends (JSON). A load run exports every second; PromQL over the HTTP API returns the
 // run's totals exactly and its p99 within the bucket that holds the result's HDR p99, and so
 // does the OTLP data. A metrics endpoint that never answers loses samples, says how many, and
-// leaves the schedule alone. ~15 s (prometheus start included).
+// leaves the schedule alone; `qbench start --metrics` streams its load part. ~20 s (prometheus start included).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -93,6 +93,8 @@ describe.skipIf(PROMETHEUS === '')(`a load run with --metrics${PROMETHEUS === ''
     expect([0, 4], cli.text()).toContain(code);
     expect(cli.text()).toMatch(/metrics prometheus http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write: \d+ snapshots sent/);
     expect(cli.text()).not.toMatch(/samples dropped/);
+    // The generator's thread only copied the totals; what that cost is reported.
+    expect(cli.text()).toMatch(/metrics: \d+ snapshots taken on the generator's thread, [\d.]+ µs p50, [\d.]+ µs p99, [\d.]+ µs max each/);
     const result = QbenchResult.parse(JSON.parse(await readFile(path.join(out, 'result.json'), 'utf8')));
     const s = result.load?.scenarios[0] as LoadScenarioResult;
 
@@ -147,6 +149,17 @@ describe.skipIf(PROMETHEUS === '')(`a load run with --metrics${PROMETHEUS === ''
       const i = counts.findIndex((c) => (seen += c) >= Math.ceil(0.99 * Number(h?.count)));
       expect(h?.explicitBounds?.[i], `${st.step} otlp p99 bucket`).toBe(boundsAround(st.latency.percentiles.p99)[1]);
     }
+  });
+  it('streams from qbench start too (--metrics on its load part)', { timeout: 60_000 }, async () => {
+    const runId = `${RUN_ID}-start`;
+    const config = path.join(dir, 'qbench.config.json');
+    await writeFile(config, JSON.stringify({ load: { scenarios: [{ file: 'live.mjs' }] }, reportDir: path.join(dir, 'start') }));
+    const cli = io({ QBENCH_RUN_ID: runId });
+    const code = await main(['start', '--config', config, '--parts', 'load', '--metrics', `prometheus=${promUrl}/api/v1/write`], cli);
+    expect([0, 4], cli.text()).toContain(code);
+    expect(cli.text()).toMatch(/metrics prometheus http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write: \d+ snapshots sent/);
+    const r = (await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(`sum(qbench_iterations_started_total{run_id="${runId}"})`)}&time=${Date.now() / 1000}`)).json()) as { data: { result: { value: [number, string] }[] } };
+    expect(Number(r.data.result[0]?.value[1])).toBe(120);
   });
 });
 

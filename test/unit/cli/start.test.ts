@@ -35,6 +35,15 @@ describe('qbench start', () => {
     expect(c.out().replace(/\s+/g, ' ')).toMatch(/--strict An inconclusive check or scenario \(could not set up what it judges\) fails the run: for gating on a private endpoint/);
   });
 
+  it('takes --metrics as load does, refusing a bad endpoint before anything runs', async () => {
+    const c = capture();
+    expect(await main(['start', '--metrics', 'graphite=http://127.0.0.1:1'], c.io)).toBe(EXIT.USAGE);
+    expect(c.err()).toMatch(/--metrics "graphite=http:\/\/127\.0\.0\.1:1": write prometheus=<remote-write URL> or otlp=/);
+    const h = capture();
+    expect(await main(['start', '--help'], h.io)).toBe(EXIT.OK);
+    expect(h.out().replace(/\s+/g, ' ')).toMatch(/--metrics Stream live metrics every second/);
+  });
+
   it('lists --strict for qbench load with the same wording as qbench check', async () => {
     const c = capture();
     expect(await main(['load', '--help'], c.io)).toBe(EXIT.OK);
