@@ -5,7 +5,7 @@ import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { usageError, configError } from '../../errors.js';
 import { WORKER_PROTOCOL } from '../../spec/index.js';
 import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
-import { describeDeployment } from '../../emulator/deployment/index.js';
+import { describeDeployment } from '../../deployment/index.js';
 import { workerEnv, formatShellEnv, MIN_WORKER_PING_INTERVAL_MS } from '../../worker/worker-env.js';
 import { apiKeyEnvName } from '../../target/index.js';
 import type { CliIo } from '../command.js';
