@@ -3,7 +3,7 @@
 
 import type { Rng } from '../deployment/random.js';
 
-// One mulberry32 for the whole tool: the emulator's deployment model owns it (it sits lower).
+// One mulberry32 for the whole tool: the deployment model owns it (src/deployment/random.ts, it sits lower).
 export { seededRng, type Rng } from '../deployment/random.js';
 
 /** Standard normal variate (Box-Muller). */
