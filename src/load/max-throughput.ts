@@ -34,6 +34,8 @@ export function requestOf(s: MaxThroughputScenario, target: LoadTarget): Autocan
   const noId = 'qbench-max-throughput';
   const iter = { iteration: 0, shard: 0, target, scheduleStartMs: 0, jobId: undefined, state: undefined, signal: new AbortController().signal, request: () => Promise.reject(new Error('no requests here')), recordTrend: () => undefined, stop: () => undefined };
   const job = (input: unknown, policy: unknown) => JSON.stringify({ input: typeof input === 'function' ? (input as (c: typeof iter) => unknown)(iter) : input, ...(policy ? { policy } : {}) });
+  // Plain Errors here and below: parseScenario refuses a max-throughput scenario without exactly one
+  // single-request step, so neither is reachable from a scenario file.
   if (!step) throw new Error('max-throughput needs one step');
   switch (step.kind) {
     case 'runsync':
