@@ -1,14 +1,15 @@
 // The `max-throughput` executor: closed-loop saturation of one request, every
 // answer recorded into the same HDR/bucket path as the open-loop executors (closed loop:
 // latency = service time). Two engines: 'qbench' (the default) keeps `connections` x
-// `pipelining` requests in flight on the generator's own HTTP/1.1 client (src/load/h1.ts),
+// `pipelining` requests in flight on the generator's own HTTP/1.1 client (src/load/h1-pool.ts),
 // each answer immediately followed by the next request with no promise or per-request
 // handler; 'autocannon' runs autocannon itself with a recording hook. The default is ours
 // because the hook costs autocannon its margin: measured side by side in bench/load.bench.ts,
 // autocannon-with-hook ran at 0.91-1.15x bare autocannon, ours above it.
 import type autocannon from 'autocannon';
 import type { LoadTarget } from './context.js';
-import { H1Pool, type H1Handler, type H1Response } from './h1.js';
+import { H1Pool, type H1Handler } from './h1-pool.js';
+import type { H1Response } from './h1-parser.js';
 import { buildPath, serializeRequest } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
 import { stepMetricName, type Scenario } from './scenario.js';
