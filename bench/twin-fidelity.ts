@@ -28,7 +28,7 @@ import {
   arrivals, calibrate, drive, TEST_PLAN, emulatorConfigOf, ENDPOINT, figures, groundTruth, readJson, SCHEDULE, simulatedComparison, startEmulator, stopEmulate, warmUp, type EmulateProcess,
 } from '../test/integration/calibrate/twin-harness.js';
 import { parseTwin } from '../src/sim/index.js';
-import { quantileMs, type Distribution } from '../src/emulator/deployment/index.js';
+import { quantileMs, type Distribution } from '../src/deployment/index.js';
 import type { CalibrationReport } from '../src/calibrate/report.js';
 import type { Figure } from '../test/integration/calibrate/twin-harness.js';
 

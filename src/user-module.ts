@@ -11,6 +11,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { QbenchError } from './errors.js';
 
 const TYPESCRIPT = /\.(?:[cm]?ts|tsx)$/;
 
@@ -50,7 +51,8 @@ async function enableTypeScript(): Promise<void> {
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (!/top-level await/i.test(message)) throw e;
-      throw new Error(`${message}\n${file} is CommonJS, where top-level await does not exist: name it .mts, or set "type": "module" in its package.json`, { cause: e });
+      // The user's file: a usage error (each caller that knows the file's role names it in its own code).
+      throw new QbenchError('QB_ERR_USAGE', `${message}\n${file} is CommonJS, where top-level await does not exist: name it .mts, or set "type": "module" in its package.json`, { file }, { cause: e });
     }
     (module as unknown as CompilingModule)._compile(code, file);
   };

@@ -2,7 +2,7 @@
 // log-normal by maximum likelihood, a mixture of two log-normals by EM (cold starts: a fast
 // start from kept state and a full start), a constant when every sample is equal, and the
 // empirical quantiles when no parametric fit passes its goodness-of-fit test (Kolmogorov-Smirnov).
-import { cdf, quantileMs, type Distribution, type LognormalDist, type MixtureDist } from '../emulator/deployment/index.js';
+import { cdf, quantileMs, type Distribution, type LognormalDist, type MixtureDist } from '../deployment/index.js';
 
 /** Kolmogorov-Smirnov goodness of fit of one distribution to its samples. */
 export interface GoodnessOfFit {

@@ -4,7 +4,7 @@
 //  - a warm job's delayTime is the dispatch to an idle worker;
 //  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
-import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../emulator/deployment/index.js';
+import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
 

@@ -3,7 +3,7 @@
 // worker the endpoint may run, up for the whole run and its idle timeout after), priced when
 // the GPU type is known (DEPLOYMENT-FACTS.md: billing per worker-second, the flex price).
 import { usageError } from '../errors.js';
-import { priceOf, SERVICE_DEFAULTS } from '../emulator/deployment/index.js';
+import { priceOf, SERVICE_DEFAULTS } from '../deployment/index.js';
 
 export interface PlanInput {
   readonly classes: number;

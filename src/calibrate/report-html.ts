@@ -1,7 +1,7 @@
 // The calibration report as one self-contained HTML page (the same uPlot page as the run
 // reports): the twin's settings with where each came from, every fit against its samples as a
 // CDF overlay with its goodness of fit, the burst's scale-up timeline, the phases and the budget.
-import { cdf, quantileMs, type Distribution } from '../emulator/deployment/index.js';
+import { cdf, quantileMs, type Distribution } from '../deployment/index.js';
 import { alignSeries, PALETTE, type ChartSpec } from '../report/render/html-charts.js';
 import { badge, chartCards, esc, page } from '../report/render/html.js';
 import { fmtDuration, fmtMs } from '../report/render/format.js';

@@ -1,7 +1,7 @@
 // The calibration report (calibration.json; the HTML page renders the same object): what was
 // planned and spent, each phase's outcome, each setting measured or given, each fit with its
 // samples and goodness of fit, the burst's /health timeline, and the emulator config written.
-import type { Distribution } from '../emulator/deployment/index.js';
+import type { Distribution } from '../deployment/index.js';
 import type { GoodnessOfFit, Precision } from './fit.js';
 import type { PartFit, SettingValue, TimingPart } from './infer.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';

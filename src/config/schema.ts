@@ -3,7 +3,7 @@
 // scenarios, fuzz budgets and the report directory; flags given on the command line win.
 import { z } from 'zod';
 import { FAULT_NAMES } from '../emulator/faults.js';
-import { DeploymentSettings } from '../emulator/deployment/index.js';
+import { DeploymentSettings } from '../deployment/index.js';
 import { DurationText, EndpointId } from '../spec/index.js';
 import { EnvVarName, HttpUrlText } from './text-schemas.js';
 

@@ -5,7 +5,7 @@ import { Agent } from 'undici';
 import { registerSecret } from '../errors.js';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.js';
 import type { FaultName } from '../emulator/faults.js';
-import { DEFAULT_EMULATOR_TIME_SCALE, readTargetFacts, type TargetAddresses, type TargetKey } from '../target/index.js';
+import { DEFAULT_EMULATOR_TIME_SCALE, readTargetFacts, type TargetAddresses, type TargetFacts, type TargetKey } from '../target/index.js';
 import { Probe } from './probe.js';
 import { limitsFromInfo, specLimits, type Target } from './target.js';
 
@@ -16,6 +16,8 @@ export interface ConnectOptions extends TargetAddresses, TargetKey {
   readonly callbackHost?: string | undefined;
   /** Extra endpoint ids on the same target that checks may take for themselves. */
   readonly spareEndpoints?: readonly string[];
+  /** The target's facts when the caller resolved them (src/target resolveTargetFlag); read here otherwise. */
+  readonly facts?: TargetFacts | undefined;
 }
 
 export interface Connected {
@@ -32,11 +34,11 @@ function isLoopback(url: string): boolean {
 /** Connections the suite opens to one origin at most (bursts included). */
 const MAX_CONNECTIONS = 512;
 /** Real ms the info read may take before the target counts as unreachable (a slow gateway may sit in front). */
-const INFO_TIMEOUT_MS = 10_000;
+export const CONNECT_INFO_TIMEOUT_MS = 10_000;
 
 export async function connectTarget(o: ConnectOptions): Promise<Connected> {
   registerSecret(o.apiKey);
-  const facts = await readTargetFacts(o.queueUrl, { apiKey: o.apiKey, unreachable: 'error', timeoutMs: INFO_TIMEOUT_MS });
+  const facts = o.facts ?? (await readTargetFacts(o.queueUrl, { apiKey: o.apiKey, unreachable: 'error', timeoutMs: CONNECT_INFO_TIMEOUT_MS }));
   const info = facts.info;
   const dispatcher = new Agent({ connections: MAX_CONNECTIONS, keepAliveTimeout: 4_000, pipelining: 1 });
   const probe = new Probe({ queueUrl: o.queueUrl, restUrl: o.restUrl, graphqlUrl: o.graphqlUrl, apiKey: o.apiKey, apiKeyEnv: o.apiKeyEnv, dispatcher });

@@ -6,7 +6,7 @@ import { configError } from '../errors.js';
 import { RATE_LIMITS, DEFAULT_REQUESTS_PER_WORKER, RUN_PAYLOAD, RUNSYNC_PAYLOAD, STREAM_CHUNK, SECOND_MS, WORKER_PROTOCOL, EndpointId } from '../spec/index.js';
 import type { RateLimitedOperation } from '../spec/index.js';
 import { FAULT_NAMES, isFaultName, type FaultName } from './faults.js';
-import { DEFAULT_PRICES, DeploymentSettings, priceOf, resolveDeployment, type EndpointDeployment } from './deployment/index.js';
+import { DEFAULT_PRICES, DeploymentSettings, priceOf, resolveDeployment, type EndpointDeployment } from '../deployment/index.js';
 
 const OPERATIONS = Object.keys(RATE_LIMITS) as RateLimitedOperation[];
 
@@ -66,7 +66,7 @@ export const EmulatorConfigSchema = z.strictObject({
   workers: WorkersConfig.default(WorkersConfig.parse({})),
   /**
    * Per endpoint: the deployment (workers, idle timeout, scaler, GPU, timing model, prices) with
-   * the public service's meanings (src/emulator/deployment/schema.ts); what it leaves out comes
+   * the public service's meanings (src/deployment/schema.ts); what it leaves out comes
    * from `workers`.
    */
   deployments: z.record(EndpointId, DeploymentSettings).default({}),

@@ -4,9 +4,8 @@
 import type { RateLimitedOperation } from '../spec/index.js';
 import { hostNowMs, type Clock } from './clock.js';
 import { endpointDeployment, type EmulatorConfig, type RateOverride } from './config.js';
-import { DeploymentModel } from './deployment/index.js';
 import type { FaultName, FaultSet } from './faults.js';
-import { QueueEndpoint, EndpointRateLimiter, rulesWithOverrides, WebhookDispatcher, mockWorkerHandler, RequestValidator } from './queue/index.js';
+import { DeploymentModel, QueueEndpoint, EndpointRateLimiter, rulesWithOverrides, WebhookDispatcher, mockWorkerHandler, RequestValidator } from './queue/index.js';
 import type { EndpointObserver, Handler, PoolSettings, RuleInForce } from './queue/index.js';
 import type { EmulatorServices, SubService, SubServiceFactory } from './sub-services.js';
 import { SUB_SERVICES } from './sub-service-list.js';

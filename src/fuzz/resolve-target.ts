@@ -4,8 +4,8 @@
 // windows; a URL is read as `http://host:port[/v2/<endpoint_id>]` and its facts (an
 // emulator's time scale, rate windows and faults) are read by src/target.
 import { randomBytes } from 'node:crypto';
-import { registerSecret, usageError } from '../errors.js';
-import { DEFAULT_API_KEY_ENV, DEFAULT_EMULATOR_TIME_SCALE, EMULATOR_TARGET, TARGET_GRAMMAR, parseTarget, rateWindowRealMs, readTargetFacts, requireEndpoint } from '../target/index.js';
+import { usageError } from '../errors.js';
+import { DEFAULT_API_KEY_ENV, DEFAULT_EMULATOR_TIME_SCALE, EMULATOR_TARGET, TARGET_GRAMMAR, rateWindowRealMs, resolveTargetFlag } from '../target/index.js';
 import { startEmulator } from '../emulator/index.js';
 import type { FaultName } from '../emulator/faults.js';
 import type { FuzzTarget } from './target.js';
@@ -69,13 +69,15 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
     };
   }
   if ((o.faults?.length ?? 0) > 0 || o.timeScale !== undefined) throw usageError('--fault and --time-scale apply only to --target emulator');
-  const spec = parseTarget(o.target, o.endpointId);
-  if (spec.kind !== 'url') throw usageError(`--target: ${TARGET_GRAMMAR}`);
-  if (o.apiKey === undefined || o.apiKey === '') throw usageError('a URL target needs an API key: set the variable named by --api-key-env (default QBENCH_API_KEY, or RUNPOD_API_KEY when that is unset)');
-  registerSecret(o.apiKey);
-  const endpointId = requireEndpoint(spec);
-  const queueUrl = spec.queueUrl;
-  const facts = await readTargetFacts(queueUrl, { apiKey: o.apiKey, unreachable: 'remote' });
+  const resolved = await resolveTargetFlag({
+    target: o.target,
+    endpointId: o.endpointId,
+    apiKey: o.apiKey,
+    missingKey: () => usageError('a URL target needs an API key: set the variable named by --api-key-env (default QBENCH_API_KEY, or RUNPOD_API_KEY when that is unset)'),
+    unreachable: 'remote',
+  });
+  if (resolved.kind !== 'url') throw usageError(`--target: ${TARGET_GRAMMAR}`);
+  const { queueUrl, endpointId, facts } = resolved;
   return {
     target: {
       kind: facts.kind,
@@ -84,7 +86,7 @@ export async function resolveFuzzTarget(o: ResolveFuzzTargetOptions): Promise<Re
       modelEndpointId: o.modelEndpointId ?? endpointId,
       restUrl: o.restUrl,
       graphqlUrl: o.graphqlUrl,
-      apiKey: o.apiKey,
+      apiKey: resolved.apiKey,
       apiKeyEnv,
       timeScale: facts.timeScale,
       rateWindowMs: facts.rateWindowRealMs,

@@ -178,6 +178,7 @@ export const templateProperty: FuzzPropertyDef<TemplateCase> = {
     const b = book(ctx);
     const existing = { existing: new Set(b.names.values()) };
     const targetId = b.updateTargetId;
+    // A plain Error: the model run calls setup before any check, and a failed setup ends the run.
     if (targetId === undefined) throw new Error('template-validation: setup did not run');
     if (c.operation === 'create') {
       const e = classifyTemplateCreate(c.body, existing);

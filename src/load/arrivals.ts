@@ -3,23 +3,13 @@
 // invert the cumulative rate Λ(t) at 0, 1, 2...; Poisson arrivals invert it at the partial
 // sums of Exp(1) draws from a seeded PRNG (time rescaling), so every thread computes the
 // same global schedule and takes every Nth start (exact split of the global rate).
+// The random module alone, not the deployment index: worker threads compute schedules and need no schema.
+import { seededRng } from '../deployment/random.js';
 
 export interface RateSegment {
   readonly durationMs: number;
   readonly fromRatePerSec: number;
   readonly toRatePerSec: number;
-}
-
-/** Deterministic PRNG (mulberry32): same seed, same schedule in every thread. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Expected iteration count of a profile: Λ(end). */
@@ -72,12 +62,13 @@ export interface ScheduledIteration {
 
 /** The shard's iterations in order of intended start; ends with the profile. */
 export function* schedule(opts: ScheduleOptions): Generator<ScheduledIteration, void, undefined> {
-  const random = mulberry32(opts.seed);
+  // The same seed gives the same schedule in every thread.
+  const rng = seededRng(opts.seed);
   let cumulative = 0;
   for (let i = 0; ; i++) {
     if (opts.arrivals === 'poisson') {
-      // Exp(1) draw; 1 - random() is in (0, 1], so the log is finite.
-      cumulative += -Math.log(1 - random());
+      // Exp(1) draw; 1 - next() is in (0, 1], so the log is finite.
+      cumulative += -Math.log(1 - rng.next());
     } else {
       cumulative = i;
     }

@@ -54,6 +54,7 @@ export interface DriveOptions {
  */
 export async function drive(o: DriveOptions): Promise<string | undefined> {
   const { scenario: s, recorder, t0Ms } = o;
+  // A plain Error: the engine sends a max-throughput scenario to its own engine, never here.
   if (s.executor === 'max-throughput') throw new Error('max-throughput runs through its own engine (src/load/max-throughput.ts), not a shard');
   // Our own controller: the graceful stop aborts in-flight iterations without aborting the caller.
   const inner = new AbortController();

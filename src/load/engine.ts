@@ -3,7 +3,7 @@
 // threads or the max-throughput engine), progress and abortOnFail every second, then steps, series,
 // validity, thresholds, charts and the verdict (INVALID before pass/fail).
 import { availableParallelism } from 'node:os';
-import type { Chart, LoadScenarioResult, StepResult, ThresholdResult, Warmup } from '../result/model.js';
+import type { Chart, LoadScenarioResult, ScenarioIdentity, StepResult, ThresholdResult, Warmup } from '../result/model.js';
 import { OUTCOME_CLASSES } from '../result/model.js';
 import { Aggregator, type StepTotals } from './aggregate.js';
 import { expectedCount, inverseCumulative } from './arrivals.js';
@@ -59,234 +59,340 @@ export interface RunScenarioOptions {
 /** How far ahead of "now" the schedule starts, so the first intended start is not already late. */
 const START_LEAD_MS = 20;
 
+/**
+ * Run one scenario, phase by phase: open the run (its control HTTP client, aggregator and
+ * abort wiring), the setup hook, drive the shards (each warms up its connections before the
+ * schedule starts), collect the result with its validity and thresholds, judge it (the analyze
+ * hook and the verdict), and always tear down (the teardown hook, the control HTTP client).
+ */
 export async function runScenario(scenario: Scenario, opts: RunScenarioOptions): Promise<LoadScenarioResult> {
-  const s = scenario;
+  const run = await openRun(scenario, opts);
+  try {
+    await runSetupHook(run);
+    const driven = await driveShards(run);
+    const base = collectResult(run, driven);
+    return await judge(run, base);
+  } finally {
+    await closeRun(run);
+  }
+}
+
+/** One scenario's run between its phases: what each phase reads and leaves for the next. */
+interface ScenarioRun {
+  readonly s: Scenario;
+  readonly opts: RunScenarioOptions;
+  readonly thresholds: ReturnType<typeof parseThresholds>;
+  readonly shard: ProcessShard | undefined;
+  readonly identity: ScenarioIdentity | undefined;
+  /** Aborted by the caller's signal or an aborting threshold: stops the schedule. */
+  readonly controller: AbortController;
+  readonly onOuterAbort: () => void;
+  readonly log: (line: string) => void;
+  /** The hooks' own requests (setup, timeline, analyze, teardown), apart from the load. */
+  readonly controlHttp: TargetHttp;
+  readonly startedAt: Date;
+  readonly agg: Aggregator;
+  /** What the setup hook answered, handed to every later hook and shard. */
+  state: unknown;
+  /** The schedule's time zero (hrNow ms). */
+  t0Ms: number;
+  abortReason: ThresholdResult | undefined;
+  /**
+   * When an interrupt or an aborting threshold stopped the schedule: the iterations that drain
+   * after it are no part of the time the schedule ran.
+   */
+  stoppedAtMs: number | undefined;
+  readonly timers: NodeJS.Timeout[];
+  readonly timelineDone: Promise<void>[];
+}
+
+/** What the drive phase leaves for the collect phase. */
+interface Driven {
+  readonly ends: readonly ShardEndWire[];
+  readonly threads: number;
+  readonly plannedMs: number;
+  /** hrNow ms when the shards started and ended. */
+  readonly wall0Ms: number;
+  readonly endMs: number;
+  readonly cpu: NodeJS.CpuUsage;
+}
+
+/** The context every hook gets, read at the call (state and the schedule's start change). */
+function hookContext(run: ScenarioRun): RunContext {
+  return {
+    target: run.opts.target,
+    signal: run.controller.signal,
+    request: (spec) => run.controlHttp.send(spec, run.controller.signal),
+    log: run.log,
+    state: run.state,
+    scheduleStartMs: run.t0Ms,
+  };
+}
+
+/** Check the sharding options, compute the shard's identity, and open the run's resources. */
+async function openRun(s: Scenario, opts: RunScenarioOptions): Promise<ScenarioRun> {
   const thresholds = parseThresholds(s);
   const shard = opts.shard;
   if (shard && !opts.source) throw scenarioError(`${s.name}: a shard needs the scenario's file (its identity is checked by qbench merge)`);
   const identity = shard && opts.source ? await scenarioIdentity(opts.source.file, opts.source.params, s.seed, scenarioToJson(s)) : undefined;
   const controller = new AbortController();
   const outer = opts.signal;
-  const onOuter = () => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', onOuter, { once: true });
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
   const log = opts.log ?? (() => undefined);
   const controlHttp = new TargetHttp(opts.target, { connections: 4, requestTimeoutMs: s.requestTimeoutMs });
-  let state: unknown;
-  let t0Ms = hrNowMs() + START_LEAD_MS;
-  const runCtx = (): RunContext => ({
-    target: opts.target,
-    signal: controller.signal,
-    request: (spec) => controlHttp.send(spec, controller.signal),
-    log,
-    state,
-    scheduleStartMs: t0Ms,
-  });
+  const t0Ms = hrNowMs() + START_LEAD_MS;
   const startedAt = new Date();
   const observer = opts.observer;
   const agg = new Aggregator(s.threads, observer?.bucket ? (b) => observer.bucket?.(s.name, b) : undefined);
-  let abortReason: ThresholdResult | undefined;
-  // When an interrupt or an aborting threshold stopped the schedule: the iterations that drain
-  // after it are no part of the time the schedule ran.
-  let stoppedAtMs: number | undefined;
-  controller.signal.addEventListener('abort', () => (stoppedAtMs ??= hrNowMs()), { once: true });
-  const timers: NodeJS.Timeout[] = [];
-  const timelineDone: Promise<void>[] = [];
-  try {
-    if (s.hooks?.setup) state = await s.hooks.setup({ ...runCtx(), state: undefined });
-    const threads = s.executor === 'max-throughput' ? 1 : s.threads;
-    const planned = plannedDurationMs(s);
-    /** Fix the schedule's start and arm the timeline actions relative to it. */
-    const begin = (): number => {
-      // A shared start instant is the same moment on every machine; hrNow counts from the epoch too.
-      t0Ms = opts.startAtMs !== undefined ? hrNowMs() + (opts.startAtMs - Date.now()) : hrNowMs() + START_LEAD_MS;
-      observer?.scheduleStarted?.(s.name, opts.startAtMs ?? t0Ms - hrNowMs() + Date.now());
-      for (const action of s.hooks?.timeline ?? []) {
-        timers.push(
-          setTimeout(
-            () => {
-              if (action.label) log(`${s.name}: ${action.label}`);
-              timelineDone.push(action.action(runCtx()).catch((e: unknown) => log(`${s.name}: timeline action "${action.label}" failed: ${e instanceof Error ? e.message : String(e)}`)));
-            },
-            Math.max(0, t0Ms + action.atMs - hrNowMs()),
-          ),
-        );
-      }
-      return t0Ms;
-    };
-    observer?.scenarioStarted?.(
-      {
-        name: s.name,
-        description: s.description,
-        executor: s.executor,
-        config: scenarioToJson(s),
-        startedAt: startedAt.toISOString(),
-        plannedMs: planned,
-        threads,
-        ...(shard && identity ? { shard: { index: shard.index, count: shard.count, host: hostname(), identity, ...(opts.startAtMs !== undefined ? { startAt: new Date(opts.startAtMs).toISOString() } : {}) } } : {}),
-      },
-      agg,
-    );
-    const cpu0 = process.cpuUsage();
-    const wall0 = hrNowMs();
-    const first = s.steps[0];
-    const firstMetric = first ? (first.name ?? first.kind) : '';
-    // Start rate over the last few seconds of merged buckets (they arrive once a second).
-    const recentStarts: [atMs: number, started: number][] = [];
-    const progress = setInterval(() => {
-      const elapsedMs = hrNowMs() - t0Ms;
-      recentStarts.push([hrNowMs(), agg.startedIterations]);
-      if (recentStarts.length > 4) recentStarts.shift();
-      const [firstAt, firstN] = recentStarts[0] ?? [0, 0];
-      const [lastAt, lastN] = recentStarts[recentStarts.length - 1] ?? [0, 0];
-      const startedPerSec = lastAt > firstAt ? Math.round(((lastN - firstN) / (lastAt - firstAt)) * 1000) : 0;
-      const failing = abortingThreshold(thresholds, agg, elapsedMs);
-      if (failing && !abortReason) {
-        abortReason = failing;
-        log(`${s.name}: threshold ${failing.metric} ${failing.expression} failed (observed ${failing.observed}); aborting (abortOnFail)`);
-        controller.abort(new Error('threshold abortOnFail'));
-      }
-      if (opts.onProgress) {
-        const st = agg.steps.get(firstMetric);
-        let requests = 0;
-        let errors = 0;
-        let s429 = 0;
-        for (const t of agg.steps.values()) {
-          for (const c of OUTCOME_CLASSES) requests += t.counts[c];
-          errors += t.counts['4xx'] + t.counts['5xx'] + t.counts.network_error;
-          s429 += t.counts['429'];
-        }
-        opts.onProgress({
-          scenario: s.name,
-          elapsedMs: Math.max(0, elapsedMs),
-          plannedMs: planned,
-          startedPerSec,
-          inFlight: agg.inFlight(),
-          requests,
-          status429: s429,
-          errors,
-          p50Ms: st ? percentileMs(st.latency, 50) : 0,
-          p99Ms: st ? percentileMs(st.latency, 99) : 0,
-          dropped: agg.dropped,
-        });
-      }
-    }, 1000);
-    let ends: ShardEndWire[];
-    try {
-      if (s.executor === 'max-throughput') {
-        ends = [(await runMaxThroughput(s, opts.target, begin, controller.signal, agg)).end];
-      } else if (threads > 1) {
-        ends = await runThreads({
-          init: {
-            source: opts.source,
-            scenarioJson: opts.source ? undefined : scenarioToJson(s),
-            target: opts.target,
-            state,
-            lateJoin: opts.startAtMs !== undefined,
-          },
-          threads,
-          processShard: shard,
-          signal: controller.signal,
-          onBucket: (b) => agg.add(b),
-          onReady: begin,
-        });
-      } else {
-        ends = [
-          await runShard({
-            scenario: s,
-            target: opts.target,
-            shardIndex: shard?.index ?? 0,
-            shardCount: shard?.count ?? 1,
-            start: begin,
-            state,
-            signal: controller.signal,
-            sink: agg,
-            inProcess: true,
-            lateJoin: opts.startAtMs !== undefined,
-          }),
-        ];
-      }
-    } finally {
-      clearInterval(progress);
-      for (const t of timers) clearTimeout(t);
-      await Promise.allSettled(timelineDone);
-    }
-    const endMs = hrNowMs();
-    const cpu = process.cpuUsage(cpu0);
-    agg.finish();
-    const shardError = ends.find((e) => e.error !== undefined)?.error;
-    if (shardError) log(`${s.name}: an iteration failed with an exception: ${shardError}`);
+  const run: ScenarioRun = {
+    s,
+    opts,
+    thresholds,
+    shard,
+    identity,
+    controller,
+    onOuterAbort,
+    log,
+    controlHttp,
+    startedAt,
+    agg,
+    state: undefined,
+    t0Ms,
+    abortReason: undefined,
+    stoppedAtMs: undefined,
+    timers: [],
+    timelineDone: [],
+  };
+  controller.signal.addEventListener('abort', () => (run.stoppedAtMs ??= hrNowMs()), { once: true });
+  return run;
+}
 
-    // The time the schedule actually covered: all of it, or up to the stop, so that a run
-    // interrupted after every start due by then was sent is judged to have held its rate.
-    const ranMs = Math.max(1, Math.min(planned, (stoppedAtMs ?? endMs) - t0Ms));
-    // The time it took to start the iterations: the schedule, or longer when the generator
-    // fell behind it (then the achieved rate is below the target).
-    const startSpanMs = Math.max(ranMs, agg.lastStartMs - t0Ms);
-    const segments = segmentsOf(s);
-    const isOpen = segments.length > 0;
-    // Poisson schedules have a random count: compare with the arrivals actually drawn.
-    const poisson = (s.executor === 'constant-arrival-rate' || s.executor === 'ramping-arrival-rate') && s.arrivals === 'poisson';
-    // A shard's share of the uniform count: the global starts with its index modulo the count.
-    const expected = isOpen ? (poisson ? agg.scheduled : shareOf(expectedCountUpTo(segments, ranMs), shard?.index ?? 0, shard?.count ?? 1)) : undefined;
-    const missedAtJoin = ends.reduce((a, e) => a + (e.missedAtJoin ?? 0), 0);
-    const validity = computeValidity({
-      scenario: s,
-      agg,
-      expectedIterations: expected,
-      targetRatePerSec: isOpen ? expectedCount(segments) / (planned / 1000) / (shard?.count ?? 1) : undefined,
-      scheduleMs: startSpanMs,
-      eventLoopDelayMs: worstPercentiles(ends.map((e) => e.eventLoopDelayMs)),
-      cpuPercent: ((cpu.user + cpu.system) / 1000 / Math.max(1, endMs - wall0)) * 100,
-      threads,
-      availableCores: availableParallelism(),
-      warmup: warmupOf(ends),
-      missedAtJoin,
-      joinedLateMs: Math.max(0, ...ends.map((e) => e.joinedLateMs ?? 0)),
-    });
-    const thresholdResults = thresholds.map((t) => evaluate(t, agg, ranMs));
-    const steps = [...agg.steps.entries()].map(([name, t]) => stepResult(name, t));
-    const series = agg.series();
-    const base: Omit<LoadScenarioResult, 'verdict'> = {
+async function runSetupHook(run: ScenarioRun): Promise<void> {
+  if (run.s.hooks?.setup) run.state = await run.s.hooks.setup({ ...hookContext(run), state: undefined });
+}
+
+/** Fix the schedule's start and arm the timeline actions relative to it; answers the start. */
+function beginSchedule(run: ScenarioRun): number {
+  const { s, opts, log } = run;
+  // A shared start instant is the same moment on every machine; hrNow counts from the epoch too.
+  run.t0Ms = opts.startAtMs !== undefined ? hrNowMs() + (opts.startAtMs - Date.now()) : hrNowMs() + START_LEAD_MS;
+  opts.observer?.scheduleStarted?.(s.name, opts.startAtMs ?? run.t0Ms - hrNowMs() + Date.now());
+  for (const action of s.hooks?.timeline ?? []) {
+    run.timers.push(
+      setTimeout(
+        () => {
+          if (action.label) log(`${s.name}: ${action.label}`);
+          run.timelineDone.push(action.action(hookContext(run)).catch((e: unknown) => log(`${s.name}: timeline action "${action.label}" failed: ${e instanceof Error ? e.message : String(e)}`)));
+        },
+        Math.max(0, run.t0Ms + action.atMs - hrNowMs()),
+      ),
+    );
+  }
+  return run.t0Ms;
+}
+
+/** Once a second: abortOnFail thresholds, and progress for the caller. */
+function startProgress(run: ScenarioRun, plannedMs: number): NodeJS.Timeout {
+  const { s, opts, agg, thresholds, log } = run;
+  const first = s.steps[0];
+  const firstMetric = first ? (first.name ?? first.kind) : '';
+  // Start rate over the last few seconds of merged buckets (they arrive once a second).
+  const recentStarts: [atMs: number, started: number][] = [];
+  return setInterval(() => {
+    const elapsedMs = hrNowMs() - run.t0Ms;
+    recentStarts.push([hrNowMs(), agg.startedIterations]);
+    if (recentStarts.length > 4) recentStarts.shift();
+    const [firstAt, firstN] = recentStarts[0] ?? [0, 0];
+    const [lastAt, lastN] = recentStarts[recentStarts.length - 1] ?? [0, 0];
+    const startedPerSec = lastAt > firstAt ? Math.round(((lastN - firstN) / (lastAt - firstAt)) * 1000) : 0;
+    const failing = abortingThreshold(thresholds, agg, elapsedMs);
+    if (failing && !run.abortReason) {
+      run.abortReason = failing;
+      log(`${s.name}: threshold ${failing.metric} ${failing.expression} failed (observed ${failing.observed}); aborting (abortOnFail)`);
+      run.controller.abort(new Error('threshold abortOnFail'));
+    }
+    if (opts.onProgress) {
+      const st = agg.steps.get(firstMetric);
+      let requests = 0;
+      let errors = 0;
+      let s429 = 0;
+      for (const t of agg.steps.values()) {
+        for (const c of OUTCOME_CLASSES) requests += t.counts[c];
+        errors += t.counts['4xx'] + t.counts['5xx'] + t.counts.network_error;
+        s429 += t.counts['429'];
+      }
+      opts.onProgress({
+        scenario: s.name,
+        elapsedMs: Math.max(0, elapsedMs),
+        plannedMs,
+        startedPerSec,
+        inFlight: agg.inFlight(),
+        requests,
+        status429: s429,
+        errors,
+        p50Ms: st ? percentileMs(st.latency, 50) : 0,
+        p99Ms: st ? percentileMs(st.latency, 99) : 0,
+        dropped: agg.dropped,
+      });
+    }
+  }, 1000);
+}
+
+/** Announce the scenario, run its shards (in-process, worker threads or max-throughput) to their end. */
+async function driveShards(run: ScenarioRun): Promise<Driven> {
+  const { s, opts, shard, identity, agg, controller } = run;
+  const threads = s.executor === 'max-throughput' ? 1 : s.threads;
+  const plannedMs = plannedDurationMs(s);
+  const begin = (): number => beginSchedule(run);
+  opts.observer?.scenarioStarted?.(
+    {
       name: s.name,
       description: s.description,
       executor: s.executor,
       config: scenarioToJson(s),
-      startedAt: startedAt.toISOString(),
-      durationMs: Math.round(endMs - wall0),
-      steps,
-      series,
-      validity,
-      thresholds: thresholdResults,
-      charts: defaultCharts(series),
-      iterations: { scheduled: agg.scheduled, started: agg.startedIterations, dropped: agg.dropped },
-      ...(shard && identity
-        ? {
-            shard: {
-              index: shard.index,
-              count: shard.count,
-              host: hostname(),
-              identity,
-              ...(opts.startAtMs !== undefined ? { startAt: new Date(opts.startAtMs).toISOString() } : {}),
-              scheduleStartedAt: new Date(opts.startAtMs ?? t0Ms - hrNowMs() + Date.now()).toISOString(),
-              missedAtJoin,
-            },
-          }
-        : {}),
-    };
-    let analysis: Analysis | undefined;
-    if (s.hooks?.analyze) analysis = await s.hooks.analyze(base, { ...runCtx(), trends: agg.trends });
-    const charts = [...base.charts, ...(analysis?.charts ?? [])];
-    const verdict = verdictOf(validity.valid, validity.reasons, thresholdResults, analysis, abortReason, controller.signal.aborted && !abortReason);
-    return { ...base, charts, verdict: answeredVerdict(verdict, steps, controller.signal.aborted && !abortReason) };
-  } finally {
-    outer?.removeEventListener('abort', onOuter);
-    try {
-      if (s.hooks?.teardown) await s.hooks.teardown({ ...runCtx(), signal: new AbortController().signal });
-    } catch (e) {
-      log(`${s.name}: teardown failed: ${e instanceof Error ? e.message : String(e)}`);
+      startedAt: run.startedAt.toISOString(),
+      plannedMs,
+      threads,
+      ...(shard && identity ? { shard: { index: shard.index, count: shard.count, host: hostname(), identity, ...(opts.startAtMs !== undefined ? { startAt: new Date(opts.startAtMs).toISOString() } : {}) } } : {}),
+    },
+    agg,
+  );
+  const cpu0 = process.cpuUsage();
+  const wall0Ms = hrNowMs();
+  const progress = startProgress(run, plannedMs);
+  let ends: ShardEndWire[];
+  try {
+    if (s.executor === 'max-throughput') {
+      ends = [(await runMaxThroughput(s, opts.target, begin, controller.signal, agg)).end];
+    } else if (threads > 1) {
+      ends = await runThreads({
+        init: {
+          source: opts.source,
+          scenarioJson: opts.source ? undefined : scenarioToJson(s),
+          target: opts.target,
+          state: run.state,
+          lateJoin: opts.startAtMs !== undefined,
+        },
+        threads,
+        processShard: shard,
+        signal: controller.signal,
+        onBucket: (b) => agg.add(b),
+        onReady: begin,
+      });
+    } else {
+      ends = [
+        await runShard({
+          scenario: s,
+          target: opts.target,
+          shardIndex: shard?.index ?? 0,
+          shardCount: shard?.count ?? 1,
+          start: begin,
+          state: run.state,
+          signal: controller.signal,
+          sink: agg,
+          inProcess: true,
+          lateJoin: opts.startAtMs !== undefined,
+        }),
+      ];
     }
-    await controlHttp.destroy();
+  } finally {
+    clearInterval(progress);
+    for (const t of run.timers) clearTimeout(t);
+    await Promise.allSettled(run.timelineDone);
   }
+  const endMs = hrNowMs();
+  const cpu = process.cpuUsage(cpu0);
+  agg.finish();
+  const shardError = ends.find((e) => e.error !== undefined)?.error;
+  if (shardError) run.log(`${s.name}: an iteration failed with an exception: ${shardError}`);
+  return { ends, threads, plannedMs, wall0Ms, endMs, cpu };
+}
+
+/** The result without its verdict: steps, series, validity (was the generator the bottleneck?) and thresholds. */
+function collectResult(run: ScenarioRun, d: Driven): Omit<LoadScenarioResult, 'verdict'> {
+  const { s, opts, shard, identity, agg, thresholds, t0Ms } = run;
+  const { ends, endMs, plannedMs } = d;
+  // The time the schedule actually covered: all of it, or up to the stop, so that a run
+  // interrupted after every start due by then was sent is judged to have held its rate.
+  const ranMs = Math.max(1, Math.min(plannedMs, (run.stoppedAtMs ?? endMs) - t0Ms));
+  // The time it took to start the iterations: the schedule, or longer when the generator
+  // fell behind it (then the achieved rate is below the target).
+  const startSpanMs = Math.max(ranMs, agg.lastStartMs - t0Ms);
+  const segments = segmentsOf(s);
+  const isOpen = segments.length > 0;
+  // Poisson schedules have a random count: compare with the arrivals actually drawn.
+  const poisson = (s.executor === 'constant-arrival-rate' || s.executor === 'ramping-arrival-rate') && s.arrivals === 'poisson';
+  // A shard's share of the uniform count: the global starts with its index modulo the count.
+  const expected = isOpen ? (poisson ? agg.scheduled : shareOf(expectedCountUpTo(segments, ranMs), shard?.index ?? 0, shard?.count ?? 1)) : undefined;
+  const missedAtJoin = ends.reduce((a, e) => a + (e.missedAtJoin ?? 0), 0);
+  const validity = computeValidity({
+    scenario: s,
+    agg,
+    expectedIterations: expected,
+    targetRatePerSec: isOpen ? expectedCount(segments) / (plannedMs / 1000) / (shard?.count ?? 1) : undefined,
+    scheduleMs: startSpanMs,
+    eventLoopDelayMs: worstPercentiles(ends.map((e) => e.eventLoopDelayMs)),
+    cpuPercent: ((d.cpu.user + d.cpu.system) / 1000 / Math.max(1, endMs - d.wall0Ms)) * 100,
+    threads: d.threads,
+    availableCores: availableParallelism(),
+    warmup: warmupOf(ends),
+    missedAtJoin,
+    joinedLateMs: Math.max(0, ...ends.map((e) => e.joinedLateMs ?? 0)),
+  });
+  const thresholdResults = thresholds.map((t) => evaluate(t, agg, ranMs));
+  const steps = [...agg.steps.entries()].map(([name, t]) => stepResult(name, t));
+  const series = agg.series();
+  return {
+    name: s.name,
+    description: s.description,
+    executor: s.executor,
+    config: scenarioToJson(s),
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Math.round(endMs - d.wall0Ms),
+    steps,
+    series,
+    validity,
+    thresholds: thresholdResults,
+    charts: defaultCharts(series),
+    iterations: { scheduled: agg.scheduled, started: agg.startedIterations, dropped: agg.dropped },
+    ...(shard && identity
+      ? {
+          shard: {
+            index: shard.index,
+            count: shard.count,
+            host: hostname(),
+            identity,
+            ...(opts.startAtMs !== undefined ? { startAt: new Date(opts.startAtMs).toISOString() } : {}),
+            scheduleStartedAt: new Date(opts.startAtMs ?? t0Ms - hrNowMs() + Date.now()).toISOString(),
+            missedAtJoin,
+          },
+        }
+      : {}),
+  };
+}
+
+/** The analyze hook's findings and charts, and the verdict (INVALID before pass/fail). */
+async function judge(run: ScenarioRun, base: Omit<LoadScenarioResult, 'verdict'>): Promise<LoadScenarioResult> {
+  const { s, agg, controller, abortReason } = run;
+  let analysis: Analysis | undefined;
+  if (s.hooks?.analyze) analysis = await s.hooks.analyze(base, { ...hookContext(run), trends: agg.trends });
+  const charts = [...base.charts, ...(analysis?.charts ?? [])];
+  const interrupted = controller.signal.aborted && !abortReason;
+  const verdict = verdictOf(base.validity.valid, base.validity.reasons, base.thresholds, analysis, abortReason, interrupted);
+  return { ...base, charts, verdict: answeredVerdict(verdict, base.steps, interrupted) };
+}
+
+/** Always, whatever came before: the teardown hook (its failure is logged), then the control HTTP client. */
+async function closeRun(run: ScenarioRun): Promise<void> {
+  const { s, opts, log } = run;
+  opts.signal?.removeEventListener('abort', run.onOuterAbort);
+  try {
+    if (s.hooks?.teardown) await s.hooks.teardown({ ...hookContext(run), signal: new AbortController().signal });
+  } catch (e) {
+    log(`${s.name}: teardown failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  await run.controlHttp.destroy();
 }
 
 /** The threads' warm-ups together: counts summed, times of the slowest thread. */

@@ -1,10 +1,11 @@
-// The generator's HTTP side: one H1Pool (src/load/h1.ts) per target origin with as many
+// The generator's HTTP side: one H1Pool (src/load/h1-pool.ts) per target origin with as many
 // connections as the scenario may hold in flight (requests beyond that wait FIFO, counted in
 // corrected latency, and their service time starts when a connection takes them: the actual
 // send, as wrk2 measures it), JSON bodies, auth header per §5, and answers that never throw
 // (a network failure is an outcome class).
 import { API_VERSIONS } from '../spec/index.js';
-import { H1Pool, parseHeaderBlock, type H1Handler, type H1Request, type H1Response } from './h1.js';
+import { parseHeaderBlock, type H1Response } from './h1-parser.js';
+import { H1Pool, type H1Handler, type H1Request } from './h1-pool.js';
 import type { HttpAnswer, LoadTarget, RequestSpec } from './context.js';
 import { hrNowMs } from './recorder.js';
 

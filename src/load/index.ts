@@ -15,7 +15,7 @@ export type { ScenarioDefinition, ScenarioContext, Scenarios, ParamShape, ParamS
 export { resolveTarget } from './target.js';
 export type { ResolveTargetOptions, ResolvedTarget } from './target.js';
 export { knownMetrics, parseThresholds } from './thresholds.js';
-export { schedule, inverseCumulative, expectedCount, mulberry32 } from './arrivals.js';
+export { schedule, inverseCumulative, expectedCount } from './arrivals.js';
 export type { RateSegment, ScheduleOptions, ScheduledIteration } from './arrivals.js';
 export { createProgressPrinter, formatProgress } from './progress.js';
 export type { ProgressPrinter } from './progress.js';

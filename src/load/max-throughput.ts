@@ -1,14 +1,15 @@
 // The `max-throughput` executor: closed-loop saturation of one request, every
 // answer recorded into the same HDR/bucket path as the open-loop executors (closed loop:
 // latency = service time). Two engines: 'qbench' (the default) keeps `connections` x
-// `pipelining` requests in flight on the generator's own HTTP/1.1 client (src/load/h1.ts),
+// `pipelining` requests in flight on the generator's own HTTP/1.1 client (src/load/h1-pool.ts),
 // each answer immediately followed by the next request with no promise or per-request
 // handler; 'autocannon' runs autocannon itself with a recording hook. The default is ours
 // because the hook costs autocannon its margin: measured side by side in bench/load.bench.ts,
 // autocannon-with-hook ran at 0.91-1.15x bare autocannon, ours above it.
 import type autocannon from 'autocannon';
 import type { LoadTarget } from './context.js';
-import { H1Pool, type H1Handler, type H1Response } from './h1.js';
+import { H1Pool, type H1Handler } from './h1-pool.js';
+import type { H1Response } from './h1-parser.js';
 import { buildPath, serializeRequest } from './http.js';
 import { hrNowMs, ShardRecorder } from './recorder.js';
 import { stepMetricName, type Scenario } from './scenario.js';
@@ -34,6 +35,8 @@ export function requestOf(s: MaxThroughputScenario, target: LoadTarget): Autocan
   const noId = 'qbench-max-throughput';
   const iter = { iteration: 0, shard: 0, target, scheduleStartMs: 0, jobId: undefined, state: undefined, signal: new AbortController().signal, request: () => Promise.reject(new Error('no requests here')), recordTrend: () => undefined, stop: () => undefined };
   const job = (input: unknown, policy: unknown) => JSON.stringify({ input: typeof input === 'function' ? (input as (c: typeof iter) => unknown)(iter) : input, ...(policy ? { policy } : {}) });
+  // Plain Errors here and below: parseScenario refuses a max-throughput scenario without exactly one
+  // single-request step, so neither is reachable from a scenario file.
   if (!step) throw new Error('max-throughput needs one step');
   switch (step.kind) {
     case 'runsync':

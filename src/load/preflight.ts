@@ -2,11 +2,10 @@
 // that answers nothing ends the run within seconds as "target unreachable" (exit 5) instead of
 // a scenario full of network errors. Any HTTP answer, 401 and 404 included, means reachable:
 // what the answer says is for the scenario to judge.
-import { request } from 'undici';
+import { boundedRequest, retryResets } from '../client/bounded-request.js';
 import { QbenchError, redactSecrets } from '../errors.js';
 import type { LoadTarget } from './context.js';
 import { endpointBasePath } from './http.js';
-import { isReset } from '../target/emulator-info.js';
 
 /** How long the preflight waits for a connection and an answer, real ms. */
 export const PREFLIGHT_TIMEOUT_MS = 5000;
@@ -17,19 +16,12 @@ export async function preflight(target: LoadTarget, signal?: AbortSignal): Promi
   const headers: Record<string, string> = { accept: 'application/json' };
   if (target.apiKey) headers['authorization'] = `Bearer ${target.apiKey}`;
   const limit = AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const res = await request(url, { method: 'GET', headers, signal: signal ? AbortSignal.any([signal, limit]) : limit, headersTimeout: PREFLIGHT_TIMEOUT_MS, bodyTimeout: PREFLIGHT_TIMEOUT_MS });
-      await res.body.dump();
-      return;
-    } catch (e) {
-      // One connection the path reset is not a dead target: ask again on a fresh one, within the same limit.
-      if (isReset(e) && attempt < PREFLIGHT_ATTEMPTS && !limit.aborted && !signal?.aborted) {
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-        continue;
-      }
-      unreachable(e, url, limit, signal);
-    }
+  const bound = signal ? AbortSignal.any([signal, limit]) : limit;
+  try {
+    // One connection the path reset is not a dead target: asked again on a fresh one, within the same limit.
+    await retryResets(() => boundedRequest(url, { headers, timeoutMs: PREFLIGHT_TIMEOUT_MS, signal: bound, read: 'discard' }), { attempts: PREFLIGHT_ATTEMPTS, pauseMs: 100, signal: bound });
+  } catch (e) {
+    unreachable(e, url, limit, signal);
   }
 }
 

@@ -56,6 +56,7 @@ export function eventLoopPercentiles(h: ReturnType<typeof monitorEventLoopDelay>
 
 export async function runShard(plan: ShardPlan): Promise<ShardEndWire> {
   const { scenario: s } = plan;
+  // A plain Error: the engine sends a max-throughput scenario to its own engine, never here.
   if (s.executor === 'max-throughput') throw new Error('max-throughput runs through its own engine (src/load/max-throughput.ts), not a shard');
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   const connections = s.connections ?? s.maxInFlight;

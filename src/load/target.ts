@@ -4,7 +4,7 @@
 // scale and the advertised limits the shipped scenarios aim at) come from src/target.
 import { randomBytes } from 'node:crypto';
 import { registerSecret, usageError } from '../errors.js';
-import { parseTarget, readTargetFacts, requireEndpoint } from '../target/index.js';
+import { readTargetFacts, resolveTargetFlag } from '../target/index.js';
 import type { EmulatorConfigInput } from '../emulator/index.js';
 import type { LoadTarget } from './context.js';
 
@@ -23,13 +23,14 @@ export interface ResolvedTarget {
 }
 
 export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTarget> {
-  const spec = parseTarget(o.target, o.endpointId);
-  if (spec.kind === 'emulator') {
+  // An unreachable URL is no error here: the preflight says so before any load is sent.
+  const resolved = await resolveTargetFlag({ target: o.target, endpointId: o.endpointId, apiKey: o.apiKey, unreachable: 'remote' });
+  if (resolved.kind === 'emulator') {
     const { startEmulator } = await import('../emulator/index.js');
     const apiKey = o.apiKey ?? `qb-${randomBytes(12).toString('hex')}`;
     registerSecret(apiKey);
     const emu = await startEmulator({ ...o.emulator, apiKey, port: 0, host: '127.0.0.1' });
-    const endpointId = spec.endpointId ?? emu.config.endpoints[0] ?? 'demo';
+    const endpointId = resolved.endpointId ?? emu.config.endpoints[0] ?? 'demo';
     if (!emu.config.endpoints.includes(endpointId)) {
       await emu.close();
       throw usageError(`--endpoint: the emulator serves ${emu.config.endpoints.join(', ')}, not "${endpointId}"`);
@@ -43,11 +44,9 @@ export async function resolveTarget(o: ResolveTargetOptions): Promise<ResolvedTa
       close: () => emu.close(),
     };
   }
-  const endpointId = requireEndpoint(spec);
-  if (o.apiKey) registerSecret(o.apiKey);
-  const { timeScale, info } = await readTargetFacts(spec.queueUrl, { apiKey: o.apiKey, unreachable: 'remote' });
+  const { queueUrl, endpointId, facts } = resolved;
   return {
-    target: { kind: 'remote', queueUrl: spec.queueUrl, endpointId, apiKey: o.apiKey, timeScale, info },
+    target: { kind: 'remote', queueUrl, endpointId, apiKey: o.apiKey, timeScale: facts.timeScale, info: facts.info },
     close: () => Promise.resolve(),
   };
 }

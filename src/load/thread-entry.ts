@@ -2,6 +2,7 @@
 // overrides), run this thread's shard (every Nth intended start of the global schedule) and
 // post its 1 s buckets to the main thread, which merges them losslessly.
 import { parentPort, workerData } from 'node:worker_threads';
+import { scenarioError } from '../errors.js';
 import { loadScenarioFile, type ScenarioSource } from './loader.js';
 import type { LoadTarget } from './context.js';
 import { parseScenario } from './scenario.js';
@@ -10,6 +11,7 @@ import type { ThreadMessage, ThreadInit } from './threads.js';
 
 async function main(): Promise<void> {
   const port = parentPort;
+  // A plain Error: only src/load/threads.ts starts this module, always as a worker thread.
   if (!port) throw new Error('thread-entry must run in a worker thread');
   const init = workerData as ThreadInit;
   const controller = new AbortController();
@@ -50,7 +52,8 @@ async function main(): Promise<void> {
 async function scenarioFromSource(source: ScenarioSource, target: LoadTarget) {
   const list = await loadScenarioFile(source.file, { target, params: source.params }, source.overrides);
   const found = list[source.index];
-  if (!found) throw new Error(`scenario ${source.index} not found in ${source.file}`);
+  // The user's file gave this thread a shorter list than the main thread (its factory reads something that differs).
+  if (!found) throw scenarioError(`scenario ${source.index} not found in ${source.file}`, { file: source.file });
   return found.scenario;
 }
 

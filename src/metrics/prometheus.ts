@@ -2,7 +2,7 @@
 // snapshot becomes cumulative counters (`_total`), classic histograms (`_bucket{le}`, `_count`,
 // `_sum`) and gauges, timestamped with the snapshot's time.
 import { pushTimeseries } from 'prometheus-remote-write';
-import { request } from 'undici';
+import { boundedRequest } from '../client/bounded-request.js';
 import { VERSION } from '../version.js';
 import type { RunLabels } from './labels.js';
 import { LATENCY_BOUNDS_S, type HistogramSnapshot, type Snapshot } from './snapshot.js';
@@ -44,9 +44,8 @@ export async function remoteWrite(url: string, s: Snapshot, run: RunLabels, time
     url,
     headers: { 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Write-Version': '0.1.0', 'User-Agent': `qbench/${VERSION}` },
     fetch: async (u, init) => {
-      const res = await request(u, { method: 'POST', headers: init?.headers ?? {}, body: Buffer.from(init?.body ?? new ArrayBuffer(0)), signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-      const text = await res.body.text();
-      return { status: res.statusCode, statusText: String(res.statusCode), text: () => Promise.resolve(text) };
+      const res = await boundedRequest(u, { method: 'POST', headers: init?.headers ?? {}, body: Buffer.from(init?.body ?? new ArrayBuffer(0)), timeoutMs });
+      return { status: res.status, statusText: String(res.status), text: () => Promise.resolve(res.text) };
     },
   });
   if (r.status < 200 || r.status >= 300) throw new Error(`remote write answered ${r.status}${r.errorMessage ? `: ${r.errorMessage.trim().slice(0, 200)}` : ''}`);

@@ -2,7 +2,7 @@
 // the budget, the cost frontier against each SLO's figure, the settings just cheaper that miss
 // and why (queue wait, cold starts, or execution no scaling shortens), and, when none meets the
 // SLOs, what would be needed.
-import { ACCOUNT_WORKERS_CAP } from '../emulator/deployment/index.js';
+import { ACCOUNT_WORKERS_CAP } from '../deployment/index.js';
 import type { PlanMiss, PlanNearMiss, PlanPoint, PlanSection, PlanSetting } from '../result/model.js';
 import { describePlanSetting as describeSetting, fmtMs, fmtRatio, fmtSloFigure as fmtFigure, fmtUsdPerHour } from '../report/render/format.js';
 import type { GridAxes } from './grid.js';

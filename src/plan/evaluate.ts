@@ -39,6 +39,7 @@ export function runFigure(slo: Slo, f: SimulationFigures): number | null {
 
 /** Aggregate one setting's runs (one per seed) into a point of the plan. */
 export function evaluatePoint(setting: ScalingSettings, runs: readonly SimulationFigures[], slos: readonly Slo[], budgetPerHourUsd: number | undefined): PlanPoint {
+  // A plain Error: runPlan runs every setting on at least one seed (--seeds is at least 1).
   if (runs.length === 0) throw new Error('evaluatePoint needs at least one run');
   const perHour = (f: SimulationFigures, usd: number) => (f.simulatedMs > 0 ? (usd * HOUR_MS) / f.simulatedMs : 0);
   const costPerHourUsd = {

@@ -3,7 +3,7 @@
 // settings and the service's documented limits (DEPLOYMENT-FACTS.md), each axis overridable.
 import { z } from 'zod';
 import { parseDurationMs } from '../spec/grammar.js';
-import { ACCOUNT_WORKERS_CAP, IDLE_TIMEOUT_S, SCALER_TYPES, type EndpointDeployment, type ScalerType } from '../emulator/deployment/index.js';
+import { ACCOUNT_WORKERS_CAP, IDLE_TIMEOUT_S, SCALER_TYPES, type EndpointDeployment, type ScalerType } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
 import type { ScalingSettings } from '../sim/types.js';
 

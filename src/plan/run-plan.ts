@@ -3,7 +3,7 @@
 // (cheapest setting, frontiers, near misses or what is needed) as the result model's plan section.
 import { configError } from '../errors.js';
 import { endpointDeployment, type EmulatorConfig } from '../emulator/config.js';
-import { describeDeployment, quantileMs, type EndpointDeployment } from '../emulator/deployment/index.js';
+import { describeDeployment, quantileMs, type EndpointDeployment } from '../deployment/index.js';
 import type { PlanSection } from '../result/model.js';
 import { trafficDurationMs, type TrafficProfile } from '../sim/index.js';
 import { answer, type TwinFacts } from './choose.js';

@@ -5,6 +5,7 @@ import type { ArrivalSchedule } from '../sim/index.js';
 import { errorReply, runTask, type SweepInput, type SweepReply, type SweepRequest } from './sweep.js';
 
 const port = parentPort;
+// A plain Error: only src/plan/sweep.ts starts this module, always as a worker thread.
 if (!port) throw new Error('sweep-thread must run in a worker thread');
 const input = workerData as SweepInput;
 const schedules = new Map<number, ArrivalSchedule>();

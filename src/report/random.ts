@@ -1,10 +1,10 @@
 // Seeded pseudo-random numbers for reproducible statistics (bootstrap resampling in compare,
 // synthetic samples in tests): mulberry32, plus normal, gamma and beta variates.
 
-import type { Rng } from '../emulator/deployment/random.js';
+import type { Rng } from '../deployment/random.js';
 
-// One mulberry32 for the whole tool: the emulator's deployment model owns it (it sits lower).
-export { seededRng, type Rng } from '../emulator/deployment/random.js';
+// One mulberry32 for the whole tool: the deployment model owns it (src/deployment/random.ts, it sits lower).
+export { seededRng, type Rng } from '../deployment/random.js';
 
 /** Standard normal variate (Box-Muller). */
 export function normal(rng: Rng): number {

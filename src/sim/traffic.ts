@@ -5,7 +5,7 @@
 // crosses to worker threads as data.
 import { z } from 'zod';
 import { configError, usageError } from '../errors.js';
-import { seededRng, streamSeed, type Rng } from '../emulator/deployment/index.js';
+import { seededRng, streamSeed, type Rng } from '../deployment/index.js';
 
 /** The most jobs one simulated second may bring, and one profile in all: a simulation holds them in memory. */
 export const MAX_RATE_PER_SEC = 10_000;

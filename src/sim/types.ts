@@ -1,7 +1,7 @@
 // The discrete-event mode's contract: one simulation is the emulator's endpoint (state machine,
 // scaler, cold starts, billing meter) driven on a virtual clock by a traffic profile, with the
 // figures a planner compares. `qbench plan` sweeps scaling settings over it.
-import type { ScalerType } from '../emulator/deployment/index.js';
+import type { ScalerType } from '../deployment/index.js';
 
 /** The scaling settings a plan sweeps; they replace the twin's own for the simulated endpoint. */
 export interface ScalingSettings {

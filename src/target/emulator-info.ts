@@ -3,7 +3,7 @@
 // (an emulator), a 404 or any answer that is not the emulator's (not an emulator), no answer
 // (unreachable: each command keeps its own reaction), or a document that calls itself the
 // emulator's and does not parse (an exit 2 error naming the fields, never a silent real time).
-import { request } from 'undici';
+import { boundedRequest, retryResets } from '../client/bounded-request.js';
 import { configError } from '../errors.js';
 import { EmulatorInfoDocument } from '../spec/index.js';
 
@@ -14,16 +14,6 @@ export const INFO_TIMEOUT_MS = 5000;
 /** Attempts of the info request when the path resets the connection. */
 const INFO_ATTEMPTS = 4;
 const RESET_PAUSE_MS = 100;
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-
-/** An error that says the connection was reset or closed mid-exchange (not refused, not timed out). */
-export function isReset(e: unknown): boolean {
-  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 4; cur = cur.cause, depth++) {
-    const code = (cur as Error & { code?: unknown }).code;
-    if (typeof code === 'string' && RESET_CODES.has(code)) return true;
-  }
-  return false;
-}
 
 const EMULATOR_NAME: string = EmulatorInfoDocument.shape.name.value;
 
@@ -45,10 +35,7 @@ export interface ReadInfoOptions {
 }
 
 /** One GET over undici, bounded in whole by `timeoutMs` (connecting included). */
-export const undiciFetcher: InfoFetcher = async (url, headers, timeoutMs) => {
-  const res = await request(url, { method: 'GET', headers: { ...headers }, signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  return { status: res.statusCode, text: await res.body.text() };
-};
+export const undiciFetcher: InfoFetcher = (url, headers, timeoutMs) => boundedRequest(url, { headers, timeoutMs });
 
 function claimsToBeTheEmulator(json: unknown): boolean {
   return typeof json === 'object' && json !== null && (json as { name?: unknown }).name === EMULATOR_NAME;
@@ -59,19 +46,14 @@ export async function readEmulatorInfo(queueUrl: string, o: ReadInfoOptions = {}
   const url = `${queueUrl.replace(/\/+$/, '')}${EMULATOR_INFO_PATH}`;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (o.apiKey) headers['authorization'] = `Bearer ${o.apiKey}`;
-  let answer: { status: number; text: string } | undefined;
-  const timeoutMs = o.timeoutMs ?? INFO_TIMEOUT_MS;
-  const until = performance.now() + timeoutMs;
-  for (let attempt = 1; answer === undefined; attempt++) {
-    try {
-      answer = await (o.fetcher ?? undiciFetcher)(url, headers, Math.max(1, Math.ceil(until - performance.now())));
-    } catch (e) {
-      const error = e instanceof Error ? e.message : String(e);
-      // A connection the path reset is no verdict on the target: ask again on a fresh one. A refused
-      // connect, an unknown host or no answer in time is a dead target: at once.
-      if (!isReset(e) || attempt >= INFO_ATTEMPTS || performance.now() + RESET_PAUSE_MS * attempt >= until) return { kind: 'unreachable', url, error };
-      await new Promise((resolve) => setTimeout(resolve, RESET_PAUSE_MS * attempt));
-    }
+  const fetcher = o.fetcher ?? undiciFetcher;
+  let answer: { readonly status: number; readonly text: string };
+  try {
+    // A connection the path reset is no verdict on the target: asked again on a fresh one. A refused
+    // connect, an unknown host or no answer in time is a dead target: at once.
+    answer = await retryResets((remainingMs) => fetcher(url, headers, remainingMs), { attempts: INFO_ATTEMPTS, pauseMs: RESET_PAUSE_MS, timeoutMs: o.timeoutMs ?? INFO_TIMEOUT_MS });
+  } catch (e) {
+    return { kind: 'unreachable', url, error: e instanceof Error ? e.message : String(e) };
   }
   if (answer.status !== 200) return { kind: 'not-emulator', status: answer.status };
   let json: unknown;

@@ -12,3 +12,5 @@ export { EndpointCountersFacts, endpointCountersFacts, readEndpointCounters } fr
 export { REMOTE_FACTS, emulatorFacts, readTargetFacts } from './target-facts.js';
 export type { ReadFactsOptions, TargetFacts } from './target-facts.js';
 export { DEFAULT_EMULATOR_TIME_SCALE, REAL_TIME_SCALE, rateWindowRealMs } from './time-scale.js';
+export { resolveTargetFlag } from './resolve-target.js';
+export type { ResolvedTargetFlag, ResolveTargetFlagOptions } from './resolve-target.js';

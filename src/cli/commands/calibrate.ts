@@ -3,7 +3,7 @@
 // twin: <out>/emulator.json for `qbench emulate --emulator-config`, calibration.json and .html.
 // Exit 0 done, 2 bad flags (or no --yes without a terminal), 4 no job completed, 5 unreachable.
 import { z } from 'zod';
-import { SCALER_TYPES, type DeploymentSettings } from '../../emulator/deployment/schema.js';
+import { SCALER_TYPES, type DeploymentSettings } from '../../deployment/index.js';
 import { DurationMs } from '../../spec/index.js';
 import { defineCommand, lazyRun } from '../command.js';
 import { option, wholeNumber, type Flags, type OptionSet } from '../options.js';

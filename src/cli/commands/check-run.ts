@@ -14,7 +14,8 @@ import { renderJson } from '../../report/render/json.js';
 import { renderJunit } from '../../report/render/junit.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { watchRun } from '../watch.js';
-import { apiKeyEnvName, parseTarget, requireEndpoint, TARGET_GRAMMAR } from '../../target/index.js';
+import { apiKeyEnvName, parseTarget, requireEndpoint, resolveTargetFlag, TARGET_GRAMMAR } from '../../target/index.js';
+import { CONNECT_INFO_TIMEOUT_MS } from '../../conformance/connect.js';
 import type { CliIo, Invocation } from '../command.js';
 import type { Flags } from '../options.js';
 import type { CHECK_OPTIONS } from './check.js';
@@ -114,13 +115,15 @@ export async function runCheck(a: CheckArgs, io: CliIo, invocation: Invocation):
     const keyEnv = apiKeyEnvName(a.apiKeyEnv, io.env);
     const key = io.env[keyEnv];
     if (key === undefined || key.length === 0) throw configError(`--api-key-env: the environment variable ${keyEnv} is not set (it must hold the API key)`);
-    const spec = parseTarget(a.target as string, a.endpoint);
-    if (spec.kind !== 'url') throw usageError(`--target: ${TARGET_GRAMMAR}`);
+    // A target that does not answer stops the run before anything is judged.
+    const resolved = await resolveTargetFlag({ target: a.target as string, endpointId: a.endpoint, apiKey: key, unreachable: 'error', timeoutMs: CONNECT_INFO_TIMEOUT_MS });
+    if (resolved.kind !== 'url') throw usageError(`--target: ${TARGET_GRAMMAR}`);
     connected = await connectTarget({
-      queueUrl: spec.queueUrl,
+      queueUrl: resolved.queueUrl,
       restUrl: a.restUrl,
       graphqlUrl: a.graphqlUrl,
-      endpointId: requireEndpoint(spec),
+      endpointId: resolved.endpointId,
+      facts: resolved.facts,
       apiKey: key,
       apiKeyEnv: keyEnv,
       allowBillable: a.allowBillable,

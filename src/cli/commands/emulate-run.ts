@@ -5,7 +5,7 @@ import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { usageError, configError } from '../../errors.js';
 import { WORKER_PROTOCOL } from '../../spec/index.js';
 import { startEmulator, parseEmulatorConfig } from '../../emulator/index.js';
-import { describeDeployment } from '../../emulator/deployment/index.js';
+import { describeDeployment } from '../../deployment/index.js';
 import { workerEnv, formatShellEnv, MIN_WORKER_PING_INTERVAL_MS } from '../../worker/worker-env.js';
 import { apiKeyEnvName } from '../../target/index.js';
 import type { CliIo } from '../command.js';
@@ -32,13 +32,14 @@ async function readEmulatorConfigFile(file: string): Promise<Record<string, unkn
   } catch (e) {
     throw configError(`--emulator-config: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the file must hold a JSON object');
-    return parsed as Record<string, unknown>;
+    parsed = JSON.parse(text);
   } catch (e) {
     throw configError(`--emulator-config: ${file} is not a JSON object: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw configError(`--emulator-config: ${file} is not a JSON object: the file must hold a JSON object`);
+  return parsed as Record<string, unknown>;
 }
 
 export async function runEmulate(f: Flags<typeof EMULATE_OPTIONS>, io: CliIo): Promise<ExitCode> {

@@ -17,7 +17,9 @@ import { toChunks } from './stream-chunks.js';
 import { randomJobId } from './job-ids.js';
 import { JobQueue } from './job-queue.js';
 import { WorkerStops } from './worker-stops.js';
-import { DeploymentModel, modelledInput, resolveDeployment, type TimedRunContext } from '../deployment/index.js';
+import { resolveDeployment } from '../../deployment/index.js';
+import { DeploymentModel } from './deployment-model.js';
+import { modelledInput, type TimedRunContext } from './handlers/timed-handler.js';
 
 export interface JobCounters {
   submitted: number;

@@ -11,5 +11,6 @@ export type { RuleInForce } from './rate-limiter.js';
 export { WebhookDispatcher } from './webhooks.js';
 export { RequestValidator } from './requests.js';
 export type { PoolSettings, Worker } from './worker-pool.js';
+export { DeploymentModel } from './deployment-model.js';
 export { mockWorkerHandler } from './handlers/mock-worker.js';
 export type { Handler, HandlerContext, HandlerOutcome } from './handlers/types.js';

@@ -1,13 +1,14 @@
 // One endpoint's workers and their autoscaler. Simulated workers (handlers run in-process)
 // and external workers (real processes over the worker protocol) are two kinds of one
 // Worker: both hold jobs and count in health; only simulated ones are pushed jobs, external
-// ones pull. The deployment model (src/emulator/deployment/) decides how many workers start
+// ones pull. The deployment model (src/deployment/) decides how many workers start
 // (its scaler; lowPriority jobs never count, §2.1), how long each waits for capacity and
 // cold-starts, and meters their time. workersMin workers are "active" and stay up; the others
 // ("flex") stop after the idle timeout.
 import type { Clock, TimerHandle } from '../clock.js';
 import type { Job } from './job.js';
-import { startsOnChange, startsOnCheck, type DeploymentModel, type ScalerSettings, type ScalerView } from '../deployment/index.js';
+import { startsOnChange, startsOnCheck, type ScalerSettings, type ScalerView } from '../../deployment/index.js';
+import type { DeploymentModel } from './deployment-model.js';
 
 export type WorkerKind = 'simulated' | 'external';
 /** throttled: waiting for GPU capacity; initializing: cold-starting; draining: finishing its jobs before it stops. */

@@ -2,6 +2,7 @@
 // SLO (or what would be needed), its latency, cold starts and cost per hour split active / flex
 // / idle timeout, the settings just cheaper and why they miss, and the cost frontier per SLO
 // (tables here and in markdown, a uPlot chart per SLO in the HTML page).
+import { configError } from '../../errors.js';
 import type { PlanPoint, PlanSection, PlanSlo } from '../../result/model.js';
 import { describePlanSetting, fmtCount, fmtDuration, fmtMs, fmtRatio, fmtSloFigure, fmtUsdPerHour } from './format.js';
 import { alignSeries, PALETTE, type ChartSpec } from './html-charts.js';
@@ -12,7 +13,8 @@ const FRONTIER_ROWS = 12;
 
 const pointAt = (plan: PlanSection, k: number): PlanPoint => {
   const p = plan.points[k];
-  if (p === undefined) throw new Error(`plan: no point ${k}`);
+  // A result file read back may name a point its plan does not hold: the schema does not tie the indexes to the points.
+  if (p === undefined) throw configError(`plan: no point ${k} (the plan holds ${plan.points.length})`);
   return p;
 };
 

@@ -90,7 +90,7 @@ export type EmulatorInfoDocument = z.infer<typeof EmulatorInfoDocument>;
 
 /**
  * GET /_qbench/counters, endpoints.<id>.billing: one endpoint's worker time and its cost by
- * the deployment model's billing meter (src/emulator/deployment/billing.ts). Seconds are of
+ * the deployment model's billing meter (src/deployment/billing.ts). Seconds are of
  * emulated time; billedS = activeS + flexS, whole seconds per worker.
  */
 export const EndpointBillingCounters = z.strictObject({

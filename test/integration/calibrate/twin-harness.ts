@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { QueueClient } from '../../../src/client/index.js';
 import { endpointDeployment, type EmulatorConfig } from '../../../src/emulator/config.js';
-import { seededRng, type DeploymentSettingsInput } from '../../../src/emulator/deployment/index.js';
+import { seededRng, type DeploymentSettingsInput } from '../../../src/deployment/index.js';
 import { twinSettings } from '../../../src/plan/grid.js';
 import { arrivalSchedule, parseTrafficProfile, simulate, type ScalingSettings, type SimulationFigures, type TrafficProfile } from '../../../src/sim/index.js';
 import { BIN, ROOT, startEmulate, stopEmulate, type EmulateProcess } from '../conformance/border-emulate.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CalibrationReport } from '../../../src/calibrate/report.js';
 import { parseEmulatorConfig } from '../../../src/emulator/index.js';
-import { quantileMs, type Distribution } from '../../../src/emulator/deployment/index.js';
+import { quantileMs, type Distribution } from '../../../src/deployment/index.js';
 import { startProxy, type Proxy } from '../conformance/border-proxy.js';
 import { parseTwin } from '../../../src/sim/index.js';
 import {

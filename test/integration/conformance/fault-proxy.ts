@@ -4,6 +4,7 @@
 // the target's own. Used to prove that path faults never turn into contract failures.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { seededRng } from '../../../src/deployment/random.js';
 
 export interface FaultProxyOptions {
   /** Upstream host:port. */
@@ -25,20 +26,10 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-/** mulberry32: a small seeded generator, so a run's faults replay from its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function startFaultProxy(o: FaultProxyOptions): Promise<FaultProxy> {
-  const random = seeded(o.seed);
+  // Seeded, so a run's faults replay from its seed.
+  const rng = seededRng(o.seed);
+  const random = (): number => rng.next();
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let resets = 0;

@@ -1,4 +1,4 @@
-// The load generator's own HTTP/1.1 client (src/load/h1.ts) and TargetHttp on top of it
+// The load generator's own HTTP/1.1 client (src/load/h1-pool.ts, src/load/h1-parser.ts) and TargetHttp on top of it
 // (src/load/http.ts), against real loopback servers: raw `net` servers answer byte-exact
 // (split writes, chunked framing, interim answers, resets), `node:http` where framing is not
 // the point. Every server and pool is closed after each test; no test waits on a clock to let
@@ -8,7 +8,8 @@ import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { H1Pool, parseHeaderBlock, type H1PoolOptions, type H1Request, type H1Response } from '../../../src/load/h1.js';
+import { parseHeaderBlock, type H1Response } from '../../../src/load/h1-parser.js';
+import { H1Pool, type H1PoolOptions, type H1Request } from '../../../src/load/h1-pool.js';
 import { TargetHttp } from '../../../src/load/http.js';
 import type { LoadTarget } from '../../../src/load/context.js';
 

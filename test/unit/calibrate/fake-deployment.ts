@@ -7,7 +7,7 @@ import { estimateCost, type CalibrationPlan } from '../../../src/calibrate/plan.
 import type { CalibrationReport } from '../../../src/calibrate/report.js';
 import { runCalibration } from '../../../src/calibrate/run-calibration.js';
 import type { DeploymentPort } from '../../../src/calibrate/target.js';
-import { sampleMs, seededRng, type Distribution } from '../../../src/emulator/deployment/index.js';
+import { sampleMs, seededRng, type Distribution } from '../../../src/deployment/index.js';
 import type { HealthRecord, JobRecord } from '../../../src/spec/index.js';
 
 export interface FakeDeployment extends DeploymentPort {

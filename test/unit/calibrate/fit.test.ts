@@ -3,7 +3,7 @@
 // worked by hand, and the choice between log-normal, mixture and empirical follows the data.
 import { describe, expect, it } from 'vitest';
 import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, precisionOf, splitOutliers, t975 } from '../../../src/calibrate/fit.js';
-import { cdf, sampleMs, seededRng, type Distribution } from '../../../src/emulator/deployment/index.js';
+import { cdf, sampleMs, seededRng, type Distribution } from '../../../src/deployment/index.js';
 
 function draw(d: Distribution, n: number, seed: number): number[] {
   const rng = seededRng(seed);

@@ -2,7 +2,7 @@
 // respected), at least 200 settings by default, overrides, invalid and equivalent combinations
 // left out, and the axis flag grammar (ranges, lists, durations) with its refusals.
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_WORKERS_CAP, resolveDeployment, type DeploymentSettings } from '../../../src/emulator/deployment/index.js';
+import { ACCOUNT_WORKERS_CAP, resolveDeployment, type DeploymentSettings } from '../../../src/deployment/index.js';
 import { AXIS_RULES, axisSchema, defaultAxes, gridSettings, parseAxis, ScalerTypeList, withOverrides } from '../../../src/plan/grid.js';
 
 const pool = { min: 0, max: 3, jobsPerWorker: 1, coldStartMs: 1_000, idleTimeoutMs: 5_000, scaleUpQueueDepth: 1 };

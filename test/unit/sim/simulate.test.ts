@@ -4,7 +4,7 @@
 // virtual clock.
 import { describe, expect, it } from 'vitest';
 import { isQbenchError } from '../../../src/errors.js';
-import { DEFAULT_PRICES } from '../../../src/emulator/deployment/index.js';
+import { DEFAULT_PRICES } from '../../../src/deployment/index.js';
 import { parseTrafficProfile, parseTwin, simulate, trafficFromFlags, type ScalingSettings } from '../../../src/sim/index.js';
 
 const L4 = DEFAULT_PRICES['L4'] as { flexPerS: number; activePerS: number };

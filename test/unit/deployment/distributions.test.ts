@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cdf, Distribution, meanMs, normalCdf, normalQuantile, quantileMs, sampleMs, seededRng, streamSeed, type BaseDistribution } from '../../../../src/emulator/deployment/index.js';
+import { cdf, Distribution, meanMs, normalCdf, normalQuantile, quantileMs, sampleMs, seededRng, streamSeed, type BaseDistribution } from '../../../src/deployment/index.js';
 
 const msArb = fc.double({ min: 0, max: 600_000, noNaN: true });
 

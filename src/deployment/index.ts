@@ -1,5 +1,6 @@
 // The deployment model of one endpoint: settings with the public service's meanings, the timing
 // model's distributions and seeded sampler, the scaler, and the billing meter with its price table.
+// Imports nothing but spec/; the emulator runs it on its clock (src/emulator/queue/deployment-model.ts).
 export {
   ACCOUNT_WORKERS_CAP,
   BaseDistribution,
@@ -27,5 +28,3 @@ export type { EndpointDeployment, PoolDefaults, ResolvedTiming, ScalerSettings }
 export { startsOnChange, startsOnCheck, type ScalerView } from './scaler.js';
 export { TimingSampler } from './timing.js';
 export { BillingMeter, type BillingSnapshot, type MeteredState, type WorkerRole } from './billing.js';
-export { modelledInput, TimedExecution, type ModelChunk, type TimedRunContext } from './timed-handler.js';
-export { DeploymentModel } from './model.js';

@@ -4,7 +4,7 @@
 // stop; throttled and initializing time is not billed. Active (workersMin) and flex seconds are
 // priced apart. O(1) per transition: the planner drives it on a virtual clock.
 import type { GpuPrice } from './schema.js';
-import type { EndpointBillingCounters } from '../../spec/index.js';
+import type { EndpointBillingCounters } from '../spec/index.js';
 
 export type MeteredState = 'throttled' | 'initializing' | 'idle' | 'running';
 export type WorkerRole = 'active' | 'flex';

@@ -4,12 +4,12 @@
 // overhead and dispatch in the timing fields, execution by input class, streaming, and the
 // same seed giving the same run. Every expected figure is computed from the stated settings.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/emulator/clock.js';
-import { parseEmulatorConfig } from '../../../../src/emulator/config.js';
-import { EmulatorCore } from '../../../../src/emulator/core.js';
-import { DEFAULT_PRICES, startsOnChange, startsOnCheck, type DeploymentSettingsInput, type ScalerView } from '../../../../src/emulator/deployment/index.js';
-import type { QueueEndpoint } from '../../../../src/emulator/queue/index.js';
-import type { Job } from '../../../../src/emulator/queue/job.js';
+import { ManualClock } from '../../../src/emulator/clock.js';
+import { parseEmulatorConfig } from '../../../src/emulator/config.js';
+import { EmulatorCore } from '../../../src/emulator/core.js';
+import { DEFAULT_PRICES, startsOnChange, startsOnCheck, type DeploymentSettingsInput, type ScalerView } from '../../../src/deployment/index.js';
+import type { QueueEndpoint } from '../../../src/emulator/queue/index.js';
+import type { Job } from '../../../src/emulator/queue/job.js';
 
 const EP = 'ep';
 let open: EmulatorCore | undefined;

@@ -1,10 +1,8 @@
 // One endpoint's deployment model at run time: its resolved settings, the timing sampler, the
 // billing meter and the timed run of modelled jobs. The worker pool and the endpoint hold one each;
 // a reset re-seeds the sampler and clears the meter, so a reset emulator replays the same run.
-import { BillingMeter } from './billing.js';
-import type { EndpointDeployment } from './resolve.js';
-import { TimingSampler } from './timing.js';
-import { TimedExecution } from './timed-handler.js';
+import { BillingMeter, TimingSampler, type EndpointDeployment } from '../../deployment/index.js';
+import { TimedExecution } from './handlers/timed-handler.js';
 
 export class DeploymentModel {
   readonly timing: TimingSampler;

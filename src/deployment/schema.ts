@@ -3,7 +3,7 @@
 // duration a distribution in emulated ms. One zod schema, shared by the emulator config, the
 // qbench config file and the file `qbench calibrate` writes.
 import { z } from 'zod';
-import { EXECUTION_TIMEOUT_MS } from '../../spec/index.js';
+import { EXECUTION_TIMEOUT_MS } from '../spec/index.js';
 
 /** A timing part lasts at most as long as the longest job the service runs (§2.1 executionTimeout). */
 const MAX_PART_MS = EXECUTION_TIMEOUT_MS.max;

@@ -5,10 +5,10 @@
 // HTTP on the scaled clock and the discrete-event simulator on the virtual clock at the cost of a
 // heap entry per step. Jobs that ask for the mock-worker contract (a mock_* or openai_route field)
 // keep it: see modelledInput.
-import type { Clock, TimerHandle } from '../clock.js';
-import type { HandlerOutcome } from '../queue/handlers/types.js';
-import { DEFAULT_MOCK_RETURN } from '../queue/handlers/mock-worker.js';
-import type { TimingSampler } from './timing.js';
+import type { TimingSampler } from '../../../deployment/index.js';
+import type { Clock, TimerHandle } from '../../clock.js';
+import type { HandlerOutcome } from './types.js';
+import { DEFAULT_MOCK_RETURN } from './mock-worker.js';
 
 /** True when the job's timings come from the model: its input has no mock-worker control field. */
 export function modelledInput(input: Record<string, unknown>): boolean {

@@ -1,14 +1,14 @@
 // The load generator's own HTTP/1.1 client, built for speed: keep-alive connections that
-// write a pre-serialised request head and parse answers straight from the socket's buffers
-// (status, content-length, chunked, close-delimited, 1xx, no-body statuses), with optional
-// pipelining, one sweep timer for request timeouts and no per-request promise, timer or
-// header object. It exists because the generator's cost per request is the measurement's
-// budget: at 20,000 req/s on one core, the undici dispatch path used the whole core (about
-// 50 us a request) and started requests hundreds of ms late; this one costs a fraction of
-// that. The typed clients of src/client keep undici: there, features matter more than
-// microseconds.
+// write a pre-serialised request head and hand the socket's buffers to the response parser
+// (src/load/h1-parser.ts), with optional pipelining, one sweep timer for request timeouts and no
+// per-request promise, timer or header object. It exists because the generator's cost per
+// request is the measurement's budget: at 20,000 req/s on one core, the undici dispatch path
+// used the whole core (about 50 us a request) and started requests hundreds of ms late; this
+// one costs a fraction of that. The typed clients of src/client keep undici: there, features
+// matter more than microseconds.
 import net from 'node:net';
 import tls from 'node:tls';
+import { H1Error, H1ResponseParser, type H1AnswerSink, type H1ParseError, type H1Response } from './h1-parser.js';
 
 /**
  * A request ready to write: the head (request line, headers and CRLFCRLF, written as UTF-8;
@@ -19,16 +19,6 @@ export interface H1Request {
   readonly body?: Buffer | undefined;
   /** HEAD requests have no response body whatever the headers say. */
   readonly isHead?: boolean | undefined;
-}
-
-/** A complete answer. The header block is kept raw and parsed only when read. */
-export interface H1Response {
-  readonly status: number;
-  /** The bytes between the status line and the blank line (header lines, CRLF separated). */
-  readonly headerBlock: Buffer;
-  /** Body bytes: null (empty), one Buffer or several. */
-  readonly body: Buffer | Buffer[] | null;
-  readonly bytes: number;
 }
 
 export interface H1Handler {
@@ -49,23 +39,7 @@ export interface H1PoolOptions {
   readonly idleTimeoutMs?: number | undefined;
 }
 
-const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
-const STATUS_PREFIX = Buffer.from('HTTP/1.', 'latin1');
-/** A response head larger than this is refused (undici's default is 16 KiB too). */
-const MAX_HEAD_BYTES = 64 * 1024;
 const DEFAULT_IDLE_MS = 4_000;
-
-type BodyMode = 0 | 1 | 2 | 3; // none, length, chunked, until close
-const NONE: BodyMode = 0;
-const LENGTH: BodyMode = 1;
-const CHUNKED: BodyMode = 2;
-const UNTIL_CLOSE: BodyMode = 3;
-
-// Chunked decoding states.
-const C_SIZE = 0;
-const C_DATA = 1;
-const C_DATA_END = 2;
-const C_TRAILER = 3;
 
 /**
  * An empty array already of the "any object" element kind. A plain `[]` starts as small-
@@ -79,57 +53,14 @@ function objectArray<T>(): T[] {
   return a;
 }
 
-export class H1Error extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 interface Pending {
   readonly req: H1Request;
   readonly handler: H1Handler;
   sentAtMs: number;
 }
 
-/** Parse the header block into lower-case names; repeated headers become arrays. */
-export function parseHeaderBlock(block: Buffer): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  const text = block.toString('latin1');
-  for (const line of text.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    const prev = out[name];
-    if (prev === undefined) out[name] = value;
-    else if (Array.isArray(prev)) prev.push(value);
-    else out[name] = [prev, value];
-  }
-  return out;
-}
-
-const EMPTY = Buffer.alloc(0);
-
-/** ASCII case-insensitive compare of buf[start, start+name.length) with a lower-case name. */
-function nameIs(buf: Buffer, start: number, end: number, name: string): boolean {
-  if (end - start !== name.length) return false;
-  for (let i = 0; i < name.length; i++) {
-    const c = buf[start + i]!;
-    if ((c >= 0x41 && c <= 0x5a ? c + 32 : c) !== name.charCodeAt(i)) return false;
-  }
-  return true;
-}
-
-function trimmedValue(buf: Buffer, start: number, end: number): string {
-  while (start < end && (buf[start] === 0x20 || buf[start] === 0x09)) start++;
-  while (end > start && (buf[end - 1] === 0x20 || buf[end - 1] === 0x09)) end--;
-  return buf.toString('latin1', start, end);
-}
-
-class Connection {
+/** One keep-alive connection: its socket, the requests written on it, and its answers' parser. */
+class Connection implements H1AnswerSink {
   readonly socket: net.Socket;
   /** Requests written and not yet answered, oldest first. */
   readonly queue: Pending[] = objectArray();
@@ -138,21 +69,8 @@ class Connection {
   /** In the pool's free list. */
   listed = false;
   readonly openedAtMs: number;
-  /** The server asked to close after the current answer (Connection: close or HTTP/1.0). */
-  private closeAfter = false;
   idleSinceMs = 0;
-
-  // Parser state.
-  private head: Buffer | null = null;
-  private inBody = false;
-  private mode: BodyMode = NONE;
-  private remaining = 0;
-  private status = 0;
-  private headerBlock: Buffer = EMPTY;
-  private body: Buffer | Buffer[] | null = null;
-  private bytes = 0;
-  private chunkState = C_SIZE;
-  private line: Buffer | null = null;
+  private readonly parser: H1ResponseParser = new H1ResponseParser(this);
 
   constructor(
     private readonly pool: H1Pool,
@@ -169,7 +87,7 @@ class Connection {
       this.socket.once('connect', () => this.onConnect());
     }
     this.socket.setNoDelay(true);
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('data', (chunk: Buffer) => this.parser.feed(chunk));
     this.socket.on('end', () => this.onEnd());
     this.socket.on('error', (err: NodeJS.ErrnoException) => this.fail(err.code ?? 'ESOCKET', err.message));
     this.socket.on('close', () => this.fail('ECONNRESET', 'the connection closed before the answer was complete'));
@@ -194,181 +112,22 @@ class Connection {
     }
   }
 
-  private onData(chunk: Buffer): void {
-    let pos = 0;
-    while (pos < chunk.length && !this.closed) {
-      if (!this.inBody) {
-        const used = this.parseHead(chunk, pos);
-        if (used < 0) return; // head incomplete: kept in this.head
-        pos = used;
-        continue;
-      }
-      pos = this.parseBody(chunk, pos);
-    }
+  get wantsKeepAliveHint(): boolean {
+    return !this.pool.hinted;
   }
 
-  /** Parse a response head starting at chunk[pos]; the index after it, or -1 if incomplete. */
-  private parseHead(chunk: Buffer, pos: number): number {
-    let buf: Buffer;
-    let base: number;
-    if (this.head === null) {
-      buf = chunk;
-      base = pos;
-    } else {
-      buf = Buffer.concat([this.head, chunk.subarray(pos)]);
-      base = 0;
-    }
-    const end = buf.indexOf(HEAD_END, base);
-    if (end < 0) {
-      if (buf.length - base > MAX_HEAD_BYTES) return this.protocolError('the response head is larger than 64 KiB');
-      this.head = buf === chunk ? Buffer.from(chunk.subarray(pos)) : buf;
-      return -1;
-    }
-    const consumedFromChunk = this.head === null ? end + 4 : end + 4 - this.head.length + pos;
-    this.head = null;
-    // Status line: HTTP/1.x SSS reason (exactly three digits, then a space or the line's end)
-    if (end - base < 12 || STATUS_PREFIX.compare(buf, base, base + 7) !== 0 || buf[base + 8] !== 0x20) return this.protocolError('the response does not start with an HTTP/1.x status line');
-    if (buf[base + 12] !== 0x20 && buf[base + 12] !== 0x0d) return this.protocolError('the status code is not three digits');
-    const minor = buf[base + 7]!;
-    const s0 = buf[base + 9]! - 48;
-    const s1 = buf[base + 10]! - 48;
-    const s2 = buf[base + 11]! - 48;
-    if (s0 < 0 || s0 > 9 || s1 < 0 || s1 > 9 || s2 < 0 || s2 > 9) return this.protocolError('the status code is not three digits');
-    const status = s0 * 100 + s1 * 10 + s2;
-    const blockStart = buf.indexOf('\r\n', base, 'latin1') + 2;
-    let length = -1;
-    let chunked = false;
-    let close = minor === 0x30; // HTTP/1.0 closes unless it says keep-alive
-    // Scan the header lines for the framing headers only.
-    let ls = blockStart;
-    while (ls < end) {
-      let le = buf.indexOf('\r\n', ls, 'latin1');
-      if (le < 0 || le > end) le = end;
-      const colon = buf.indexOf(0x3a, ls);
-      if (colon > ls && colon < le) {
-        const first = buf[ls]! | 0x20;
-        if (first === 0x63) {
-          if (nameIs(buf, ls, colon, 'content-length')) {
-            const v = Number(trimmedValue(buf, colon + 1, le));
-            if (!Number.isInteger(v) || v < 0) return this.protocolError('the content-length header is not a non-negative integer');
-            length = v;
-          } else if (nameIs(buf, ls, colon, 'connection')) {
-            const v = trimmedValue(buf, colon + 1, le).toLowerCase();
-            if (v.includes('close')) close = true;
-            else if (v.includes('keep-alive')) close = false;
-          }
-        } else if (first === 0x74 && nameIs(buf, ls, colon, 'transfer-encoding')) {
-          if (trimmedValue(buf, colon + 1, le).toLowerCase().endsWith('chunked')) chunked = true;
-        } else if (first === 0x6b && !this.pool.hinted && nameIs(buf, ls, colon, 'keep-alive')) {
-          const m = /timeout\s*=\s*(\d+)/i.exec(trimmedValue(buf, colon + 1, le));
-          if (m) this.pool.serverKeepAliveHint(Number(m[1]) * 1000);
-        }
-      }
-      ls = le + 2;
-    }
-    // Interim answers (100 Continue, 103 Early Hints): skip, the real one follows.
-    if (status >= 100 && status < 200 && status !== 101) return consumedFromChunk;
-    if (status === 101) return this.protocolError('unexpected protocol upgrade (101)');
+  keepAliveHint(ms: number): void {
+    this.pool.serverKeepAliveHint(ms);
+  }
+
+  pendingIsHead(): boolean | undefined {
     const current = this.queue[0];
-    if (current === undefined) return this.protocolError('an answer arrived with no request waiting for it');
-    this.status = status;
-    this.headerBlock = blockStart < end ? Buffer.from(buf.subarray(blockStart, end)) : EMPTY;
-    this.body = null;
-    this.bytes = 0;
-    this.closeAfter = close;
-    if (current.req.isHead || status === 204 || status === 304) this.mode = NONE;
-    else if (chunked) {
-      this.mode = CHUNKED;
-      this.chunkState = C_SIZE;
-      this.line = null;
-    } else if (length >= 0) {
-      this.mode = length === 0 ? NONE : LENGTH;
-      this.remaining = length;
-    } else this.mode = UNTIL_CLOSE;
-    if (this.mode === NONE) this.complete();
-    else this.inBody = true;
-    return consumedFromChunk;
+    return current === undefined ? undefined : current.req.isHead === true;
   }
 
-  private addBody(part: Buffer): void {
-    this.bytes += part.length;
-    const b = this.body;
-    if (b === null) this.body = part;
-    else if (Buffer.isBuffer(b)) this.body = [b, part];
-    else b.push(part);
-  }
-
-  /** Consume body bytes from chunk[pos]; the index after what was used. */
-  private parseBody(chunk: Buffer, pos: number): number {
-    if (this.mode === LENGTH) {
-      const take = Math.min(this.remaining, chunk.length - pos);
-      this.addBody(chunk.subarray(pos, pos + take));
-      this.remaining -= take;
-      if (this.remaining === 0) this.complete();
-      return pos + take;
-    }
-    if (this.mode === UNTIL_CLOSE) {
-      this.addBody(chunk.subarray(pos));
-      return chunk.length;
-    }
-    // Chunked.
-    while (pos < chunk.length && this.inBody) {
-      if (this.chunkState === C_DATA) {
-        const take = Math.min(this.remaining, chunk.length - pos);
-        this.addBody(chunk.subarray(pos, pos + take));
-        this.remaining -= take;
-        pos += take;
-        if (this.remaining === 0) {
-          this.chunkState = C_DATA_END;
-          this.line = null;
-        }
-        continue;
-      }
-      // A line: chunk size, the CRLF after data, or a trailer line.
-      const nl = chunk.indexOf(0x0a, pos);
-      const upTo = nl < 0 ? chunk.length : nl + 1;
-      const piece = chunk.subarray(pos, upTo);
-      this.line = this.line === null ? piece : Buffer.concat([this.line, piece]);
-      pos = upTo;
-      if (nl < 0) {
-        if (this.line.length > 4096) {
-          this.protocolError('a chunk-size or trailer line is longer than 4 KiB');
-          return chunk.length;
-        }
-        continue;
-      }
-      const text = this.line.toString('latin1').trim();
-      this.line = null;
-      if (this.chunkState === C_DATA_END) {
-        if (text !== '') {
-          this.protocolError('chunk data is not followed by CRLF');
-          return chunk.length;
-        }
-        this.chunkState = C_SIZE;
-      } else if (this.chunkState === C_SIZE) {
-        const hex = text.split(';')[0]!.trim();
-        const size = /^[0-9a-fA-F]{1,12}$/.test(hex) ? parseInt(hex, 16) : NaN;
-        if (!Number.isFinite(size)) {
-          this.protocolError('a chunk size is not hexadecimal');
-          return chunk.length;
-        }
-        if (size === 0) this.chunkState = C_TRAILER;
-        else {
-          this.chunkState = C_DATA;
-          this.remaining = size;
-        }
-      } else if (text === '') this.complete(); // end of trailers
-    }
-    return pos;
-  }
-
-  private complete(): void {
-    this.inBody = false;
+  answer(res: H1Response, closeAfter: boolean): void {
     const p = this.queue.shift()!;
-    const res: H1Response = { status: this.status, headerBlock: this.headerBlock, body: this.body, bytes: this.bytes };
-    this.body = null;
-    this.headerBlock = EMPTY;
-    if (this.closeAfter) {
+    if (closeAfter) {
       this.closed = true;
       this.socket.destroy();
       this.pool.connectionGone(this, 'ECONNRESET', 'the server closed the connection (Connection: close) with requests pipelined on it');
@@ -378,18 +137,14 @@ class Connection {
     this.pool.afterAnswer?.();
   }
 
-  private onEnd(): void {
-    if (this.inBody && this.mode === UNTIL_CLOSE) {
-      this.closeAfter = true;
-      this.complete();
-      return;
-    }
-    this.fail('ECONNRESET', 'the server closed the connection before the answer was complete');
+  parseError(e: H1ParseError): void {
+    this.fail(e.code, e.message);
   }
 
-  private protocolError(message: string): number {
-    this.fail('HPE_INVALID', `invalid HTTP response: ${message}`);
-    return Number.MAX_SAFE_INTEGER;
+  private onEnd(): void {
+    // A close-delimited body ends here; any other answer was cut off.
+    if (this.parser.end()) return;
+    this.fail('ECONNRESET', 'the server closed the connection before the answer was complete');
   }
 
   /** Fail everything on this connection and drop it from the pool. */
