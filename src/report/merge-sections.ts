@@ -40,13 +40,18 @@ const SAME = ['endpointId', 'gpuTypeId', 'gpuCount', 'priceSource'] as const;
  * they priced different deployments, or when two read the same emulator endpoint's meter over
  * overlapping times (each of their costs holds the other's traffic: a sum counts it twice).
  */
-export function mergeRunCost(inputs: readonly Input[]): RunCost | undefined {
+export function mergeRunCost(inputs: readonly Input[]): { cost?: RunCost; omitted?: string } {
   const costs = inputs.flatMap(({ result, source }) => (result.load?.cost ? [{ cost: result.load.cost, source, result }] : []));
   const first = costs[0];
-  if (!first) return undefined;
+  if (!first) return {};
   if (costs.length < inputs.length) {
-    const without = inputs.filter((x) => x.result.load?.cost === undefined).map((x) => x.source);
-    refuse('load.cost', `${costs.length} of ${inputs.length} inputs carry a cost (an emulator's billing meter) and ${without.join(', ')} do${without.length === 1 ? 'es' : ''} not; a sum over some shards is not the run's cost`);
+    const without = inputs.filter((x) => x.result.load?.cost === undefined);
+    // A shard whose process died (rebuilt from its journal) never read its meter: the merged run is
+    // partial anyway, and its incomplete note says the cost could not be summed.
+    if (without.every((x) => x.result.incomplete !== undefined)) {
+      return { omitted: `load.cost not merged: ${without.map((x) => x.source).join(', ')} ended before reading the billing meter, and a sum over the other shards is not the run's cost` };
+    }
+    refuse('load.cost', `${costs.length} of ${inputs.length} inputs carry a cost (an emulator's billing meter) and ${without.map((x) => x.source).join(', ')} do${without.length === 1 ? 'es' : ''} not; a sum over some shards is not the run's cost`);
   }
   for (const c of costs.slice(1)) {
     for (const k of SAME) {
@@ -66,13 +71,15 @@ export function mergeRunCost(inputs: readonly Input[]): RunCost | undefined {
   const sum = Object.fromEntries(SUMMED.map((k) => [k, costs.reduce((acc, c) => acc + c.cost[k], 0)])) as Record<(typeof SUMMED)[number], number>;
   const costUsd = costs.some((c) => c.cost.costUsd === null) ? null : costs.reduce((acc, c) => acc + (c.cost.costUsd ?? 0), 0);
   return {
-    endpointId: first.cost.endpointId,
-    gpuTypeId: first.cost.gpuTypeId,
-    gpuCount: first.cost.gpuCount,
-    ...sum,
-    costUsd,
-    costPer1000JobsUsd: costUsd === null || sum.jobs === 0 ? null : (costUsd / sum.jobs) * 1_000,
-    costPerMillionTokensUsd: costUsd === null || sum.tokens === 0 ? null : (costUsd / sum.tokens) * 1_000_000,
-    priceSource: first.cost.priceSource,
+    cost: {
+      endpointId: first.cost.endpointId,
+      gpuTypeId: first.cost.gpuTypeId,
+      gpuCount: first.cost.gpuCount,
+      ...sum,
+      costUsd,
+      costPer1000JobsUsd: costUsd === null || sum.jobs === 0 ? null : (costUsd / sum.jobs) * 1_000,
+      costPerMillionTokensUsd: costUsd === null || sum.tokens === 0 ? null : (costUsd / sum.tokens) * 1_000_000,
+      priceSource: first.cost.priceSource,
+    },
   };
 }

@@ -430,7 +430,7 @@ export function mergeResults(inputs: readonly MergeInput[], options: MergeOption
 
   const conformance = mergeConformance(inputs.flatMap((x) => (x.result.conformance ? [x.result.conformance] : [])));
   const fuzz = mergeFuzz(inputs.flatMap((x) => (x.result.fuzz ? [x.result.fuzz] : [])));
-  const cost = mergeRunCost(inputs);
+  const { cost, omitted: costOmitted } = mergeRunCost(inputs);
   const partial: Omit<QbenchResult, 'overall'> = {
     schemaVersion: SCHEMA_VERSION,
     kind: 'qbench-result',
@@ -450,5 +450,6 @@ export function mergeResults(inputs: readonly MergeInput[], options: MergeOption
   const strict = inputs.some((x) => x.result.overall.strict === true);
   const overall = computeOverall(partial, { strict });
   const died = partialMergedRun(inputs, labels, overall);
+  if (died && costOmitted !== undefined) died.incomplete.note = `${died.incomplete.note}; ${costOmitted}`;
   return QbenchResult.parse({ ...partial, ...(died ? died : { overall }) });
 }
