@@ -24,7 +24,7 @@ const SPARES = Array.from({ length: 64 }, (_, i) => `spare-${i + 1}`);
  * runs it three times with other seeds).
  */
 const SUBSET = [
-  'queue.concurrency.*', 'queue.stream.*', 'queue.status.record', 'queue.runsync.answer', 'queue.run.answer', 'queue.cancel.running',
+  'queue.concurrency.runsync', 'queue.concurrency.status', 'queue.concurrency.stream', 'queue.stream.*', 'queue.status.record', 'queue.runsync.answer', 'queue.run.answer', 'queue.cancel.running',
   'queue.retry.from-failed', 'queue.health.answer', 'queue.ttl.in-queue',
 ];
 const SELECT = process.env['QBENCH_FAULTY_PATH_FULL'] === '1' ? [] : ['--only', SUBSET.join(',')];
