@@ -10,7 +10,7 @@ export const EXIT = {
   USAGE: 2,
   /** qbench itself broke (a bug, an unexpected exception). */
   INTERNAL: 3,
-  /** The measurement is not valid: the load generator, not the target, was the bottleneck. */
+  /** Nothing valid was measured: the load generator, not the target, was the bottleneck; or a calibration completed no job. */
   INVALID_MEASUREMENT: 4,
   /** The target could not be reached at all (connection refused, DNS, TLS). */
   TARGET_UNREACHABLE: 5,
@@ -25,7 +25,7 @@ export const EXIT_DESCRIPTIONS: Readonly<Record<ExitCode, string>> = {
   1: 'the target failed a check, threshold, fuzz property or comparison, or no planned setting met its SLOs',
   2: 'usage or configuration error',
   3: 'internal error in qbench',
-  4: 'invalid measurement: the load generator could not keep up',
+  4: 'invalid measurement: the load generator could not keep up, or a calibration completed no job',
   5: 'target unreachable',
   130: 'interrupted',
 };
