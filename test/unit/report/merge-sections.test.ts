@@ -82,6 +82,17 @@ describe('merge: load.cost', () => {
     ).toThrow(/cannot merge the load\.cost section: 1 of 2 inputs carry a cost .* b\.json does not/);
   });
 
+  it('merges a shard whose process died before reading the meter: the run is partial and its note says why there is no cost', () => {
+    const died = withCost(2, 'http://127.0.0.1:9002', T0, undefined);
+    died.incomplete = { note: 'the process ended at 2026-11-22T10:00:30.000Z', processEndedAt: '2026-11-22T10:00:30.000Z', unrecordedMs: 1_000, partial: [], notRun: [] };
+    const merged = mergeResults([
+      { result: withCost(1, 'http://127.0.0.1:9001', T0, {}), source: 'a.json' },
+      { result: died, source: 'b.json' },
+    ]);
+    expect(merged.load?.cost).toBeUndefined();
+    expect(merged.incomplete?.note).toMatch(/load\.cost not merged: b\.json ended before reading the billing meter/);
+  });
+
   it('refuses the costs of different deployments', () => {
     expect(() =>
       mergeResults([
