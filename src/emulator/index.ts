@@ -9,7 +9,7 @@ import { parseEmulatorConfig, type EmulatorConfig, type EmulatorConfigInput } fr
 import { EmulatorCore, type CoreOptions } from './core.js';
 import { EmulatorHttp } from './server.js';
 import { sendError } from './json-io.js';
-import { WorkerProtocolRoutes } from './queue/index.js';
+import { WorkerProtocolRoutes } from './http/worker-protocol.js';
 
 export interface StartOptions extends CoreOptions {
   /** Inject a clock (a ManualClock in unit tests); default ScaledClock(config.timeScale). */

@@ -2,7 +2,7 @@
 // WIRE-COMPAT routes status-sync, POST status/stream, openai, requests), auth (§5), the §8
 // limits (429 with Retry-After) and payload caps, 400/401/404 answers naming the problem,
 // the reserved /_qbench routes, and the sub-services (REST, GraphQL) for every other path.
-// The operations themselves live in queue/operations.ts. An exception anywhere in a handler
+// The operations themselves live in http/queue-operations.ts. An exception anywhere in a handler
 // becomes a 500 `{error}` answer and an incident counted in /_qbench/info, never a crash.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTP_STATUS, BYTES_PER_MB, EMULATOR_MB_READING } from '../spec/index.js';
@@ -11,8 +11,9 @@ import { headerAuthorizes } from './auth.js';
 import type { EmulatorCore } from './core.js';
 import { closeIfBodyPending, closeLingering, readBodyThen, sendError } from './json-io.js';
 import { handleInfoRoute } from './info-routes.js';
-import { QueueOperations, UNLIMITED, decodeSeg } from './queue/index.js';
-import type { QueueEndpoint, QueueOperation } from './queue/index.js';
+import { UNLIMITED } from './queue/index.js';
+import type { QueueEndpoint } from './queue/index.js';
+import { QueueOperations, decodeSeg, type QueueOperation } from './http/queue-operations.js';
 
 const STATUS_CODES = { ...HTTP_STATUS, methodNotAllowed: 405, payloadTooLarge: 413 } as const;
 

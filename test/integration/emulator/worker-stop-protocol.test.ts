@@ -5,7 +5,7 @@
 // keeps the job's slot until then; a ping with status=unhealthy keeps the worker from jobs.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
-import { STOP_CONFIRM_AFTER_TAKE_REAL_MS, STOP_REDELIVER_REAL_MS } from '../../../src/emulator/queue/worker-protocol.js';
+import { STOP_CONFIRM_AFTER_TAKE_REAL_MS, STOP_REDELIVER_REAL_MS } from '../../../src/emulator/http/worker-protocol.js';
 import type { QueueEndpoint } from '../../../src/emulator/queue/endpoint.js';
 import { KEY, startManual, until, type TestEmulator } from './helpers.js';
 

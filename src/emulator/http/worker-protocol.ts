@@ -6,12 +6,12 @@
 // status=unhealthy keeps the worker from jobs until a healthy ping.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorCore } from '../core.js';
-import type { QueueEndpoint } from './endpoint.js';
-import type { Job } from './job.js';
+import type { QueueEndpoint } from '../queue/endpoint.js';
+import type { Job } from '../queue/job.js';
 import { closeLingering, parseJson, readBody, sendError, sendJson } from '../json-io.js';
-import { decodeSeg } from './operations.js';
+import { decodeSeg } from './queue-operations.js';
 import type { WorkerRoutes } from '../server.js';
-import type { Worker } from './worker-pool.js';
+import type { Worker } from '../queue/worker-pool.js';
 
 const OPS = new Set(['job-take', 'job-take-batch', 'job-stop', 'job-done', 'job-stream', 'ping']);
 const MAX_BATCH = 64;

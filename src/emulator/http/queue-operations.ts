@@ -5,10 +5,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RUNSYNC_WAIT_MS, JOB_STATES, isTerminal, HTTP_STATUS } from '../../spec/index.js';
 import type { JobState } from '../../spec/index.js';
 import type { EmulatorCore } from '../core.js';
-import type { QueueEndpoint } from './endpoint.js';
-import type { Job } from './job.js';
+import type { QueueEndpoint } from '../queue/endpoint.js';
+import type { Job } from '../queue/job.js';
 import { acceptableBodyType, parseJson, sendError, sendJson } from '../json-io.js';
-import { OPENAI_ROUTES } from './handlers/openai.js';
+import { OPENAI_ROUTES } from '../queue/handlers/openai.js';
 
 const STATUS_CODES = { ...HTTP_STATUS, unsupportedMediaType: 415 } as const;
 
