@@ -19,3 +19,4 @@ export { schedule, inverseCumulative, expectedCount } from './arrivals.js';
 export type { RateSegment, ScheduleOptions, ScheduledIteration } from './arrivals.js';
 export { createProgressPrinter, formatProgress } from './progress.js';
 export type { ProgressPrinter } from './progress.js';
+export { SseParser, SseTokenReader, TokenTimer, tokenMetrics, parseSlo, goodput, type SseEvent, type RequestTokenMetrics, type Slo, type GoodputResult } from './llm/index.js';
