@@ -60,7 +60,7 @@ describe('inferScaler', () => {
   it('QUEUE_DELAY that starts a worker at once for a job finding none: the burst says the delay', () => {
     const g = inferScaler(burst({ firstScaleUpMs: 4_600 }), evidence({ coldReactions: reactions([100, 250, 80]) }));
     expect(g).toMatchObject({ type: 'QUEUE_DELAY', value: 4 });
-    expect(g?.detail).toMatch(/had one at once, which the twin does not model/);
+    expect(g?.detail).toMatch(/had one at once \(startOnArrival\), so the cold batches do not show the delay/);
   });
 
   it('REQUEST_COUNT: a burst answered at once; the one value that predicts every batch\'s workers', () => {
@@ -78,6 +78,8 @@ describe('inferScaler', () => {
 
   it('nothing seen: undefined (the service default is used)', () => {
     expect(inferScaler(undefined, evidence({}))).toBeUndefined();
+    // Workers at once for cold jobs (startOnArrival) and no burst reaction: the scaler is not shown.
+    expect(inferScaler(undefined, evidence({ coldReactions: reactions([100, 250, 80]) }))).toBeUndefined();
   });
 });
 
