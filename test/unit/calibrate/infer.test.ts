@@ -116,6 +116,22 @@ describe('inferDeployment', () => {
     expect(r.deployment).toMatchObject({ scalerType: 'QUEUE_DELAY', scalerValue: 1 });
   });
 
+  it("startOnArrival: false from reactions after the scaler's check, true from workers at once (the scaler then unmeasured), unmeasured with none", () => {
+    const run = (extra: Partial<Observations>) => inferDeployment(observations([...warm, ...cold], { workerStartsMs: starts, restWorkers: 0, ...extra }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    const setting = (r: ReturnType<typeof run>) => r.settings.find((s) => s.name === 'startOnArrival');
+    const checked = run({ coldReactions });
+    expect(setting(checked)).toMatchObject({ value: false, source: 'measured' });
+    expect(checked.deployment.startOnArrival).toBe(false);
+    // The emulator's own default: a worker at once for a job finding none, no burst to show the delay.
+    const atOnce = run({ coldReactions: starts.map(() => ({ ms: 120, errorMs: 150 })) });
+    expect(setting(atOnce)).toMatchObject({ value: true, source: 'measured' });
+    expect(atOnce.deployment.startOnArrival).toBe(true);
+    expect(atOnce.settings.find((s) => s.name === 'scalerType')).toMatchObject({ source: 'service default' });
+    const none = run({ coldReactions: [] });
+    expect(setting(none)).toMatchObject({ value: false, source: 'service default' });
+    expect(none.notes.join('\n')).toMatch(/startOnArrival: not measured \(no cold batch was read\): the twin waits for the scaler.*--cold-starts > 0/);
+  });
+
   it('notes each fit its samples place loosely, naming the flag that adds samples and how many for ±5%', () => {
     const r = inferDeployment(observations([...warm, ...cold], { idleTimeoutSamplesMs: [30_200], workerStartsMs: starts, coldReactions, restWorkers: 0 }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
     // Execution spreads 1.0-2.1 s over 15 jobs: its median is known to about ±18%.
