@@ -12,7 +12,7 @@ export type SettingSource = 'measured' | 'given' | 'service default';
 
 export interface SettingValue {
   readonly name: keyof DeploymentSettings;
-  readonly value: number | string;
+  readonly value: number | string | boolean;
   readonly source: SettingSource;
   /** How it was measured, or what the measurement said beside a given value. */
   readonly detail: string;
@@ -25,6 +25,7 @@ export interface GivenSettings {
   readonly idleTimeoutS?: number | undefined;
   readonly scalerType?: ScalerType | undefined;
   readonly scalerValue?: number | undefined;
+  readonly startOnArrival?: boolean | undefined;
   readonly jobsPerWorker?: number | undefined;
   readonly gpuTypeId?: string | undefined;
   readonly gpuCount?: number | undefined;
@@ -64,6 +65,39 @@ const median = (v: readonly number[]): number => {
 };
 
 const completed = (j: JobSample): boolean => j.status === 'COMPLETED' && j.delayMs !== undefined && j.executionMs !== undefined;
+
+/**
+ * A cold reaction that must lie below this came at once: the least a QUEUE_DELAY scaler can take
+ * is more than its least value (1 s), and REQUEST_COUNT acts on the arrival itself.
+ */
+export const AT_ONCE_BELOW_MS = 1_000;
+/** A cold reaction that must lie above this waited for the scaler: half the least QUEUE_DELAY reaction. */
+export const WAITED_ABOVE_MS = 500;
+
+export interface StartOnArrivalGuess {
+  readonly value: boolean;
+  readonly detail: string;
+}
+
+/**
+ * Whether a job that finds no worker up starts one at once (startOnArrival), from the cold
+ * batches' reactions (from the earliest job joining the queue to /health first showing a worker,
+ * within ± its error and `slackMs`): a reading whose whole range lies below AT_ONCE_BELOW_MS came
+ * at once, one whose whole range lies above WAITED_ABOVE_MS waited for the scaler, any other
+ * (poll spans too wide) says neither. The larger of the two counts decides; a tie or no reading
+ * at all leaves it unmeasured (undefined).
+ */
+export function inferStartOnArrival(reactions: readonly ColdReaction[], slackMs: number): StartOnArrivalGuess | undefined {
+  const atOnce = reactions.filter((r) => r.ms + r.errorMs + slackMs < AT_ONCE_BELOW_MS).length;
+  const waited = reactions.filter((r) => r.ms - r.errorMs - slackMs > WAITED_ABOVE_MS).length;
+  if (atOnce === waited) return undefined;
+  const readings = [...reactions].sort((a, b) => a.ms - b.ms).map((r) => `${Math.round(r.ms)}±${Math.round(r.errorMs)}`).join(', ');
+  const unclear = reactions.length - atOnce - waited;
+  const tail = `${unclear > 0 ? `; ${unclear} reading(s) too wide to tell` : ''}`;
+  return atOnce > waited
+    ? { value: true, detail: `a worker came within ${AT_ONCE_BELOW_MS} ms of the first job of ${atOnce} of ${reactions.length} cold batch(es) joining the queue (${readings} ms), sooner than any scaler check${tail}` }
+    : { value: false, detail: `the first worker came only after the scaler's reaction (over ${WAITED_ABOVE_MS} ms) in ${waited} of ${reactions.length} cold batch(es) (${readings} ms)${tail}` };
+}
 
 export interface ScalerGuess {
   readonly type: ScalerType;
@@ -179,11 +213,10 @@ export function inferScaler(burst: BurstObservation | undefined, e: ScalerEviden
     };
   }
   const cold = e.coldReactions;
-  const middle = cold.length === 0 ? undefined : median(cold.map((r) => r.ms));
-  // A service may start a worker at once for a job that finds none up, and scale by queue delay
-  // beyond that: then the burst (with a worker up) says the delay.
-  const coldAtOnce = middle !== undefined && middle < IMMEDIATE_MS && burstReaction !== undefined;
-  if (middle !== undefined && !coldAtOnce) {
+  // A service that starts a worker at once for a job finding none (startOnArrival) shows its
+  // scaler only beyond that: the burst (with a worker up) says the delay, the cold batches do not.
+  const coldAtOnce = inferStartOnArrival(cold, e.slackMs)?.value === true;
+  if (cold.length > 0 && !coldAtOnce) {
     const c = queueDelayCandidates(cold, QUEUE_DELAY_CHECK_MS, e.slackMs);
     const readings = [...cold].sort((a, b) => a.ms - b.ms).map((r) => `${(r.ms / 1_000).toFixed(1)}±${(r.errorMs / 1_000).toFixed(1)}`).join(', ');
     const base = `workers came ${readings} s after the first job of a cold batch joined the queue (within the /health and /status poll spans); a delay of v s and a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check put each in (v, v + ${QUEUE_DELAY_CHECK_MS / 1_000}]`;
@@ -200,11 +233,11 @@ export function inferScaler(burst: BurstObservation | undefined, e: ScalerEviden
   return {
     type: 'QUEUE_DELAY',
     value,
-    detail: `a burst of ${burst?.jobs ?? 0} jobs waited ${(burstReaction / 1_000).toFixed(1)} s for more workers (a delay of ${value} s and a periodic check)${coldAtOnce ? '; a job finding no worker up had one at once, which the twin does not model (it waits the delay too)' : ''}`,
+    detail: `a burst of ${burst?.jobs ?? 0} jobs waited ${(burstReaction / 1_000).toFixed(1)} s for more workers (a delay of ${value} s and a periodic check)${coldAtOnce ? '; a job finding no worker up had one at once (startOnArrival), so the cold batches do not show the delay' : ''}`,
   };
 }
 
-function pick<T extends number | string>(name: keyof DeploymentSettings, given: T | undefined, measured: { value: T; detail: string } | undefined, fallback: T): SettingValue {
+function pick<T extends number | string | boolean>(name: keyof DeploymentSettings, given: T | undefined, measured: { value: T; detail: string } | undefined, fallback: T): SettingValue {
   if (given !== undefined) return { name, value: given, source: 'given', detail: measured === undefined ? 'not measured' : `measured ${measured.value}: ${measured.detail}` };
   if (measured !== undefined) return { name, value: measured.value, source: 'measured', detail: measured.detail };
   return { name, value: fallback, source: 'service default', detail: 'not measured, not given' };
@@ -358,6 +391,14 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     pick('scalerValue', o.given.scalerValue, scaler === undefined ? undefined : { value: scaler.value, detail: scaler.detail }, SERVICE_DEFAULTS.scalerValue),
     jobsPerWorker,
   ];
+  const arrival = inferStartOnArrival(obs.coldReactions, REACTION_SLACK_REAL_MS * obs.timeScale);
+  const startOnArrival = pick('startOnArrival', o.given.startOnArrival, arrival, false);
+  if (startOnArrival.source === 'service default') {
+    const why = obs.coldReactions.length === 0 ? 'no cold batch was read' : `the ${obs.coldReactions.length} cold batch reaction(s) were read too loosely to tell (each must lie wholly below ${AT_ONCE_BELOW_MS} ms or above ${WAITED_ABOVE_MS} ms)`;
+    const detail = `not measured (${why}): the twin waits for the scaler, as the service documents QUEUE_DELAY; measuring it takes cold batches (--cold-starts > 0) with a /health poll short enough (--health-poll-ms) to place each reaction`;
+    settings.push({ ...startOnArrival, detail });
+    notes.push(`startOnArrival: ${detail}`);
+  } else settings.push(startOnArrival);
   if (o.given.gpuTypeId !== undefined) settings.push({ name: 'gpuTypeId', value: o.given.gpuTypeId, source: 'given', detail: 'not observable through the queue interface' });
   settings.push(pick('gpuCount', o.given.gpuCount, undefined, SERVICE_DEFAULTS.gpuCount));
   const value = (n: keyof DeploymentSettings) => settings.find((s) => s.name === n)?.value;
@@ -391,6 +432,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     idleTimeoutS: value('idleTimeoutS') as number,
     scalerType: value('scalerType') as ScalerType,
     scalerValue: value('scalerValue') as number,
+    startOnArrival: value('startOnArrival') as boolean,
     jobsPerWorker: value('jobsPerWorker') as number,
     ...(o.given.gpuTypeId !== undefined ? { gpuTypeId: o.given.gpuTypeId } : {}),
     gpuCount: value('gpuCount') as number,

@@ -102,7 +102,7 @@ export function renderCalibrationHtml(r: CalibrationReport): string {
   const burst = burstChart(r);
   if (burst) charts.push(burst);
   const settings = r.settings
-    .map((s) => `<tr><td class="mono">${esc(s.name)}</td><td class="num">${esc(s.value)}</td><td>${badge(s.source === 'measured' ? 'pass' : s.source === 'given' ? 'info' : 'skip', s.source)}</td><td class="small">${esc(s.detail)}</td></tr>`)
+    .map((s) => `<tr><td class="mono">${esc(s.name)}</td><td class="num">${esc(String(s.value))}</td><td>${badge(s.source === 'measured' ? 'pass' : s.source === 'given' ? 'info' : 'skip', s.source)}</td><td class="small">${esc(s.detail)}</td></tr>`)
     .join('');
   const fits = r.fits
     .map(

@@ -25,6 +25,6 @@ export { seededRng, streamSeed, type Rng } from './random.js';
 export { DEFAULT_GPU_TYPE_ID, DEFAULT_PRICES, PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, priceOf } from './prices.js';
 export { describeDeployment, QUEUE_DELAY_CHECK_MS, resolveDeployment } from './resolve.js';
 export type { EndpointDeployment, PoolDefaults, ResolvedTiming, ScalerSettings } from './resolve.js';
-export { startsOnChange, startsOnCheck, type ScalerView } from './scaler.js';
+export { startsOnArrival, startsOnChange, startsOnCheck, type ScalerView } from './scaler.js';
 export { TimingSampler } from './timing.js';
 export { BillingMeter, type BillingSnapshot, type MeteredState, type WorkerRole } from './billing.js';

@@ -38,6 +38,8 @@ export interface EndpointDeployment {
   readonly jobsPerWorker: number;
   readonly idleTimeoutMs: number;
   readonly scaler: ScalerSettings;
+  /** A job finding no free slot on a worker up or starting starts one at once (startsOnArrival); false: only the scaler starts workers. */
+  readonly startOnArrival: boolean;
   readonly gpuTypeId: string;
   readonly gpuCount: number;
   /** undefined: the GPU type is in neither the default table nor the overrides (no cost shown). */
@@ -56,6 +58,17 @@ function scalerOf(d: DeploymentSettings | undefined, defaults: PoolDefaults): Sc
     : { type: 'QUEUE_DELAY', delayMs: value * 1_000, checkIntervalMs: QUEUE_DELAY_CHECK_MS };
 }
 
+/**
+ * The emulator's `workers` section applies when a deployment names no scaler and no
+ * startOnArrival: its queue-depth scaler at depth 1 starts a worker at once for each job beyond
+ * the free slots, which is startOnArrival and no more (the scaler then finds nothing to start).
+ */
+function startOnArrivalOf(d: DeploymentSettings | undefined, defaults: PoolDefaults): boolean {
+  if (d?.startOnArrival !== undefined) return d.startOnArrival;
+  if (d?.scalerType !== undefined || d?.scalerValue !== undefined) return false;
+  return defaults.scaleUpQueueDepth === 1;
+}
+
 /** `d` over `defaults`; the seed defaults to one derived from the endpoint id (reproducible, distinct per endpoint). */
 export function resolveDeployment(endpointId: string, defaults: PoolDefaults, d: DeploymentSettings | undefined): EndpointDeployment {
   const gpuTypeId = d?.gpuTypeId ?? DEFAULT_GPU_TYPE_ID;
@@ -67,6 +80,7 @@ export function resolveDeployment(endpointId: string, defaults: PoolDefaults, d:
     jobsPerWorker: d?.jobsPerWorker ?? defaults.jobsPerWorker,
     idleTimeoutMs: d?.idleTimeoutS === undefined ? defaults.idleTimeoutMs : d.idleTimeoutS * 1_000,
     scaler: scalerOf(d, defaults),
+    startOnArrival: startOnArrivalOf(d, defaults),
     gpuTypeId,
     gpuCount: d?.gpuCount ?? SERVICE_DEFAULTS.gpuCount,
     price: priceOf(gpuTypeId, d?.prices),
@@ -81,5 +95,5 @@ export function describeDeployment(d: EndpointDeployment): string {
   const s = d.scaler;
   const scaler =
     s.type === 'QUEUE_DELAY' ? `QUEUE_DELAY ${s.delayMs / 1_000} s` : s.type === 'REQUEST_COUNT' ? `REQUEST_COUNT ${s.jobsPerWorkerTarget} jobs/worker` : `queue depth ${s.depth}`;
-  return `workers ${d.workersMin}..${d.workersMax} (${d.jobsPerWorker} job${d.jobsPerWorker === 1 ? '' : 's'} each), idle timeout ${d.idleTimeoutMs / 1_000} s, scaler ${scaler}, ${d.gpuCount}x ${d.gpuTypeId}, seed ${d.seed}`;
+  return `workers ${d.workersMin}..${d.workersMax} (${d.jobsPerWorker} job${d.jobsPerWorker === 1 ? '' : 's'} each), idle timeout ${d.idleTimeoutMs / 1_000} s, scaler ${scaler}${d.startOnArrival ? ', a worker started on arrival for a job that finds none free' : ''}, ${d.gpuCount}x ${d.gpuTypeId}, seed ${d.seed}`;
 }

@@ -20,6 +20,17 @@ export interface ScalerView {
 const room = (v: Pick<ScalerView, 'workers' | 'workersMax'>) => Math.max(0, v.workersMax - v.workers);
 
 /**
+ * Workers started the moment a job joins the queue (the deployment's startOnArrival): one slot
+ * for each queued job (not lowPriority) beyond the free slots of the workers up or starting,
+ * within workersMax. The scaler's own rule acts on top of it.
+ */
+export function startsOnArrival(v: ScalerView): number {
+  const need = v.queuedNormal - v.freeSlots;
+  if (need <= 0) return 0;
+  return Math.min(room(v), Math.ceil(need / v.jobsPerWorker));
+}
+
+/**
  * Workers to start now for the scalers that follow every change of the queue (QUEUE_DEPTH,
  * REQUEST_COUNT). QUEUE_DELAY answers 0 here: it acts only on its periodic check.
  */

@@ -120,6 +120,14 @@ export const DeploymentSettings = z
     scalerType: z.enum(SCALER_TYPES, { error: `scalerType must be one of ${SCALER_TYPES.join(', ')}` }).optional(),
     /** Seconds (QUEUE_DELAY) or jobs per worker (REQUEST_COUNT); service default 4. */
     scalerValue: z.number({ error: 'scalerValue must be a number' }).int({ error: 'scalerValue must be a whole number' }).min(1, { error: 'scalerValue must be >= 1' }).optional(),
+    /**
+     * What a job that joins the queue and finds no free slot on a worker up or starting does:
+     * true, a worker starts for it at once (within workersMax); false, it waits for the scaler's
+     * rule (QUEUE_DELAY's periodic check). The service does not document it: `qbench calibrate`
+     * measures it from jobs sent with no worker up. Absent: false when the deployment names a
+     * scaler, else the emulator's `workers` section decides.
+     */
+    startOnArrival: z.boolean({ error: 'startOnArrival must be true or false' }).optional(),
     /** Jobs one worker runs at once. */
     jobsPerWorker: posInt('jobsPerWorker').optional(),
     /** The GPU type priced (a key of the price table). */

@@ -126,6 +126,7 @@ export class EmulatorCore {
       idleTimeoutMs: d.idleTimeoutMs,
       scaleUpQueueDepth: w.scaleUpQueueDepth,
       scaler: d.scaler,
+      startOnArrival: d.startOnArrival,
       simulated: this.config.simulatedWorkers ?? !this.config.externalWorkers,
     };
   }

@@ -7,7 +7,7 @@
 // ("flex") stop after the idle timeout.
 import type { Clock, TimerHandle } from '../clock.js';
 import type { Job } from './job.js';
-import { startsOnChange, startsOnCheck, type ScalerSettings, type ScalerView } from '../../deployment/index.js';
+import { startsOnArrival, startsOnChange, startsOnCheck, type ScalerSettings, type ScalerView } from '../../deployment/index.js';
 import type { DeploymentModel } from './deployment-model.js';
 
 export type WorkerKind = 'simulated' | 'external';
@@ -96,6 +96,8 @@ export interface PoolSettings {
   scaleUpQueueDepth: number;
   /** The scaler; absent: the emulator's own (QUEUE_DEPTH at scaleUpQueueDepth). */
   scaler?: ScalerSettings | undefined;
+  /** A job finding no free slot on a worker up or starting starts one at once, before the scaler (the deployment's startOnArrival). */
+  startOnArrival?: boolean | undefined;
   /** false when jobs go to external workers only: no simulated worker starts. */
   simulated: boolean;
 }
@@ -346,8 +348,12 @@ export class WorkerPool {
     if (!this.settings.simulated) return 0;
     let readyNow = this.keepMin();
     const scaler = this.scaler;
+    if (this.settings.startOnArrival === true && queuedNormal > 0) {
+      for (let n = startsOnArrival(this.view()); n > 0; n -= 1) if (this.start().state === 'ready') readyNow += 1;
+    }
     if (scaler.type === 'QUEUE_DELAY') {
-      if (queuedNormal > 0) this.armCheck(scaler.checkIntervalMs);
+      // With starts on arrival, the check has work only for jobs no slot awaits (workersMax reached).
+      if (queuedNormal > 0 && (this.settings.startOnArrival !== true || this.view().freeSlots < queuedNormal)) this.armCheck(scaler.checkIntervalMs);
       return readyNow;
     }
     // Only a change that can call for a worker costs a look at the pool.

@@ -60,7 +60,7 @@ describe('inferScaler', () => {
   it('QUEUE_DELAY that starts a worker at once for a job finding none: the burst says the delay', () => {
     const g = inferScaler(burst({ firstScaleUpMs: 4_600 }), evidence({ coldReactions: reactions([100, 250, 80]) }));
     expect(g).toMatchObject({ type: 'QUEUE_DELAY', value: 4 });
-    expect(g?.detail).toMatch(/had one at once, which the twin does not model/);
+    expect(g?.detail).toMatch(/had one at once \(startOnArrival\), so the cold batches do not show the delay/);
   });
 
   it('REQUEST_COUNT: a burst answered at once; the one value that predicts every batch\'s workers', () => {
@@ -78,6 +78,8 @@ describe('inferScaler', () => {
 
   it('nothing seen: undefined (the service default is used)', () => {
     expect(inferScaler(undefined, evidence({}))).toBeUndefined();
+    // Workers at once for cold jobs (startOnArrival) and no burst reaction: the scaler is not shown.
+    expect(inferScaler(undefined, evidence({ coldReactions: reactions([100, 250, 80]) }))).toBeUndefined();
   });
 });
 
@@ -112,6 +114,22 @@ describe('inferDeployment', () => {
     expect(src).toMatchObject({ idleTimeoutS: 'measured', workersMin: 'measured', workersMax: 'service default', scalerType: 'measured', gpuCount: 'service default' });
     // The scaler's reaction (delayTime before the worker's first sight): 1.9 s, a QUEUE_DELAY of 1 s (+ the check).
     expect(r.deployment).toMatchObject({ scalerType: 'QUEUE_DELAY', scalerValue: 1 });
+  });
+
+  it("startOnArrival: false from reactions after the scaler's check, true from workers at once (the scaler then unmeasured), unmeasured with none", () => {
+    const run = (extra: Partial<Observations>) => inferDeployment(observations([...warm, ...cold], { workerStartsMs: starts, restWorkers: 0, ...extra }), { given: {}, classField: undefined, classIds: ['default'], seed: 7 });
+    const setting = (r: ReturnType<typeof run>) => r.settings.find((s) => s.name === 'startOnArrival');
+    const checked = run({ coldReactions });
+    expect(setting(checked)).toMatchObject({ value: false, source: 'measured' });
+    expect(checked.deployment.startOnArrival).toBe(false);
+    // The emulator's own default: a worker at once for a job finding none, no burst to show the delay.
+    const atOnce = run({ coldReactions: starts.map(() => ({ ms: 120, errorMs: 150 })) });
+    expect(setting(atOnce)).toMatchObject({ value: true, source: 'measured' });
+    expect(atOnce.deployment.startOnArrival).toBe(true);
+    expect(atOnce.settings.find((s) => s.name === 'scalerType')).toMatchObject({ source: 'service default' });
+    const none = run({ coldReactions: [] });
+    expect(setting(none)).toMatchObject({ value: false, source: 'service default' });
+    expect(none.notes.join('\n')).toMatch(/startOnArrival: not measured \(no cold batch was read\): the twin waits for the scaler.*--cold-starts > 0/);
   });
 
   it('notes each fit its samples place loosely, naming the flag that adds samples and how many for ±5%', () => {

@@ -99,6 +99,31 @@ describe('deployment model on the manual clock', () => {
     expect(h.workers()['initializing']).toBe(4);
   });
 
+  it('startOnArrival: a job finding no free slot starts a worker at once under QUEUE_DELAY; false waits for the check', async () => {
+    const on = harness({ workersMin: 0, workersMax: 2, scalerType: 'QUEUE_DELAY', scalerValue: 4, startOnArrival: true, timing: { coldStart: constant(3000), execution: constant(5000) } });
+    on.submit();
+    expect(on.workers()['initializing']).toBe(1);
+    on.submit();
+    on.submit();
+    // Two workers for three jobs: workersMax; the third waits for a slot.
+    expect(on.workers()['initializing']).toBe(2);
+    await open?.close();
+    open = undefined;
+    const off = harness({ workersMin: 0, workersMax: 2, scalerType: 'QUEUE_DELAY', scalerValue: 4, startOnArrival: false, timing: { coldStart: constant(3000), execution: constant(5000) } });
+    off.submit();
+    expect(off.workers()['initializing']).toBe(0);
+    await off.tick(5_000);
+    expect(off.workers()['initializing']).toBe(1);
+  });
+
+  it("the emulator's workers section resolves to startOnArrival (its queue-depth scaler at depth 1); a deployment naming a scaler does not", () => {
+    const core = new EmulatorCore(parseEmulatorConfig({ apiKey: 'model-test-key', endpoints: [EP, 'b', 'c'], deployments: { b: { scalerType: 'QUEUE_DELAY' }, c: { scalerType: 'QUEUE_DELAY', startOnArrival: true } } }), new ManualClock(0), { subServices: [] });
+    open = core;
+    expect(core.poolSettings(EP)).toMatchObject({ startOnArrival: true, scaler: { type: 'QUEUE_DEPTH', depth: 1 } });
+    expect(core.poolSettings('b')).toMatchObject({ startOnArrival: false });
+    expect(core.poolSettings('c')).toMatchObject({ startOnArrival: true });
+  });
+
   it.each(['QUEUE_DELAY', 'REQUEST_COUNT'] as const)('%s: lowPriority jobs never start a worker', async (scalerType) => {
     const h = harness({ workersMin: 0, workersMax: 3, scalerType, scalerValue: 1, timing: { coldStart: constant(1000) } });
     for (let i = 0; i < 4; i += 1) h.submit({}, true);
