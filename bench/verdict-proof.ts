@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { BIN, ROOT, startEmulate, stopEmulate } from '../test/integration/conformance/border-emulate.js';
 import { startProxy } from '../test/integration/conformance/border-proxy.js';
 import { startFaultProxy } from '../test/integration/conformance/fault-proxy.js';
+import { otherClient } from '../test/integration/conformance/other-client.js';
 
 const exec = promisify(execFile);
 const KEY = 'qbench-verdict-proof-key';
@@ -48,31 +49,11 @@ async function check(url: string, extra: readonly string[]): Promise<Verdicts> {
   }
 }
 
-/** Another client: `lanes` loops of /runsync jobs of `delayS` emulated s, until stopped (bounded by `maxJobs`). */
-function otherClient(url: string, lanes: number, delayS: number, maxJobs: number): { stop(): Promise<number> } {
-  let stopped = false;
-  let sent = 0;
-  let done = 0;
-  const loop = async () => {
-    while (!stopped && sent < maxJobs) {
-      sent += 1;
-      const r = await fetch(`${url}/v2/demo/runsync?wait=60000`, {
-        method: 'POST', headers: { authorization: KEY, 'content-type': 'application/json' },
-        body: JSON.stringify({ input: { mock_delay: delayS, mock_return: 'other client' } }),
-      }).catch(() => undefined);
-      await r?.text();
-      if (r?.status === 200) done += 1;
-    }
-  };
-  const loops = Array.from({ length: lanes }, loop);
-  return { async stop() { stopped = true; await Promise.all(loops); return done; } };
-}
-
 async function busy(timeScale: number): Promise<Verdicts> {
   const emu = await startEmulate(KEY, ['--endpoint', 'demo', '--time-scale', String(timeScale)]);
   const proxy = timeScale === 1 ? await startProxy({ upstream: emu.url, delayMs: 15, jitterMs: 10, opaque: true }) : undefined;
   // More lanes than workers: every worker runs another client's job at every moment.
-  const other = otherClient(emu.url, 8, timeScale === 1 ? 2 : 60, 20_000);
+  const other = otherClient(emu.url, KEY, 8, timeScale === 1 ? 2 : 60, 20_000);
   try {
     return await check(proxy?.url ?? emu.url, []);
   } finally {

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT, startEmulate, stopEmulate, type EmulateProcess } from './border-emulate.js';
 import { startProxy, type Proxy } from './border-proxy.js';
+import { otherClient } from './other-client.js';
 
 const exec = promisify(execFile);
 const KEY = 'qbench-busy-opaque-key';
@@ -39,40 +40,11 @@ async function check(p: Proxy, only: readonly string[]): Promise<{ code: number;
   );
 }
 
-/**
- * Another client: `lanes` loops of /runsync jobs of `delayS` s straight to the emulator, until
- * stopped (at most `maxJobs` jobs), so every worker stays busy. Resolves the jobs it completed.
- */
-function otherClient(url: string, lanes: number, delayS: number, maxJobs: number): { stop(): Promise<number> } {
-  let stopped = false;
-  let sent = 0;
-  let completed = 0;
-  const loop = async () => {
-    while (!stopped && sent < maxJobs) {
-      sent += 1;
-      const r = await fetch(`${url}/v2/demo/runsync?wait=60000`, {
-        method: 'POST', headers: { authorization: KEY, 'content-type': 'application/json' },
-        body: JSON.stringify({ input: { mock_delay: delayS, mock_return: 'other client' } }),
-      }).catch(() => undefined);
-      await r?.text();
-      if (r?.status === 200) completed += 1;
-    }
-  };
-  const loops = Array.from({ length: lanes }, loop);
-  return {
-    async stop() {
-      stopped = true;
-      await Promise.all(loops);
-      return completed;
-    },
-  };
-}
-
 describe('rate checks on an opaque target at time scale 1', () => {
   it('with every worker busy with another client\'s jobs: no failure; each rate check passes or says why it could not judge', { timeout: 150_000 }, async () => {
     const p = await opaqueTarget([]);
     // 8 lanes of 2 s jobs for 5 workers: all of them run another client's job at every moment.
-    const other = otherClient(emu!.url, 8, 2, 2_000);
+    const other = otherClient(emu!.url, KEY, 8, 2, 2_000);
     let r: { code: number; out: string };
     try {
       r = await check(p, RATE_SUBSET);
