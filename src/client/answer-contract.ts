@@ -222,7 +222,16 @@ function collectFields(set: SelectionSetNode, typeName: string | undefined, w: W
   return into;
 }
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set(['Query', 'Mutation', 'User', 'Pod', 'PodMachineInfo', 'PodRuntime', 'PodRuntimePorts', 'PodRuntimeGpus', 'PodRuntimeContainer', 'GpuType', 'LowestPrice']);
+/** The object type names of the tables above (a fragment on another one of them cannot apply). */
+function typeNames(t: FieldType, into: Set<string>): Set<string> {
+  if (t.kind === 'list') typeNames(t.of, into);
+  if (t.kind === 'object' && !into.has(t.typeName)) {
+    into.add(t.typeName);
+    for (const f of Object.values(t.fields)) typeNames(f, into);
+  }
+  return into;
+}
+const KNOWN_TYPES: ReadonlySet<string> = typeNames(MUTATION, typeNames(QUERY, new Set()));
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -187,7 +187,8 @@ export class Probe {
       const response = recordResponse(a);
       const json = parseAnswerJson(a.text);
       const path = req.path.startsWith('http://') || req.path.startsWith('https://') ? new URL(req.path).pathname : req.path;
-      const breach = answerBreach({ iface: req.iface, method: req.method, path, ...(req.json !== undefined ? { json: req.json } : typeof req.body === 'string' ? { json: parseAnswerJson(req.body) } : {}) }, { status: a.status, text: a.text, json });
+      // Only a GraphQL answer is judged against its request (the query's selection): no other body is parsed.
+      const breach = answerBreach({ iface: req.iface, method: req.method, path, ...(req.json !== undefined ? { json: req.json } : req.iface === 'graphql' && typeof req.body === 'string' ? { json: parseAnswerJson(req.body) } : {}) }, { status: a.status, text: a.text, json });
       result = {
         status: a.status,
         headers: response.headers,

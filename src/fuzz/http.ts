@@ -111,7 +111,8 @@ export class FuzzHttp {
       this.answered += 1;
       const json = parseAnswerJson(value.text);
       const iface: AnswerInterface = req.operation === 'templates' ? 'rest' : req.operation === 'graphql' ? 'graphql' : 'queue';
-      const sentJson = typeof payload === 'string' ? parseAnswerJson(payload) : undefined;
+      // Only a GraphQL answer is judged against its request (the query's selection): no other body is parsed.
+      const sentJson = iface === 'graphql' && typeof payload === 'string' ? parseAnswerJson(payload) : undefined;
       const breach = answerBreach({ iface, method: req.method, path: new URL(req.url).pathname, ...(sentJson !== undefined ? { json: sentJson } : {}) }, { status, text: value.text, json });
       const answer: FuzzAnswer = {
         status,
