@@ -5,17 +5,12 @@
 // that resets 1.5% of the answer pieces halfway and stalls 1.5% for 3 s. Each scenario runs
 // --runs times with a fresh seed (printed; --seed replays). Prints a table of verdicts per run.
 // Run: npx tsx bench/verdict-proof.ts [--runs 3] [--only busy-60,busy-1,path-60] [--seed N]
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { BIN, ROOT, startEmulate, stopEmulate } from '../test/integration/conformance/border-emulate.js';
+import { startEmulate, stopEmulate } from '../test/integration/conformance/border-emulate.js';
+import { runCheckCli } from '../test/integration/conformance/check-cli.js';
 import { startProxy } from '../test/integration/conformance/border-proxy.js';
 import { startFaultProxy } from '../test/integration/conformance/fault-proxy.js';
 import { otherClient } from '../test/integration/conformance/other-client.js';
 
-const exec = promisify(execFile);
 const KEY = 'qbench-verdict-proof-key';
 const KEY_ENV = 'QBENCH_VERDICT_PROOF_KEY';
 
@@ -30,23 +25,16 @@ const BASE_SEED = Number(arg('seed') ?? Date.now() % 1_000_000);
 interface Verdicts { pass: number; fail: number; error: number; inconclusive: number; skip: number; failed: string[]; seconds: number }
 
 async function check(url: string, extra: readonly string[]): Promise<Verdicts> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'qbench-proof-'));
   const t0 = performance.now();
-  try {
-    const argv = [BIN, 'check', '--target', url, '--endpoint', 'demo', '--api-key-env', KEY_ENV, '--profile', 'quick', '--out', dir, ...extra];
-    await exec(process.execPath, argv, { cwd: ROOT, env: { ...process.env, [KEY_ENV]: KEY }, maxBuffer: 32 * 1024 * 1024 }).catch(() => undefined);
-    const r = JSON.parse(await readFile(path.join(dir, 'result.json'), 'utf8')) as { conformance: { checks: { id: string; verdict: { status: string; observed?: string; message?: string } }[] } };
-    const v: Verdicts = { pass: 0, fail: 0, error: 0, inconclusive: 0, skip: 0, failed: [], seconds: 0 };
-    for (const c of r.conformance.checks) {
-      const s = c.verdict.status as 'pass' | 'fail' | 'error' | 'inconclusive' | 'skip';
-      v[s] += 1;
-      if (s === 'fail' || s === 'error') v.failed.push(`${c.id}: ${(c.verdict.observed ?? c.verdict.message ?? '').slice(0, 200)}`);
-    }
-    v.seconds = Math.round((performance.now() - t0) / 1000);
-    return v;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  const r = await runCheckCli({ url, endpoint: 'demo', apiKey: KEY, keyEnv: KEY_ENV, args: extra });
+  const v: Verdicts = { pass: 0, fail: 0, error: 0, inconclusive: 0, skip: 0, failed: [], seconds: 0 };
+  for (const c of r.checks) {
+    const s = c.verdict.status as 'pass' | 'fail' | 'error' | 'inconclusive' | 'skip';
+    v[s] += 1;
+    if (s === 'fail' || s === 'error') v.failed.push(`${c.id}: ${(c.verdict.observed ?? c.verdict.message ?? '').slice(0, 200)}`);
   }
+  v.seconds = Math.round((performance.now() - t0) / 1000);
+  return v;
 }
 
 async function busy(timeScale: number): Promise<Verdicts> {

@@ -3,16 +3,11 @@
 // very first one (the start-up read) reset. The built CLI's quick profile by URL finds no failure:
 // a lost answer is retried where the check allows, else the check is inconclusive naming the path
 // fault. The proxy's seed is printed, and QBENCH_TEST_SEED replays a run.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, ROOT, startEmulate, stopEmulate, type EmulateProcess } from './border-emulate.js';
+import { startEmulate, stopEmulate, type EmulateProcess } from './border-emulate.js';
+import { runCheckCli } from './check-cli.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 
-const exec = promisify(execFile);
 const KEY = 'qbench-faulty-path-key';
 const KEY_ENV = 'QBENCH_FAULTY_PATH_KEY';
 const SEED = Number(process.env['QBENCH_TEST_SEED'] ?? Date.now() % 1_000_000);
@@ -38,26 +33,17 @@ afterEach(async () => {
   emu = undefined;
 });
 
-interface CheckJson { readonly conformance: { readonly checks: readonly { id: string; verdict: { status: string; reason?: string; observed?: string } }[] } }
-
 describe('a correct target behind a path that resets and stalls connections', () => {
   it(`gives no failed check; lost answers are retried or named as path faults (seed ${SEED})`, { timeout: 300_000 }, async () => {
     emu = await startEmulate(KEY, ['--time-scale', '60', '--endpoint', 'demo', ...SPARES.flatMap((e) => ['--endpoint', e])]);
     const up = new URL(emu.url);
     proxy = await startFaultProxy({ upstream: { host: up.hostname, port: Number(up.port) }, resetRate: 0.015, stallRate: 0.015, stallMs: 3_000, resetFirst: true, seed: SEED });
-    const dir = await mkdtemp(path.join(tmpdir(), 'qbench-faulty-path-'));
-    const argv = [BIN, 'check', '--target', proxy.url, '--endpoint', 'demo', ...SPARES.flatMap((e) => ['--spare-endpoint', e]), '--api-key-env', KEY_ENV, '--profile', 'quick', ...SELECT, '--out', dir];
-    const r = await exec(process.execPath, argv, { cwd: ROOT, env: { ...process.env, [KEY_ENV]: KEY }, maxBuffer: 16 * 1024 * 1024 }).then(
-      (x) => ({ code: 0, out: x.stdout + x.stderr }),
-      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
-    );
-    const result = JSON.parse(await readFile(path.join(dir, 'result.json'), 'utf8')) as CheckJson;
-    await rm(dir, { recursive: true, force: true });
-    const failed = result.conformance.checks.filter((c) => c.verdict.status === 'fail' || c.verdict.status === 'error');
+    const r = await runCheckCli({ url: proxy.url, endpoint: 'demo', apiKey: KEY, keyEnv: KEY_ENV, args: [...SPARES.flatMap((e) => ['--spare-endpoint', e]), ...SELECT] });
+    const failed = r.checks.filter((c) => c.verdict.status === 'fail' || c.verdict.status === 'error');
     expect(failed.map((c) => `${c.id}: ${JSON.stringify(c.verdict)}`), `seed ${SEED}; resets ${proxy.resets()}, stalls ${proxy.stalls()}\n${r.out}`).toEqual([]);
     expect(r.code, r.out).toBe(0);
     // The path did fault, the start-up read included: the proof is not vacuous.
     expect(proxy.resets()).toBeGreaterThan(1);
-    expect(result.conformance.checks.filter((c) => c.verdict.status === 'pass').length).toBeGreaterThan(result.conformance.checks.length / 2);
+    expect(r.checks.filter((c) => c.verdict.status === 'pass').length).toBeGreaterThan(r.checks.length / 2);
   });
 });
