@@ -253,8 +253,8 @@ const EXECUTION_MARGIN_SHARE = 0.1;
 /**
  * Cross-check of polls that never saw a job IN_PROGRESS against the job's own final record: the
  * job ended before the final answer arrived and ran its `executionTime` up to then, so it had
- * surely started by (final answer less executionTime). A poll sent after that moment (less a margin
- * of a tenth of the run and one poll interval) that answered IN_QUEUE contradicts the record: the
+ * surely started by (final answer less executionTime). A poll sent after that moment, plus a margin
+ * of a tenth of the run and one poll interval, that answered IN_QUEUE contradicts the record: the
  * latest such poll is returned as the evidence.
  */
 function contradictsExecution(ctx: CheckContext, polls: readonly ProbeResponse[], final: ProbeResponse): ProbeResponse | undefined {
