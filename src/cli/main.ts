@@ -9,6 +9,8 @@ import { QbenchError, redactSecrets } from '../errors.js';
 import { VERSION } from '../version.js';
 import { commandName, type CliIo, type CommandModule } from './command.js';
 import type { LoadedConfig } from '../config/load-config.js';
+import type { Argv } from 'yargs';
+import { DESCRIPTION, helpWidth, renderTopHelp, USAGE } from './top-help.js';
 
 export type { CliIo } from './command.js';
 
@@ -62,6 +64,19 @@ async function askOnTerminal(question: string): Promise<string> {
   }
 }
 
+/** The yargs parser of the top level, before the commands are registered. */
+export async function topParser(argv: readonly string[], width: number): Promise<Argv> {
+  const { default: yargs } = await import('yargs');
+  return yargs([...argv])
+    .scriptName('qbench')
+    .usage(`${USAGE}\n\n${DESCRIPTION}`)
+    .version(VERSION)
+    .strict()
+    .demandCommand(1, 'Name a command: see qbench --help.')
+    .recommendCommands()
+    .wrap(width);
+}
+
 /** Run the CLI with `argv` (without node and script); resolve to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<ExitCode> {
   // What yargs prints for it, without loading yargs or any command.
@@ -69,16 +84,18 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     io.stdout(`${VERSION}\n`);
     return EXIT.OK;
   }
-  const [{ default: yargs }, { COMMANDS }] = await Promise.all([import('yargs'), import('./commands/index.js')]);
+  const width = helpWidth(process.stdout.columns);
+  if (argv.length === 1 && argv[0] === '--help') {
+    const { COMMANDS } = await import('./commands/index.js');
+    const help = renderTopHelp('qbench', COMMANDS, width);
+    if (help !== undefined) {
+      io.stdout(`${help}\n`);
+      return EXIT.OK;
+    }
+  }
   let exitCode: ExitCode = EXIT.OK;
-  let parser = yargs([...argv])
-    .scriptName('qbench')
-    .usage('$0 <command> [options]\n\nLoad-testing, conformance and fuzzing for queue-based inference endpoints.')
-    .version(VERSION)
-    .strict()
-    .demandCommand(1, 'Name a command: see qbench --help.')
-    .recommendCommands()
-    .wrap(Math.min(110, process.stdout.columns || 100));
+  let parser = await topParser(argv, width);
+  const { COMMANDS } = await import('./commands/index.js');
   for (const entry of COMMANDS) {
     const name = commandName(entry);
     // yargs calls the builder only for the command on the command line: its declaration is
