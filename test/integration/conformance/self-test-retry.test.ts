@@ -31,4 +31,17 @@ describe('runSelfTest', () => {
     expect(report.allCaught).toBe(false);
     expect(report.rows[0]).toMatchObject({ fault: 'graphql-auth-off', caughtBy: [], retriedAlone: true });
   });
+
+  it('with firstCatch, stops a fault\'s run at its first catch, trying the checks whose first clause is the fault\'s before the others', { timeout: 120_000 }, async () => {
+    // Every §3.1 check reading a job's state catches status-lowercase (16 of them in the full
+    // table); a §2.1 fault is caught by a check whose first clause is in §2.1.
+    const full = await runSelfTest(conformanceSuite, { skipClean: true, faults: ['status-lowercase'] });
+    const first = await runSelfTest(conformanceSuite, { skipClean: true, faults: ['status-lowercase'], firstCatch: true });
+    expect(full.rows[0]!.caughtBy.length).toBeGreaterThan(1);
+    expect(first.rows[0]!.caughtBy).toHaveLength(1);
+    expect(full.rows[0]!.caughtBy).toContain(first.rows[0]!.caughtBy[0]);
+    expect(first.rows[0]!.ran).toBeLessThan(full.rows[0]!.ran);
+    const caught = conformanceSuite.checks.find((c) => c.id === first.rows[0]!.caughtBy[0])!;
+    expect(caught.clauses[0]).toMatch(/^3\.1/);
+  });
 });
