@@ -77,6 +77,22 @@ export async function topParser(argv: readonly string[], width: number): Promise
     .wrap(width);
 }
 
+/** The part of yargs' internals that renders a command's help before its handler goes on. */
+interface YargsUsageInternals {
+  getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } | undefined };
+}
+
+/**
+ * yargs renders the whole help of a command as the command's handler starts (blocking, about
+ * 50 ms for `load`'s options on an idle 2-core machine), to print it on a later failure; qbench
+ * prints its own message on a failure instead, so that render is skipped. A yargs without
+ * these internals is left as it is.
+ */
+export function skipHelpRender(parser: Argv): void {
+  const usage = (parser as unknown as YargsUsageInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage !== undefined && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
+}
+
 /** Run the CLI with `argv` (without node and script); resolve to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<ExitCode> {
   // What yargs prints for it, without loading yargs or any command.
@@ -131,6 +147,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     })
     .exitProcess(false)
     .help();
+  skipHelpRender(parser);
 
   try {
     let helpOut = '';
