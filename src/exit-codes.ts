@@ -1,5 +1,5 @@
-// Process exit codes, one table (k6 errext/exitcodes style). The README's table is
-// checked against this one by test/unit/exit-codes.test.ts.
+// Process exit codes, one table (k6 errext/exitcodes style). docs/reference/exit-codes.md is
+// generated from it; the README's short table is checked against it by test/unit/exit-codes.test.ts.
 
 export const EXIT = {
   /** Every required check and threshold passed. */

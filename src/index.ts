@@ -1,6 +1,6 @@
 // qbench's public API, the package root: what a user's own files and scripts use. The config
 // helper (also alone on the light `qbench/config` entry), the types a load scenario or worker
-// handler is written against, the programmatic entry points the README documents (emulator,
+// handler is written against, the programmatic entry points docs/reference/api.md documents (emulator,
 // reference worker, typed clients), errors to branch on, and reading a saved result.
 // Everything else is internal; test/unit/public-api.test.ts lists these names.
 export { VERSION } from './version.js';

@@ -117,7 +117,7 @@ function compiledTwin(abs: string): string | undefined {
 
 /**
  * A file the user named: relative to the working directory, or else (for the paths the
- * README shows, such as suites/load/rate-limit.ts) relative to the installed package.
+ * docs show, such as suites/load/rate-limit.ts) relative to the installed package.
  */
 export function resolveUserFile(file: string, cwd: string = process.cwd()): string {
   const here = resolve(cwd, file);

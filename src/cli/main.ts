@@ -17,7 +17,8 @@ export type { CliIo } from './command.js';
 /**
  * Set to 1, the CLI parses the command line and the config file, checks every option and the
  * --target grammar, and exits 0 without running anything (no network, no files written): the
- * README test uses it for the command lines that need a deployment. Not a user option.
+ * docs test (test/integration/package/installed.test.ts) uses it for the command lines that need
+ * a deployment. Not a user option.
  */
 export const PARSE_ONLY_ENV = 'QBENCH_PARSE_ONLY';
 

@@ -174,7 +174,7 @@ export async function runSelfTest(suite: Suite, o: SelfTestOptions = {}): Promis
   };
 }
 
-/** The detection table as markdown (README and `--self-test` output). */
+/** The detection table as markdown (docs and `--self-test` output). */
 export function renderDetectionTable(rows: readonly SelfTestRow[]): string {
   const lines = ['| Fault | Clause | What it breaks | Caught by (failing checks citing the clause) |', '|---|---|---|---|'];
   for (const r of rows) {

@@ -1,6 +1,6 @@
 // The queue-endpoint emulator, in-process: `startEmulator(config)` validates the config,
 // listens (port 0 allowed) and resolves to `{ url, close() }`. Same server as
-// `qbench emulate`. See README "Emulator" for routes, choices and the info/control routes.
+// `qbench emulate`. See docs/reference/emulator.md for routes, choices and the info/control routes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { registerSecret } from '../errors.js';

@@ -1,7 +1,7 @@
 // The reserved /_qbench routes (all need the API key): GET /_qbench/info advertises the time scale,
 // endpoints, limits in force, faults and sub-services' facts so suites compute their
 // expectations from it; the control routes (key required) reset, resize worker pools,
-// change limits and read counters. Shapes are documented in README ("Emulator").
+// change limits and read counters. Shapes are documented in docs/reference/emulator.md.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import {
@@ -179,7 +179,7 @@ const ROUTE_METHODS: Readonly<Record<string, string>> = { '/_qbench/info': 'GET'
 export async function handleInfoRoute(core: EmulatorCore, req: IncomingMessage, res: ServerResponse, path: string, _query: string): Promise<void> {
   const method = req.method ?? 'GET';
   const want = ROUTE_METHODS[path];
-  if (want === undefined) return sendError(res, HTTP_STATUS.notFound, `no such emulator route ${path}; see GET /_qbench/info and README`);
+  if (want === undefined) return sendError(res, HTTP_STATUS.notFound, `no such emulator route ${path}; see GET /_qbench/info and docs/reference/emulator.md`);
   // The info document lists endpoint, template and pod ids and faults: like every other route, it needs the key.
   if (!headerAuthorizes(req.headers.authorization, core.config.apiKey)) {
     return sendError(res, HTTP_STATUS.unauthorized, 'the /_qbench routes need the API key in the authorization header ("<API_KEY>" or "Bearer <API_KEY>")', undefined, closeIfBodyPending(req));

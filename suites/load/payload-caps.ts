@@ -1,7 +1,7 @@
 // §4.1/§8 payload caps: the largest body /run (10 MB) and /runsync (20 MB) accept, found to
 // the byte by bisection between a small body and twice the cap, then latency against body
 // size up to the cap. Verdict: the largest accepted body is the documented cap under one of
-// the two readings of "MB" (decimal or binary; see README). `--param op=run|runsync`,
+// the two readings of "MB" (decimal or binary; see docs/reference/emulator.md). `--param op=run|runsync`,
 // `--param expect=advertised` compares with the emulator's advertised cap instead.
 // A probe answered by a gateway (502, 503, 504) or a broken connection, after retries, did not
 // get the target's own answer (src/target/gateway.ts, as the conformance payload checks): the

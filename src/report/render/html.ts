@@ -12,6 +12,7 @@ import { compareSections, costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmt
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
 import { PALETTE, scenarioCharts, type ChartSpec } from './html-charts.js';
 import { planHtml } from './plan.js';
+import { clauseHref } from '../../docs/spec-doc.js';
 
 /** Escape text for HTML (and scrub secrets on the way). */
 export function esc(s: string | number): string {
@@ -48,6 +49,11 @@ ${body}
 `;
 }
 
+
+/** A clause's section as a link to its anchor in the contract this package ships (docs/spec.md). */
+function clauseLink(section: string): string {
+  return `<a href="${esc(clauseHref(section))}">${esc(section)}</a>`;
+}
 function verdictBlock(status: string, exitCode: number, headline: string, reasons: readonly string[]): string {
   const shown = reasons.slice(0, 12);
   const more = reasons.length - shown.length;
@@ -99,7 +105,7 @@ function checkRow(c: CheckResult): string {
 function failureDetails(c: CheckResult, target: TargetInfo): string {
   const v = c.verdict;
   const head = `<summary>${badge(checkStatus(c))} <b>${esc(c.clause.section)}</b> <span class="mono">${esc(c.id)}</span>: ${esc(c.title)}</summary>`;
-  const quote = `<p class="small">Rule (${esc(c.clause.section)}): “${esc(c.clause.quote)}”</p>`;
+  const quote = `<p class="small">Rule (${clauseLink(c.clause.section)}): “${esc(c.clause.quote)}”</p>`;
   if (v.status === 'fail') {
     return `<details class="fail" open>${head}${quote}
 <dl class="evidence"><dt>expected</dt><dd>${esc(v.expected)}</dd><dt>observed</dt><dd>${esc(v.observed)}</dd></dl>
@@ -144,7 +150,7 @@ function conformanceSection(r: QbenchResult): string {
 ${failing.length > 0 ? `<div class="card"><h3>Failures (${failing.length})</h3>${failing.map((x) => failureDetails(x, r.meta.target)).join('')}</div>` : ''}
 <details class="card"><summary><b>All checks (${c.checks.length})</b></summary>${groups}</details>
 ${c.coverage.length > 0 ? `<details class="card"><summary><b>Coverage</b>: ${c.coverage.length - uncovered.length} of ${c.coverage.length} clauses have a check</summary><table><thead><tr><th>section</th><th>clause</th><th>checks</th></tr></thead><tbody>${c.coverage
-    .map((x) => `<tr><td>${esc(x.section)}</td><td>${esc(x.clause)}</td><td class="small">${x.checkIds.length > 0 ? esc(x.checkIds.join(', ')) : `<span class="muted">not covered${x.uncoveredReason ? `: ${esc(x.uncoveredReason)}` : ''}</span>`}</td></tr>`)
+    .map((x) => `<tr><td>${clauseLink(x.section)}</td><td>${esc(x.clause)}</td><td class="small">${x.checkIds.length > 0 ? esc(x.checkIds.join(', ')) : `<span class="muted">not covered${x.uncoveredReason ? `: ${esc(x.uncoveredReason)}` : ''}</span>`}</td></tr>`)
     .join('')}</tbody></table></details>` : ''}`;
 }
 
@@ -212,7 +218,7 @@ function fuzzSection(r: QbenchResult): string {
   const f = r.fuzz;
   if (!f) return '';
   const row = (p: FuzzProperty) =>
-    `<tr><td>${badge(p.status)}</td><td>${esc(p.name)}</td><td>${esc(p.clause.section)}<div class="small muted">“${esc(p.clause.quote)}”</div></td><td>${esc(p.kind)}</td><td class="num">${fmtCount(p.runs)}</td><td class="num">${esc(fmtDuration(p.durationMs))}</td></tr>`;
+    `<tr><td>${badge(p.status)}</td><td>${esc(p.name)}</td><td>${clauseLink(p.clause.section)}<div class="small muted">“${esc(p.clause.quote)}”</div></td><td>${esc(p.kind)}</td><td class="num">${fmtCount(p.runs)}</td><td class="num">${esc(fmtDuration(p.durationMs))}</td></tr>`;
   const findings = f.properties
     .filter((p) => p.status !== 'pass')
     .map((p) => {

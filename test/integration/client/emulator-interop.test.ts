@@ -105,7 +105,7 @@ describe('PodClient against the emulator', () => {
     expect((await pods.stop(pod.id)).desiredStatus).toBe('EXITED');
     expect((await pods.resume({ podId: pod.id, gpuCount: 1 })).desiredStatus).toBe('RUNNING');
     expect(await pods.terminate(pod.id)).toBeNull();
-    // The default catalogue has a type with no free stock (README: B200).
+    // The default catalogue has a type with no free stock (docs/reference/emulator.md: B200).
     expect(soldOut).toBeDefined();
     await expect(pods.deployOnDemand({ gpuCount: 1, gpuTypeId: soldOut!.id, imageName: 'img', cloudType: 'SECURE' })).rejects.toMatchObject({
       code: 'QB_ERR_GRAPHQL',

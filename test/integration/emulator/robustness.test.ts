@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 import { KEY, until } from './helpers.js';
 
-/** Every status the emulator documents (README "Emulator"); 500 is an OpenAI job that failed (§7) or an internal error. */
+/** Every status the emulator documents (docs/reference/emulator.md); 500 is an OpenAI job that failed (§7) or an internal error. */
 const DOCUMENTED = new Set([200, 400, 401, 404, 405, 408, 413, 415, 417, 429, 431, 500]);
 
 let em: EmulatorHandle;

@@ -2,12 +2,12 @@
 // two projects made by `npm init -y` (one left CommonJS as npm writes it, one "type": "module"),
 // and run with npx from there on Node 20 (no tsx of the user's own). In each: config, scenario
 // and handler files of every extension, the user's own TypeScript scenario (in worker threads
-// too), the README's installed-package lines, and `qbench init` followed by the commands it
-// prints. What does not depend on the module system (the rest of the README, the workflow init
+// too), the installed-package lines of the docs, and `qbench init` followed by the commands it
+// prints. What does not depend on the module system (every other command line of README.md and docs/, the workflow init
 // writes, the shipped scenarios, the reference worker's serving and stop) runs once, in the
 // project npm init -y leaves.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -211,12 +211,18 @@ const resultOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'result.json
 
 const projectOf = (kind: ProjectKind): Consumer => consumers!.projects[kind];
 
-/** The README's section on the installed package: the lines a new project runs first. */
-function installedSection(readme: string): string {
-  const start = readme.indexOf('## Installed in a project');
-  const end = readme.indexOf('\n### ', start);
-  expect(start).toBeGreaterThan(0);
-  return readme.slice(start, end);
+/** The page on the installed package: the lines a new project runs first. */
+const INSTALLED_PAGE = 'docs/guides/in-your-project.md';
+
+/** README.md, then every page under docs/ in path order: the text whose command lines run here. */
+function docsText(): string {
+  const pages = readdirSync('docs', { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.md'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+  // The pages a newcomer reads first come first: the lines they run make the files later lines read.
+  const first = ['docs/getting-started.md', INSTALLED_PAGE];
+  return ['README.md', ...first, ...pages.filter((f) => !first.includes(f))].map((f) => readFileSync(f, 'utf8')).join('\n');
 }
 
 /**
@@ -225,8 +231,7 @@ function installedSection(readme: string): string {
  */
 async function readmeLines(p: Consumer, all: boolean): Promise<void> {
   const dir = p.dir;
-  const readme = readFileSync('README.md', 'utf8');
-  const commands = readmeCommands(all ? readme : installedSection(readme));
+  const commands = readmeCommands(all ? docsText() : readFileSync(INSTALLED_PAGE, 'utf8'));
   expect(commands.length).toBeGreaterThan(all ? 20 : 2);
   const used = new Set<number>();
   const summary = join(dir, 'readme-step-summary.md');
@@ -263,7 +268,7 @@ async function readmeLines(p: Consumer, all: boolean): Promise<void> {
   }
   expect(problems).toEqual([]);
   expect(parsed).toBeGreaterThan(all ? 15 : 0);
-  // Every line meant to run as written is still in the README (the section: its check and its own scenario).
+  // Every line meant to run as written is still in the docs (the installed page: its check and its own scenario).
   const expected = all ? RUN_AS_WRITTEN.map((_, i) => i) : [0, 1];
   expect([...used].sort(), RUN_AS_WRITTEN.map((r) => r.match.source).join('\n')).toEqual(expected);
   if (all) expect(readFileSync(summary, 'utf8')).toMatch(/queue\.run\.answer|PASS/);
@@ -381,7 +386,7 @@ describe.each([
 
   // The whole README once; its other sections load no user file (and no config file yet), so
   // they do not depend on the project's module system.
-  it(kind === 'commonjs' ? 'every qbench command line of the README runs as written (the rest parse, as written)' : "the README's installed-package lines run as written", async () => {
+  it(kind === 'commonjs' ? 'every qbench command line of README.md and docs/ runs as written (the rest parse, as written)' : 'the installed-package lines of the docs run as written', async () => {
     await readmeLines(projectOf(kind), kind === 'commonjs');
   }, 240_000);
 
