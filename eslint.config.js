@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'reports/**', 'coverage/**', 'test-output/**', '**/*.tmp.ts', '**/*.tmp.mts', 'eslint.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'reports/**', 'coverage/**', 'test-output/**', '**/*.tmp.ts', '**/*.tmp.mts', 'eslint.config.js', 'test/docs-blocks/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -370,7 +370,7 @@ async function renderConfig(): Promise<string> {
     `In a TypeScript or JavaScript file, \`defineConfig\` from \`qbench/config\` types the object. For \`qbench.config.json\`, [${CONFIG_SCHEMA_FILE}](${CONFIG_SCHEMA_FILE}) is its JSON Schema; an editor completes and checks the file once the schema is mapped to it, e.g. in VS Code's settings:`,
     '',
     '```json',
-    `"json.schemas": [{ "fileMatch": ["qbench.config.json"], "url": "./node_modules/qbench/docs/reference/${CONFIG_SCHEMA_FILE}" }]`,
+    `{ "json.schemas": [{ "fileMatch": ["qbench.config.json"], "url": "./node_modules/qbench/docs/reference/${CONFIG_SCHEMA_FILE}" }] }`,
     '```',
     '',
     'The *Read by* column names the command-line flags that fall back to a key; `targets.<name>.*` is read when `--target <name>` names that target. The description is that flag\'s help ([command-line reference](cli.md)).',

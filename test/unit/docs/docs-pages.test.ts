@@ -6,6 +6,8 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docPages } from '../../../src/docs/code-blocks.js';
+import { firstUses, GLOSSARY_TERMS, linkedPages, linkFirstUses } from '../../../src/docs/glossary-links.js';
 import { clauseAnchor } from '../../../src/docs/spec-doc.js';
 import { WORKFLOW_TEMPLATE } from '../../../src/init/scaffold.js';
 import { CLAUSES } from '../../../suites/conformance/clauses.js';
@@ -74,6 +76,20 @@ describe('documentation pages', () => {
     const readme = read('README.md');
     expect(readme.split('\n').length).toBeLessThan(150);
     for (const guide of markdownFiles('docs/guides').filter((g) => !g.endsWith('in-your-project.md'))) expect(readme, guide).toContain(guide);
+  });
+
+  it.each(linkedPages(docPages(ROOT)))('%s links each glossary term at its first use', (page) => {
+    const unlinked = firstUses(read(page), page).filter((u) => !u.linked).map((u) => u.term.anchor);
+    expect(unlinked, 'run `npm run docs` to link them').toEqual([]);
+  });
+
+  it('a first use is linked once, inside prose only', () => {
+    const page = 'docs/guides/x.md';
+    const text = 'An `inconclusive` code span, then an inconclusive check, then inconclusive again.\n\n```sh\ninconclusive\n```\n';
+    const linked = linkFirstUses(text, page);
+    expect(linked).toBe('An `inconclusive` code span, then an [inconclusive](../concepts/glossary.md#inconclusive) check, then inconclusive again.\n\n```sh\ninconclusive\n```\n');
+    expect(linkFirstUses(linked, page)).toBe(linked);
+    expect(GLOSSARY_TERMS.every((t) => anchors(read('docs/concepts/glossary.md')).has(t.anchor))).toBe(true);
   });
 
   it('getting started reaches a load run on the user\'s own endpoint within 60 lines', () => {
