@@ -28,7 +28,7 @@ export const GLOSSARY_TERMS: readonly GlossaryTerm[] = [
 
 /** The hand-written pages whose first uses are linked (generated references and the glossary itself are not). */
 export function linkedPages(pages: readonly string[]): string[] {
-  return pages.filter((p) => p === 'README.md' || (p.startsWith('docs/') && p !== GLOSSARY && !/^docs\/(spec|coverage-matrix)\.md$/.test(p) && !/^docs\/reference\/(cli|config|exit-codes|faults)\.md$/.test(p)));
+  return pages.filter((p) => p === 'README.md' || (p.startsWith('docs/') && p !== GLOSSARY && !/^docs\/(spec|coverage-matrix)\.md$/.test(p) && !/^docs\/reference\/(cli|config|exit-codes|faults|result)\.md$/.test(p)));
 }
 
 /** Spans of `text` that are not prose: fenced blocks, inline code, headings, HTML tags, link targets. */

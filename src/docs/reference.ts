@@ -13,6 +13,7 @@ import { commandName, type CommandEntry, type CommandModule } from '../cli/comma
 import { COMMANDS } from '../cli/commands/index.js';
 import { declareOptions, readsConfig, type OptionSet, type OptionSpec } from '../cli/options.js';
 import { configOption } from '../cli/target-options.js';
+import { renderResultReference } from './result-doc.js';
 import { renderSpecDoc, SPEC_DOC } from './spec-doc.js';
 
 /** The command that rewrites the pages, named in each page's header and by the drift test. */
@@ -389,5 +390,6 @@ export const REFERENCE_FILES: Readonly<Record<string, () => string | Promise<str
   'docs/reference/faults.md': renderFaults,
   'docs/reference/config.md': renderConfig,
   [`docs/reference/${CONFIG_SCHEMA_FILE}`]: renderConfigSchema,
+  'docs/reference/result.md': renderResultReference,
   [SPEC_DOC]: renderSpecDoc,
 };
