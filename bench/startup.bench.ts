@@ -4,9 +4,12 @@
 //     most 1.5x vitest --version); `autocannon --version` for scale.
 //  2. `qbench load` against a local HTTP server: ms from process start to the emulator-info
 //     read, the preflight request and the first scheduled request (goal: 500 ms).
+//  3. Four `qbench load --shard i/4` processes started at once with one `--start-at` 4 s ahead
+//     (goal: each joins the shared start: no start missed, every run valid), with each shard's
+//     ms from process start to its first scheduled request.
 // Run: npx tsx bench/startup.bench.ts [rounds, default 15]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -87,6 +90,35 @@ try {
   console.log(`qbench load to a local server, median of ${loadRounds} runs, ms from process start (ratio to ${PEER}):`);
   for (const [label, i] of [['target facts read', 0], ['preflight request', 1], ['first scheduled request', 2]] as const) {
     console.log(`  ${label.padEnd(24)} ${at(i).toFixed(0).padStart(5)} ms  ${(at(i) / peerMs).toFixed(2)}x`);
+  }
+  const shards = 4;
+  const shardScenario = path.join(dir, 'shards.mjs');
+  await writeFile(shardScenario, "export default { name: 'shards', executor: 'constant-arrival-rate', ratePerSec: 200, durationMs: 2000, steps: [{ kind: 'health' }] };\n");
+  const seen: number[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(Date.now());
+    req.resume();
+    res.setHeader('content-type', 'application/json');
+    res.end('{"jobs":{"completed":0},"workers":{"idle":1,"running":0}}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const spawnedAt = Date.now();
+  const startAt = spawnedAt + 4000;
+  const codes = await Promise.all(
+    Array.from({ length: shards }, (_, i) => {
+      const p = spawn(process.execPath, [bin, 'load', shardScenario, '--target', `http://127.0.0.1:${port}/v2/ep`, '--shard', `${i}/${shards}`, '--start-at', new Date(startAt).toISOString(), '--out', path.join(dir, `shard-${i}`)], { stdio: 'ignore', env: { ...process.env, QBENCH_API_KEY: 'bench' } });
+      return new Promise<number | null>((resolve) => p.on('exit', resolve));
+    }),
+  );
+  await new Promise((resolve) => server.close(resolve));
+  console.log(`${shards} shards started at once, --start-at ${startAt - spawnedAt} ms ahead (exit codes ${codes.join(', ')}):`);
+  const firstScheduled = seen.filter((t) => t >= startAt - 50);
+  console.log(`  first scheduled request ${firstScheduled.length > 0 ? Math.min(...firstScheduled) - startAt : NaN} ms after the shared start`);
+  for (let i = 0; i < shards; i++) {
+    const result = JSON.parse(await readFile(path.join(dir, `shard-${i}`, 'result.json'), 'utf8')) as { load: { scenarios: { validity: { valid: boolean; reasons: string[] }; shard?: { missedAtJoin: number } }[] } };
+    const sc = result.load.scenarios[0]!;
+    console.log(`  shard ${i}/${shards}: ${sc.validity.valid ? 'valid' : `INVALID (${sc.validity.reasons.join('; ')})`}, starts missed at join: ${sc.shard?.missedAtJoin ?? 'n/a'}`);
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -90,6 +90,13 @@ export function applyOverrides(raw: ScenarioInput, o: ScenarioOverrides): { inpu
     else if (executor === 'max-throughput') input['connections'] = o.vus;
     else notes.push(`--vus does not apply to ${name} (${String(executor)})`);
   }
+  // A description the scenario wrote from its own numbers says what the flags changed.
+  const asRun = [
+    ...(o.ratePerSec !== undefined && (executor === 'constant-arrival-rate' || executor === 'ramping-arrival-rate') ? [`--rate ${o.ratePerSec}/s${executor === 'ramping-arrival-rate' ? ' at the peak' : ''}`] : []),
+    ...(o.durationMs !== undefined ? [`--duration ${o.durationMs / 1000} s`] : []),
+    ...(o.vus !== undefined && ['constant-concurrency', 'iterations', 'max-throughput'].includes(String(executor)) ? [`--vus ${o.vus}`] : []),
+  ];
+  if (typeof input['description'] === 'string' && asRun.length > 0) input['description'] = `${input['description']} (as run: ${asRun.join(', ')})`;
   if (o.threads !== undefined) input['threads'] = o.threads;
   if (o.maxRequests !== undefined) input['maxRequests'] = o.maxRequests;
   for (const [path, value] of o.set ?? []) {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyOverrides } from '../../../src/load/loader.js';
-import { parseScenario } from '../../../src/load/scenario.js';
+import { parseScenario, type ScenarioInput } from '../../../src/load/scenario.js';
 import { parseDurationMs } from '../../../src/spec/index.js';
 import { Aggregator } from '../../../src/load/aggregate.js';
 import { ShardRecorder } from '../../../src/load/recorder.js';
@@ -27,6 +27,14 @@ describe('scenario validation and overrides', () => {
     expect(s.maxInFlight).toBe(9);
     // The module's own object is untouched.
     expect(raw.stages[1]!.targetRatePerSec).toBe(50);
+  });
+
+  it('a description written from the scenario\'s own numbers says what --rate, --duration and --vus changed', () => {
+    const raw: ScenarioInput = { name: 's', description: 'steady at 20/s for 300 s', executor: 'constant-arrival-rate', ratePerSec: 20, durationMs: 300_000, steps: [{ kind: 'health' }] };
+    expect(applyOverrides(raw, { ratePerSec: 8, durationMs: 20_000 }).input['description']).toBe('steady at 20/s for 300 s (as run: --rate 8/s, --duration 20 s)');
+    expect(applyOverrides(raw, { threads: 2 }).input['description']).toBe('steady at 20/s for 300 s');
+    // --vus does not apply to an arrival rate: the note says so, the description is left alone.
+    expect(applyOverrides(raw, { vus: 3 }).input['description']).toBe('steady at 20/s for 300 s');
   });
 
   it('an override out of the hard bounds is a scenario error naming the field', () => {
