@@ -9,7 +9,7 @@ import type { GridAxes } from './grid.js';
 import { pointQualifies } from './evaluate.js';
 import { MEASURED_QUANTILES, sloThreshold, tailShare, type Slo } from './slo.js';
 
-/** How many of the settings just cheaper than the chosen one are explained. */
+/** How many of the settings cheaper than the chosen one are explained. */
 export const NEAR_MISSES = 3;
 
 export type PlanAnswer = Pick<PlanSection, 'chosen' | 'frontiers' | 'nearMisses' | 'needed'>;
@@ -146,6 +146,36 @@ export function whatIsNeeded(points: readonly PlanPoint[], slos: readonly Slo[],
   return out;
 }
 
+/** A miss within this many times its threshold is within reach of the SLO (a figure over it is an overloaded setting). */
+export const MISS_REACH = 2;
+
+/** What a setting's misses come to: which SLOs it misses and by how much, to two significant digits. */
+function outcome(p: PlanPoint, slos: readonly Slo[]): string {
+  return slos.map((s, i) => (p.meets[i] === true ? '-' : Number((p.sloFigures[i] ?? Number.POSITIVE_INFINITY).toPrecision(2)).toString())).join('|');
+}
+
+/**
+ * The settings cheaper than the chosen one worth explaining (most expensive first): one per
+ * distinct outcome (settings whose misses come to the same figures say the same thing), those
+ * within reach of every SLO they miss first, the cheapest of each outcome, and only then, to fill
+ * the list, the overloaded ones nearest the chosen cost.
+ */
+export function informativeMisses(points: readonly PlanPoint[], slos: readonly Slo[], cheaper: readonly number[]): number[] {
+  const withinReach = (k: number) => slos.every((s, i) => (points[k] as PlanPoint).meets[i] === true || ((points[k] as PlanPoint).sloFigures[i] ?? Number.POSITIVE_INFINITY) <= MISS_REACH * sloThreshold(s));
+  const cheapestPerOutcome = (ks: readonly number[]): number[] => {
+    const seen = new Map<string, number>();
+    // `cheaper` is cheapest first: the first of each outcome is its cheapest.
+    for (const k of ks) if (!seen.has(outcome(points[k] as PlanPoint, slos))) seen.set(outcome(points[k] as PlanPoint, slos), k);
+    return [...seen.values()];
+  };
+  const near = cheapestPerOutcome(cheaper.filter(withinReach));
+  const nearOutcomes = new Set(near.map((k) => outcome(points[k] as PlanPoint, slos)));
+  // Overloaded settings: one per outcome, nearest the chosen cost first.
+  const far = cheapestPerOutcome([...cheaper].reverse().filter((k) => !withinReach(k) && !nearOutcomes.has(outcome(points[k] as PlanPoint, slos))));
+  const byCostDesc = (a: number, b: number) => (points[b] as PlanPoint).costPerHourUsd.total - (points[a] as PlanPoint).costPerHourUsd.total || a - b;
+  return [...near.sort(byCostDesc), ...far].slice(0, NEAR_MISSES);
+}
+
 /** The plan's answer. */
 export function answer(points: readonly PlanPoint[], slos: readonly Slo[], axes: GridAxes, budgetPerHourUsd: number | undefined, twin: TwinFacts): PlanAnswer {
   const ranked = byCost(points, slos, points.map((_, k) => k));
@@ -154,12 +184,9 @@ export function answer(points: readonly PlanPoint[], slos: readonly Slo[], axes:
   if (chosen === undefined) return { chosen: null, frontiers: front, nearMisses: [], needed: whatIsNeeded(points, slos, axes, budgetPerHourUsd, twin) };
   const c = points[chosen] as PlanPoint;
   const cheaper = ranked.slice(0, ranked.indexOf(chosen)).filter((k) => (points[k] as PlanPoint).costPerHourUsd.total < c.costPerHourUsd.total);
-  const nearMisses: PlanNearMiss[] = cheaper
-    .slice(-NEAR_MISSES)
-    .reverse()
-    .map((k) => {
-      const p = points[k] as PlanPoint;
-      return { point: k, differs: settingDiff(p.setting, c.setting), misses: slos.flatMap((s, i) => (p.meets[i] === true ? [] : [explainMiss(p, i, s, twin)])) };
-    });
+  const nearMisses: PlanNearMiss[] = informativeMisses(points, slos, cheaper).map((k) => {
+    const p = points[k] as PlanPoint;
+    return { point: k, differs: settingDiff(p.setting, c.setting), misses: slos.flatMap((s, i) => (p.meets[i] === true ? [] : [explainMiss(p, i, s, twin)])) };
+  });
   return { chosen, frontiers: front, nearMisses, needed: [] };
 }

@@ -118,22 +118,37 @@ export function planMarkdownLines(plan: PlanSection, cell: (s: string) => string
 /** An SLO figure as the chart draws it: ms, or a share in percent. */
 const chartValue = (slo: PlanSlo, v: number): number => (slo.kind === 'latency' ? v : v * 100);
 
+/** A latency chart's top: this many times the SLO. Overloaded settings (minutes of queue against seconds) sit on that edge, counted in the note. */
+export const CHART_CLIP_X_SLO = 20;
+
 /** Per SLO: every setting as a point (cost, figure), the frontier as a line, the chosen point, the SLO as a reference line. */
 export function planCharts(plan: PlanSection): ChartSpec[] {
   return plan.slos.map((slo, i) => {
+    const threshold = slo.kind === 'latency' ? slo.thresholdMs : slo.maxShare * 100;
+    // Latency on a log axis up to a multiple of the SLO, so the settings near it are told apart.
+    const top = slo.kind === 'latency' ? CHART_CLIP_X_SLO * threshold : Number.POSITIVE_INFINITY;
+    let clipped = 0;
+    let highest = 0;
+    const y = (v: number): number => {
+      const c = chartValue(slo, v);
+      highest = Math.max(highest, c);
+      return Math.min(c, top);
+    };
     const all: Array<[number, number]> = [];
     plan.points.forEach((p) => {
       const v = p.sloFigures[i];
-      if (v !== null && v !== undefined) all.push([p.costPerHourUsd.total, chartValue(slo, v)]);
+      if (v === null || v === undefined) return;
+      if (chartValue(slo, v) > top) clipped += 1;
+      all.push([p.costPerHourUsd.total, y(v)]);
     });
     const front: Array<[number, number]> = (plan.frontiers[i] ?? []).map((k) => {
       const p = pointAt(plan, k);
-      return [p.costPerHourUsd.total, chartValue(slo, p.sloFigures[i] ?? 0)];
+      return [p.costPerHourUsd.total, y(p.sloFigures[i] ?? 0)];
     });
     const chosen = plan.chosen === null ? undefined : pointAt(plan, plan.chosen);
     const chosenFigure = chosen?.sloFigures[i];
-    const chosenPoint: Array<[number, number]> = chosen && chosenFigure !== null && chosenFigure !== undefined ? [[chosen.costPerHourUsd.total, chartValue(slo, chosenFigure)]] : [];
-    const threshold = slo.kind === 'latency' ? slo.thresholdMs : slo.maxShare * 100;
+    const chosenPoint: Array<[number, number]> = chosen && chosenFigure !== null && chosenFigure !== undefined ? [[chosen.costPerHourUsd.total, y(chosenFigure)]] : [];
+    const offChart = clipped > 0 ? ` ${clipped} setting(s) above ${CHART_CLIP_X_SLO}x the SLO (up to ${fmtDuration(highest)}) are drawn on the top edge.` : '';
     const series: ChartSpec['series'] = [
       { name: 'every setting', color: PALETTE[5], pointsOnly: true },
       { name: 'frontier', color: PALETTE[0] },
@@ -142,13 +157,13 @@ export function planCharts(plan: PlanSection): ChartSpec[] {
     return {
       id: `plan-frontier-${i}`,
       title: `Cost against ${slo.text}`,
-      note: `Each dot is one setting (its worst seed); the line joins the settings no cheaper one beats; red dashed: the SLO.${chosen ? ` Chosen: ${describePlanSetting(chosen.setting)}.` : ' No setting meets every SLO.'}`,
+      note: `Each dot is one setting (its worst seed); the line joins the settings no cheaper one beats; red dashed: the SLO.${chosen ? ` Chosen: ${describePlanSetting(chosen.setting)}.` : ' No setting meets every SLO.'}${offChart}`,
       xLabel: 'cost ($ per hour)',
-      yLabel: slo.kind === 'latency' ? `${slo.metric} p${slo.percentile} (ms)` : 'jobs that met a cold start (%)',
+      yLabel: slo.kind === 'latency' ? `${slo.metric} p${slo.percentile} (ms, log)` : 'jobs that met a cold start (%)',
       xKind: 'linear',
-      logY: false,
+      logY: slo.kind === 'latency',
       series,
-      data: alignSeries([all, front, chosenPoint]),
+      data: alignSeries([all, front, chosenPoint], slo.kind === 'latency'),
       refs: [{ label: slo.text, y: threshold }],
     };
   });

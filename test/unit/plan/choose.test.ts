@@ -67,6 +67,23 @@ describe('answer', () => {
     expect(first?.misses[0]?.explanation).toBe('1,000 ms over: jobs waited in the queue for busy workers (delay p99 4,000 ms, 0% met a cold start, within the 1.00% p99 leaves out)');
   });
 
+  it('explains one setting per distinct outcome, those within reach of the SLO first, and only then one overloaded setting', () => {
+    const pts = [
+      point(setting(1, { idleTimeoutS: 300 }), [{ e2eP99Ms: 6_000_000, costUsd: 9 }]),
+      point(setting(1, { idleTimeoutS: 60 }), [{ e2eP99Ms: 6_000_000, costUsd: 8.5 }]),
+      point(setting(1, { idleTimeoutS: 45 }), [{ e2eP99Ms: 6_000_000, costUsd: 8 }]),
+      point(setting(2, { idleTimeoutS: 30 }), [{ e2eP99Ms: 9_500, costUsd: 5 }]),
+      point(setting(2, { idleTimeoutS: 5 }), [{ e2eP99Ms: 9_500, costUsd: 4 }]),
+      point(setting(2, { idleTimeoutS: 1 }), [{ e2eP99Ms: 15_000, costUsd: 3 }]),
+      point(setting(4), [{ e2eP99Ms: 6_000, costUsd: 10 }]),
+    ];
+    const a = answer(pts, [P99], axes, undefined, twin);
+    expect(a.chosen).toBe(6);
+    // 9,500 ms (the cheaper of two settings giving it), 15,000 ms (within twice the SLO), then
+    // the three identical overloaded settings as one, the nearest the chosen cost.
+    expect(a.nearMisses.map((m) => m.point)).toEqual([4, 5, 0]);
+  });
+
   it('the frontier keeps the points no cheaper one beats on the figure', () => {
     const flat = [...ladder, point(setting(5, { idleTimeoutS: 60 }), [{ e2eP99Ms: 7_000, costUsd: 6 }])];
     expect(frontiers(flat, [P99])).toEqual([[0, 1, 2, 3, 4]]);

@@ -69,6 +69,18 @@ describe('the plan section rendered', () => {
     expect(chart?.refs).toEqual([{ label: 'p99(e2e)<8s', y: 8_000 }]);
   });
 
+  it('a latency chart is on a log axis up to 20x the SLO: an overloaded setting sits on the top edge, counted in the note', () => {
+    const html = renderHtml(resultOf(planOf([6_000_000, 7_000, 5_000])));
+    const data = JSON.parse(/<script type="application\/json" id="qbench-data">(.*?)<\/script>/s.exec(html)?.[1] ?? '{}') as { charts: Array<{ id: string; logY: boolean; note: string; data: Array<Array<number | null>> }> };
+    const latency = data.charts.find((c) => c.id === 'plan-frontier-0')!;
+    const share = data.charts.find((c) => c.id === 'plan-frontier-1')!;
+    expect(latency.logY).toBe(true);
+    expect(latency.data[1]).toEqual([160_000, 7_000, 5_000]);
+    expect(latency.note).toMatch(/1 setting\(s\) above 20x the SLO \(up to 100 min 0 s\) are drawn on the top edge\./);
+    expect(share.logY).toBe(false);
+    expect(share.note).not.toMatch(/top edge/);
+  });
+
   it('a plan that nothing meets fails with exit 1 and says what would be needed', () => {
     const missed = resultOf(planOf([20_000, 15_000, 12_000]));
     expect(missed.plan?.chosen).toBeNull();
