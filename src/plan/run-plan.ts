@@ -11,6 +11,9 @@ import { evaluatePoint } from './evaluate.js';
 import { defaultAxes, gridSettings, withOverrides, type AxisOverrides, type Grid } from './grid.js';
 import type { Slo } from './slo.js';
 import { runSweep, type SweepOptions } from './sweep.js';
+import { twinAtEnd, type PartInterval } from './precision.js';
+import type { PlanPoint, PlanPrecision } from '../result/model.js';
+import { describePlanSetting, fmtSloFigure, fmtUsdPerHour } from '../report/render/format.js';
 
 export interface PlanOptions extends SweepOptions {
   /** The twin's file, as the report names it. */
@@ -24,6 +27,8 @@ export interface PlanOptions extends SweepOptions {
   readonly axes?: AxisOverrides | undefined;
   /** Seeds per setting: seedBase, seedBase + 1, ... */
   readonly seeds: number;
+  /** The calibration report's intervals of the twin's fitted parts: the answer is re-simulated at their ends. */
+  readonly precision?: { readonly file: string; readonly intervals: readonly PartInterval[] } | undefined;
   readonly seedBase?: number | undefined;
 }
 
@@ -89,6 +94,8 @@ export async function runPlan(o: PlanOptions): Promise<PlanSection> {
   const points = grid.settings.map((s, i) => evaluatePoint(s, sweep.runs[i] ?? [], o.slos, o.budgetPerHourUsd));
   const a = grid.axes;
   const facts = twinFacts(deployment);
+  const answered = answer(points, o.slos, grid.axes, o.budgetPerHourUsd, facts);
+  const precision = o.precision === undefined || o.precision.intervals.length === 0 ? undefined : await precisionOf(o, endpointId, points, answered, seeds);
   return {
     twin: {
       file: o.twinFile,
@@ -117,7 +124,49 @@ export async function runPlan(o: PlanOptions): Promise<PlanSection> {
       skippedEquivalent: grid.skippedEquivalent,
     },
     points,
-    ...answer(points, o.slos, grid.axes, o.budgetPerHourUsd, facts),
+    ...answered,
+    ...(precision !== undefined ? { precision } : {}),
     sweep: { simulations: grid.settings.length * seeds.length, threads: sweep.threads, wallMs: sweep.wallMs, events: sweep.events },
+  };
+}
+
+/**
+ * The chosen setting and the cheaper ones the answer explains, simulated again with the twin's
+ * fitted parts at the slow and at the fast end of their intervals (same traffic, same seeds).
+ */
+async function precisionOf(o: PlanOptions, endpointId: string, points: readonly PlanPoint[], a: ReturnType<typeof answer>, seeds: readonly number[]): Promise<PlanPrecision> {
+  const precision = o.precision as NonNullable<PlanOptions['precision']>;
+  const named = [...(a.chosen === null ? [] : [a.chosen]), ...a.nearMisses.map((m) => m.point)];
+  const atEnd = async (end: 'slow' | 'fast'): Promise<PlanPoint[]> => {
+    if (named.length === 0) return [];
+    const twin = twinAtEnd(o.twin, endpointId, precision.intervals, end);
+    const settings = named.map((k) => (points[k] as PlanPoint).setting);
+    const sweep = await runSweep({ twin, endpointId, traffic: o.traffic, settings, seeds }, { ...o, onProgress: undefined });
+    return settings.map((s, i) => evaluatePoint(s, sweep.runs[i] ?? [], o.slos, o.budgetPerHourUsd));
+  };
+  const slow = await atEnd('slow');
+  const fast = await atEnd('fast');
+  const warnings: string[] = [];
+  let chosen: PlanPrecision['chosen'];
+  if (a.chosen !== null && slow[0] !== undefined && fast[0] !== undefined) {
+    const meetsAtSlow = slow[0].meets.every(Boolean);
+    chosen = { fast: fast[0].sloFigures, slow: slow[0].sloFigures, meetsAtSlow };
+    o.slos.forEach((slo, i) => {
+      if (slow[0]?.meets[i] !== true) warnings.push(`at the slow end of the calibration's 95% intervals the chosen setting misses ${slo.text} (${fmtSloFigure(slo, slow[0]?.sloFigures[i] ?? null)})`);
+    });
+  }
+  const offset = a.chosen === null ? 0 : 1;
+  const cheaperMeetingAtFast = a.nearMisses.map((m, j) => ({ k: m.point, p: fast[offset + j] })).filter((x) => x.p !== undefined && x.p.meets.every(Boolean)).map((x) => x.k);
+  for (const k of cheaperMeetingAtFast) {
+    const p = points[k] as PlanPoint;
+    warnings.push(`at the fast end of the intervals the cheaper ${describePlanSetting(p.setting)} (${fmtUsdPerHour(p.costPerHourUsd.total)}) meets every SLO`);
+  }
+  if (warnings.length > 0) warnings.push("the calibration's precision does not settle this choice: calibrate with more jobs (--max-jobs, --cold-starts) to narrow the intervals");
+  return {
+    source: precision.file,
+    parts: precision.intervals.map((iv) => ({ part: iv.part, ...(iv.classId !== undefined ? { classId: iv.classId } : {}), lowFactor: iv.lowFactor, highFactor: iv.highFactor, ...(iv.share !== undefined ? { share: iv.share } : {}) })),
+    ...(chosen !== undefined ? { chosen } : {}),
+    cheaperMeetingAtFast,
+    warnings,
   };
 }

@@ -558,6 +558,21 @@ export const PlanNearMiss = z.strictObject({
 });
 export type PlanNearMiss = z.infer<typeof PlanNearMiss>;
 
+/** The twin's precision carried into the plan: the named settings re-simulated with every fitted part at each end of its 95% interval. */
+export const PlanPrecision = z.strictObject({
+  /** The calibration report the intervals come from. */
+  source: z.string(),
+  /** Each fitted part's interval as factors of its fitted median (a mixture's fast share beside it). */
+  parts: z.array(z.strictObject({ part: z.string(), classId: z.string().optional(), lowFactor: nonNeg, highFactor: nonNeg, share: z.strictObject({ p: nonNeg, low: nonNeg, high: nonNeg }).optional() })),
+  /** The chosen setting's SLO figures at the fast and slow ends of the intervals (null: too many jobs did not complete). */
+  chosen: z.strictObject({ fast: z.array(nonNeg.nullable()), slow: z.array(nonNeg.nullable()), meetsAtSlow: z.boolean() }).optional(),
+  /** Indexes into `points` of the settings cheaper than the chosen one that meet every SLO at the fast end. */
+  cheaperMeetingAtFast: z.array(count),
+  /** Where the choice would change inside the intervals, in words; empty when it holds at both ends. */
+  warnings: z.array(z.string()),
+});
+export type PlanPrecision = z.infer<typeof PlanPrecision>;
+
 export const PlanSection = z.strictObject({
   twin: z.strictObject({
     /** The twin's emulator config file. */
@@ -598,6 +613,8 @@ export const PlanSection = z.strictObject({
   nearMisses: z.array(PlanNearMiss),
   /** When nothing meets the SLOs: what would be needed, in words. */
   needed: z.array(z.string()),
+  /** With the calibration report: how the answer moves across the twin's precision. */
+  precision: PlanPrecision.optional(),
   sweep: z.strictObject({
     simulations: count,
     threads: z.number().int().positive(),

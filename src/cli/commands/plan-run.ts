@@ -1,6 +1,7 @@
 // The work of `qbench plan` (declared in plan.ts): read the twin and the traffic, sweep the
 // grid on worker threads, and write the answer with every report.
 import { availableParallelism } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { usageError } from '../../errors.js';
 import type { ExitCode } from '../../exit-codes.js';
@@ -11,6 +12,7 @@ import { renderConsole } from '../../report/render/console.js';
 import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { runPlan } from '../../plan/run-plan.js';
 import { loadTrafficProfile, loadTwin, trafficFromFlags } from '../../sim/index.js';
+import { readPartIntervals, type PartInterval } from '../../plan/precision.js';
 import type { CliIo, Invocation } from '../command.js';
 import type { Flags } from '../options.js';
 import type { PLAN_OPTIONS } from './plan.js';
@@ -34,6 +36,14 @@ function progressPrinter(io: { stderr: (t: string) => void; isTty: boolean }) {
   };
 }
 
+/** The calibration report named, else calibration.json beside the twin (as `qbench calibrate` writes them), else none. */
+async function calibrationOf(twinFile: string, given: string | undefined): Promise<{ file: string; intervals: PartInterval[] } | undefined> {
+  if (given === 'none') return undefined;
+  const file = given ?? path.join(path.dirname(twinFile), 'calibration.json');
+  if (given === undefined && !existsSync(file)) return undefined;
+  return { file, intervals: await readPartIntervals(file) };
+}
+
 export async function runPlanCommand(f: Flags<typeof PLAN_OPTIONS>, io: CliIo, invocation: Invocation): Promise<ExitCode> {
   const fromFlags = f.ratePerSec !== undefined || f.durationMs !== undefined;
   if (f.traffic !== undefined && fromFlags) throw usageError('invalid options for qbench plan:\n  ✖ --traffic replaces --rate/--duration: give one or the other');
@@ -41,6 +51,7 @@ export async function runPlanCommand(f: Flags<typeof PLAN_OPTIONS>, io: CliIo, i
     throw usageError('invalid options for qbench plan:\n  ✖ the traffic: --rate <jobs/s> with --duration <e.g. 1h>, or --traffic <profile.json>');
   }
   const twin = await loadTwin(f.twin);
+  const precision = await calibrationOf(f.twin, f.calibration);
   const traffic = f.traffic !== undefined ? await loadTrafficProfile(f.traffic) : trafficFromFlags({ ratePerSec: f.ratePerSec ?? 0, durationMs: f.durationMs ?? 0 });
   const startedAt = new Date();
   const plan = await runPlan({
@@ -53,6 +64,7 @@ export async function runPlanCommand(f: Flags<typeof PLAN_OPTIONS>, io: CliIo, i
     axes: { workersMin: f.workersMin, workersMax: f.workersMax, idleTimeoutS: f.idleTimeoutS, scalerType: f.scalerType, scalerValue: f.scalerValue },
     seeds: f.seeds,
     seedBase: f.seed,
+    precision,
     threads: f.threads ?? availableParallelism(),
     onProgress: progressPrinter(io),
     signal: io.signal,

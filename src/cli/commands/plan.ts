@@ -21,6 +21,7 @@ const axis = (rule: Parameters<typeof axisSchema>[0]) => axisSchema(rule).option
 
 export const PLAN_OPTIONS = {
   twin: option({ flag: 'twin', schema: z.string({ error: 'is required: the emulator config to simulate (the emulator.json `qbench calibrate` writes, or any emulator config)' }).min(1), help: 'The twin: the emulator.json `qbench calibrate` writes, or any emulator config file' }),
+  calibration: option({ flag: 'calibration', schema: z.string().min(1).optional(), defaultHelp: 'calibration.json beside the twin, when there is one', help: "The calibration report whose 95% intervals of the twin's fitted parts the answer is re-simulated at ('none': do not)" }),
   endpoint: option({ flag: 'twin-endpoint', schema: EndpointId.optional(), help: "The twin's endpoint to simulate, when it serves several (default: its first)" }),
   traffic: option({ flag: 'traffic', schema: z.string().min(1).optional(), help: 'A traffic profile (JSON: constant, Poisson, daily curve, steps, replay; bursts; input classes), instead of --rate/--duration' }),
   ratePerSec: option({ flag: 'rate', kind: 'number', schema: z.number({ error: 'must be jobs per second' }).positive({ error: `must be above 0 and at most ${MAX_RATE_PER_SEC}` }).max(MAX_RATE_PER_SEC, { error: `must be above 0 and at most ${MAX_RATE_PER_SEC}` }).optional(), help: "Poisson arrivals of the twin's default input, jobs/s (with --duration)" }),

@@ -37,7 +37,22 @@ const quantiles = (q: PlanPoint['e2e']): string => `${fmtMs(q.p50Ms)} / ${fmtMs(
 
 /** SLO rows of a point: the SLO, the figure judged, met or not. */
 function sloRows(plan: PlanSection, p: PlanPoint): string[][] {
-  return plan.slos.map((s, i) => [s.text, fmtSloFigure(s, p.sloFigures[i] ?? null), p.meets[i] === true ? 'met' : 'missed']);
+  const ends = plan.precision?.chosen;
+  return plan.slos.map((s, i) => {
+    const interval = ends === undefined ? '' : ` (${fmtSloFigure(s, ends.fast[i] ?? null)} .. ${fmtSloFigure(s, ends.slow[i] ?? null)})`;
+    return [s.text, `${fmtSloFigure(s, p.sloFigures[i] ?? null)}${interval}`, p.meets[i] === true ? 'met' : 'missed'];
+  });
+}
+
+/** What the twin's precision does to the answer, in lines: where the intervals come from, then each warning. */
+function precisionLines(plan: PlanSection): string[] {
+  const pr = plan.precision;
+  if (pr === undefined) return [];
+  const parts = pr.parts.map((x) => `${x.part}${x.classId !== undefined ? ` (${x.classId})` : ''} x${x.lowFactor.toFixed(2)}..x${x.highFactor.toFixed(2)}`).join(', ');
+  return [
+    `figures in brackets: the fast .. slow end of the 95% intervals of ${pr.source} (${parts})`,
+    ...(pr.warnings.length === 0 ? ['the choice holds at both ends'] : pr.warnings.map((w) => `warning: ${w}`)),
+  ];
 }
 
 /** The chosen point's figures as label/value pairs, for every renderer. */
@@ -83,6 +98,7 @@ export function planConsoleLines(plan: PlanSection, bold: (s: string) => string)
     const c = pointAt(plan, plan.chosen);
     out.push('  Cheapest setting meeting every SLO:', ...chosenFacts(c).map(([k, v]) => `    ${k.padEnd(22)}${v}`), '');
     out.push(textTable([{ header: 'SLO' }, { header: 'figure', align: 'right' }, { header: '' }], sloRows(plan, c), '    '), '');
+    if (plan.precision !== undefined) out.push(...precisionLines(plan).map((l) => `    ${l}`), '');
     if (plan.nearMisses.length > 0) out.push('  Just cheaper, and why each misses:', ...nearMissLines(plan).map((l) => `  - ${l}`), '');
   }
   plan.slos.forEach((s, i) => {
@@ -104,6 +120,7 @@ export function planMarkdownLines(plan: PlanSection, cell: (s: string) => string
   } else {
     const c = pointAt(plan, plan.chosen);
     out.push('**Cheapest setting meeting every SLO**', '', '| | |', '|---|---|', ...chosenFacts(c).map(([k, v]) => `| ${k} | ${cell(v)} |`), ...sloRows(plan, c).map(([s, f, m]) => `| ${cell(s ?? '')} | ${f ?? ''} ${m === 'met' ? '✅' : '❌'} |`), '');
+    if (plan.precision !== undefined) out.push(...precisionLines(plan).map((l) => `- ${cell(l)}`), '');
     if (plan.nearMisses.length > 0) out.push('Just cheaper, and why each misses:', '', ...nearMissLines(plan).map((l) => `- ${cell(l)}`), '');
   }
   plan.slos.forEach((s, i) => {
@@ -221,7 +238,7 @@ ${plan.budgetPerHourUsd !== undefined ? `<dt>budget</dt><dd>${h.esc(fmtUsdPerHou
       })
       .join('');
     answer = `<div class="card" id="plan-answer"><h3>${h.badge('pass', 'chosen')} ${h.esc(planHeadline(plan))}</h3><dl class="meta">${facts}</dl>
-<table><thead><tr><th>SLO</th><th class="num">figure (worst seed)</th><th></th></tr></thead><tbody>${slos}</tbody></table></div>
+<table><thead><tr><th>SLO</th><th class="num">figure (worst seed)</th><th></th></tr></thead><tbody>${slos}</tbody></table>${plan.precision !== undefined ? `<ul class="small" id="plan-precision">${precisionLines(plan).map((l) => `<li>${l.startsWith('warning: ') ? `${h.badge('warn', 'warning')} ${h.esc(l.slice('warning: '.length))}` : h.esc(l)}</li>`).join('')}</ul>` : ''}</div>
 ${misses ? `<div class="card" id="plan-near-misses"><h3>Just cheaper, and why each misses</h3><table><thead><tr><th class="num">cost/h</th><th>setting</th><th>SLO</th><th class="num">figure</th><th>cause</th><th>why</th></tr></thead><tbody>${misses}</tbody></table></div>` : ''}`;
   }
   const frontierTables = plan.slos
