@@ -56,7 +56,7 @@ export interface Inferred {
 /** The QUEUE_DELAY scaler looks at the queue on a periodic check; the emulator's runs each second. */
 export const QUEUE_DELAY_CHECK_MS = 1_000;
 /** A first scale-up sooner than this cannot be QUEUE_DELAY (its least value is 1 s). */
-const IMMEDIATE_MS = 700;
+export const IMMEDIATE_MS = 700;
 
 const median = (v: readonly number[]): number => {
   const s = [...v].sort((a, b) => a - b);
@@ -295,6 +295,60 @@ export function precisionNotes(fits: readonly PartFit[]): string[] {
     }
   }
   return notes;
+}
+
+/** The service's overhead of warm jobs (end to end less delayTime, executionTime and the round trip), target ms: their median. */
+export function warmOverheadMs(obs: Observations): number {
+  const rttTargetMs = obs.rttRealMs * obs.timeScale;
+  const warm = obs.jobs.filter((j) => completed(j) && j.phase === 'warm' && j.poolBefore === 'warm');
+  return warm.length === 0 ? 0 : median(warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs)));
+}
+
+/**
+ * The burst's first scale-up from its jobs joining the queue, target ms: timed from the send, so
+ * half a round trip and (in the model) the overhead later; undefined: no scale-up seen.
+ */
+export function burstReactionMs(obs: Observations): number | undefined {
+  const first = obs.burst?.firstScaleUpMs;
+  return first === undefined ? undefined : Math.max(0, first - (obs.rttRealMs * obs.timeScale) / 2 - warmOverheadMs(obs));
+}
+
+/** Whether the burst's workers came at once (REQUEST_COUNT, or startOnArrival), not after a QUEUE_DELAY wait. */
+export function burstCameAtOnce(obs: Observations): boolean {
+  const r = burstReactionMs(obs);
+  return r !== undefined && r < IMMEDIATE_MS;
+}
+
+export interface ColdSizing {
+  /** Workers up at rest (active workers). */
+  readonly restWorkers: number;
+  readonly jobsPerWorker: number;
+  /** workersMax, given or the most seen. */
+  readonly cap: number;
+  /** Workers the plan wants started per idle gap (--cold-batch). */
+  readonly startsPerGap: number;
+  /** The burst's workers came at once: batches are sized to tell the REQUEST_COUNT candidates apart. */
+  readonly atOnce: boolean;
+}
+
+/**
+ * The jobs of the next cold batch: enough to fill the idle active workers (restWorkers x
+ * jobsPerWorker, which take jobs at once and start nothing) and then start `startsPerGap` flex
+ * workers within the cap. When workers come at once and the scale-ups so far leave several
+ * REQUEST_COUNT values, the batch is the size whose worker count tells most of them apart
+ * (ceil(n / v) below the cap for the candidates), the smallest such size.
+ */
+export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): number {
+  const base = s.restWorkers * s.jobsPerWorker + Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
+  if (!s.atOnce || s.cap <= s.restWorkers + 1) return base;
+  const values = scaleUps.length === 0 ? Array.from({ length: 8 }, (_, i) => i + 1) : requestCountCandidates(scaleUps, s.cap).values;
+  if (values.length < 2) return base;
+  let best = { n: base, distinct: 1 };
+  for (let n = s.restWorkers * s.jobsPerWorker + 1; n <= s.cap * Math.max(...values); n += 1) {
+    const distinct = new Set(values.map((v) => requestCountWorkers(v, { jobs: n, workersBefore: s.restWorkers }, s.cap))).size;
+    if (distinct > best.distinct) best = { n, distinct };
+  }
+  return best.n;
 }
 
 export interface InferOptions {

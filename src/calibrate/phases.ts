@@ -9,7 +9,7 @@ import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
-import type { BurstObservation, ColdReaction, HealthPoint, PhaseOutcome } from './observations.js';
+import type { BurstObservation, ColdReaction, HealthPoint, PhaseOutcome, ScaleUp } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
   return runPhase(ctx, 'warm', async () => {
@@ -34,6 +34,12 @@ export interface ColdOptions {
   readonly maxIdleWaitMs: number;
   /** Jobs sent at once after each idle gap: every worker they start is a cold-start sample. */
   readonly batch: number;
+  /**
+   * The batch of the next gap from what the gaps so far showed (their scale-ups): a batch sized
+   * to the idle active workers and to the scaler's candidates (see coldBatchSize). Absent: `batch`,
+   * narrowed to the workers one gap started.
+   */
+  readonly batchFor?: ((scaleUps: readonly ScaleUp[]) => number) | undefined;
 }
 
 /** The real instant the latest job ended on its worker: its answer, less half a round trip. */
@@ -196,7 +202,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // The batch is sent at once (each job still passes the budget's counter): one scaling
       // decision starts a worker for each, so their starts begin together. Never more than the
       // budget has left (at least one: a spent budget then says so).
-      const k = Math.max(1, Math.min(batch, count - jobs, ctx.target.budget.left));
+      const k = Math.max(1, Math.min(o.batchFor?.(ctx.obs.scaleUps) ?? batch, count - jobs, ctx.target.budget.left));
       const settled = await Promise.allSettled(Array.from({ length: k }, () => ctx.target.submit(cls.body)));
       const subs = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -241,7 +247,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       if (tracker.timesStarts) ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
       else untimed = true;
       if (tracker.startSpans > 1) staggered += 1;
-      if (!tracker.stopSeen && tracker.startCount > 0 && tracker.startCount < subs.length && tracker.startCount < batch) {
+      if (o.batchFor === undefined && !tracker.stopSeen && tracker.startCount > 0 && tracker.startCount < subs.length && tracker.startCount < batch) {
         narrowed = { from: narrowed?.from ?? batch, to: tracker.startCount };
         batch = tracker.startCount;
       }

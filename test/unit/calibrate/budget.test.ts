@@ -44,7 +44,7 @@ describe('the job budget', () => {
     const r = await calibrate(d, plan({ warmJobs: 4, coldStarts: 2, burstJobs: 3, streamJobs: 2, maxJobs: 11 }));
     // The stream phase sends one job: it brings no chunk, so the handler does not stream.
     expect(d.submitted()).toBe(4 + 2 + 3 + 1);
-    expect(r.phases.map((p) => `${p.phase}:${p.status}`)).toEqual(['warm:done', 'cold:done', 'burst:done', 'stream:done']);
+    expect(r.phases.map((p) => `${p.phase}:${p.status}`)).toEqual(['warm:done', 'burst:done', 'cold:done', 'stream:done']);
     expect(r.notes.join(' ')).toMatch(/does not stream/);
     // Two idle gaps after a job: two idle-timeout samples.
     expect(r.idleTimeoutSamplesMs.length).toBe(2);
@@ -64,7 +64,8 @@ describe('the job budget', () => {
 
   it('the deadline stops the run: an endpoint whose workers never stop ends the cold phase at --max-duration', async () => {
     const d = fakeDeployment(Infinity);
-    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 3, maxJobs: 10, maxDurationMs: 1_000 }));
+    // Given no active worker: the worker up at the start is not the count at rest, so the cold phase waits for it to stop.
+    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 3, maxJobs: 10, maxDurationMs: 1_000 }), { workersMin: 0 });
     expect(d.submitted()).toBe(1);
     expect(r.phases.find((p) => p.phase === 'cold')).toMatchObject({ status: 'partial', jobs: 0 });
     expect(r.phases.find((p) => p.phase === 'cold')?.reason).toMatch(/--max-duration of 1 s reached/);
