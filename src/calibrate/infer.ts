@@ -166,6 +166,31 @@ export function requestCountCandidates(scaleUps: readonly ScaleUp[], cap: number
   return { values, value: values[0] as number };
 }
 
+/** Workers a pool that starts one for each job beyond the free slots (startOnArrival) ends with after `up`'s jobs, under a cap. */
+export const arrivalWorkers = (up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap: number, jobsPerWorker: number): number =>
+  Math.min(cap, up.workersBefore + Math.ceil(Math.max(0, up.jobs - up.workersBefore * jobsPerWorker) / jobsPerWorker));
+
+/**
+ * startOnArrival beside a REQUEST_COUNT scaler, from the workers each batch ended with: with it,
+ * at least a worker for every job beyond the free slots (arrivalWorkers); without it,
+ * ceil(jobs / value) alone. The one that predicts more batches for some value wins; a tie (the
+ * counts are the same either way: the pool behaves the same) is the scaler alone.
+ */
+export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: number, jobsPerWorker: number): (StartOnArrivalGuess & { readonly values: readonly number[] }) | undefined {
+  if (scaleUps.length === 0) return undefined;
+  const top = Math.max(1, ...scaleUps.map((u) => u.jobs));
+  const misses = (atOnce: boolean) =>
+    Array.from({ length: top }, (_, i) => ({ v: i + 1, miss: scaleUps.filter((u) => Math.max(requestCountWorkers(i + 1, u, cap), atOnce ? arrivalWorkers(u, cap, jobsPerWorker) : 0) !== u.workersAfter).length }));
+  const fewest = (m: readonly { miss: number }[]) => Math.min(...m.map((x) => x.miss));
+  const [mWith, mWithout] = [misses(true), misses(false)];
+  const [withIt, without] = [fewest(mWith), fewest(mWithout)];
+  const seen = scaleUps.map((u) => `${u.jobs} job(s) with ${u.workersBefore} up ended with ${u.workersAfter}`).join('; ');
+  const values = (withIt < without ? mWith : mWithout).filter((x) => x.miss === Math.min(withIt, without)).map((x) => x.v);
+  return withIt < without
+    ? { value: true, values, detail: `workers came at once, and a worker for every job beyond the free slots (${jobsPerWorker} per worker) predicts ${scaleUps.length - withIt} of ${scaleUps.length} batches where REQUEST_COUNT alone predicts at most ${scaleUps.length - without} (${seen})` }
+    : { value: false, values, detail: `workers came at once, and REQUEST_COUNT alone predicts ${scaleUps.length - without} of ${scaleUps.length} batches${withIt === without ? ' (a worker for every job beyond the free slots predicts the same counts: the pool behaves alike either way)' : ''} (${seen})` };
+}
+
 /** Which batch size would tell `a` from `b` apart (with no worker up), under `cap`; undefined: none up to 100. */
 export function separatingBatch(a: number, b: number, cap: number): number | undefined {
   for (let n = 1; n <= 100; n += 1) if (requestCountWorkers(a, { jobs: n, workersBefore: 0 }, cap) !== requestCountWorkers(b, { jobs: n, workersBefore: 0 }, cap)) return n;
@@ -351,6 +376,39 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   return best.n;
 }
 
+/**
+ * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
+ * each job ran on its worker for its executionTime up to its end (its answer less half a round
+ * trip). Jobs on one worker whose runs overlap by more than a round trip (what an answer's time
+ * may be off by) ran side by side; one after another never overlap (each waits for its dispatch
+ * after the one before ends). Undefined: no record names its worker. /health's jobs in progress
+ * per running worker misses a worker's jobs still in their dispatch (counted in the queue), which
+ * a dispatch as long as the execution hides.
+ */
+export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: number, rttTargetMs: number): number | undefined {
+  const byWorker = new Map<string, { startMs: number; endMs: number }[]>();
+  for (const j of jobs) {
+    if (j.workerId === undefined || !completed(j)) continue;
+    const endMs = j.answeredAtMs * timeScale - rttTargetMs / 2;
+    const spans = byWorker.get(j.workerId) ?? [];
+    // Shortened by the round trip at its end: only a longer overlap counts.
+    spans.push({ startMs: endMs - (j.executionMs as number), endMs: endMs - rttTargetMs });
+    byWorker.set(j.workerId, spans);
+  }
+  if (byWorker.size === 0) return undefined;
+  let most = 1;
+  for (const spans of byWorker.values()) {
+    // Sweep: +1 at each start, -1 at each end (an end before a start at the same instant).
+    const events = spans.flatMap((x) => (x.endMs > x.startMs ? [{ t: x.startMs, d: 1 }, { t: x.endMs, d: -1 }] : [])).sort((a, b) => a.t - b.t || a.d - b.d);
+    let open = 0;
+    for (const e of events) {
+      open += e.d;
+      most = Math.max(most, open);
+    }
+  }
+  return most;
+}
+
 export interface InferOptions {
   readonly given: GivenSettings;
   /** The input field whose value names a job's class (several --input files). */
@@ -425,7 +483,15 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const tokens = obs.streams.flatMap((s) => (s.tokensPerChunk === undefined ? [] : [s.tokensPerChunk]));
 
   // Settings.
-  const measuredJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? { value: Math.max(1, Math.round(b.maxJobsPerRunningWorker)), detail: `the most jobs in progress per running worker during the burst (${b.maxJobsPerRunningWorker.toFixed(2)})` } : undefined;
+  const healthJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
+  const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs);
+  const measuredJpw =
+    healthJpw === undefined && recordsJpw === undefined
+      ? undefined
+      : {
+          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1),
+          detail: `the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}) and the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}), the larger`,
+        };
   const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
   const idle = obs.idleTimeoutSamplesMs;
   const measuredIdle = idle.length > 0 ? { value: Math.min(3600, Math.max(1, Math.round(median(idle) / 1_000))), detail: `a worker stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after its last job (median, whole seconds)` } : undefined;
@@ -445,7 +511,18 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     pick('scalerValue', o.given.scalerValue, scaler === undefined ? undefined : { value: scaler.value, detail: scaler.detail }, SERVICE_DEFAULTS.scalerValue),
     jobsPerWorker,
   ];
-  const arrival = inferStartOnArrival(obs.coldReactions, REACTION_SLACK_REAL_MS * obs.timeScale);
+  // REQUEST_COUNT answers at once too: there, what tells a worker started for each job beyond the
+  // free slots (startOnArrival) from the scaler alone is how many workers each batch ended with.
+  const arrival: (StartOnArrivalGuess & { readonly values?: readonly number[] }) | undefined =
+    scaler?.type === 'REQUEST_COUNT' && o.given.scalerType === undefined
+      ? startOnArrivalFromCounts(scaleUps, o.given.workersMax ?? Math.max(1, ...scaleUps.map((u) => u.workersAfter)), jobsPerWorker.value as number)
+      : inferStartOnArrival(obs.coldReactions, REACTION_SLACK_REAL_MS * obs.timeScale);
+  if (arrival?.values !== undefined && arrival.value && o.given.scalerValue === undefined) {
+    // The scaler's value as the counts allow it beside startOnArrival: the least (the most workers).
+    const i = settings.findIndex((x) => x.name === 'scalerValue');
+    const v = arrival.values[0] as number;
+    settings[i] = { name: 'scalerValue', value: v, source: 'measured', detail: `${arrival.values.length > 1 ? `ambiguous between ${listOf(arrival.values)} beside startOnArrival (each predicts the same counts); ${v} picked, the least` : `only ${v} predicts every count beside startOnArrival`}: ${arrival.detail}` };
+  }
   const startOnArrival = pick('startOnArrival', o.given.startOnArrival, arrival, false);
   if (startOnArrival.source === 'service default') {
     const why = obs.coldReactions.length === 0 ? 'no cold batch was read' : `the ${obs.coldReactions.length} cold batch reaction(s) were read too loosely to tell (each must lie wholly below ${AT_ONCE_BELOW_MS} ms or above ${WAITED_ABOVE_MS} ms)`;

@@ -29,6 +29,8 @@ export interface JobSample {
   readonly executionMs: number | undefined;
   /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
   readonly poolBefore: PoolBefore;
+  /** The worker that ran it, when the record names one. */
+  readonly workerId?: string | undefined;
 }
 
 /**

@@ -54,7 +54,7 @@ export function virtualDeployment(config: EmulatorConfig, endpointId: string, ti
     runSync: (body, waitMs) =>
       op(async () => {
         const job = ep.submit('runsync', { input: body.input, waitMs });
-        await ep.waitUntil(job, Math.min(RUNSYNC_WAIT_MS.max, waitMs) * timeScale, () => isTerminal(job.status));
+        await ep.waitUntil(job, Math.min(RUNSYNC_WAIT_MS.max, waitMs), () => isTerminal(job.status));
         return ep.record(job) as unknown as JobRecord;
       }),
     run: (body) => op(() => ({ id: ep.submit('run', { input: body.input }).id })),
