@@ -6,10 +6,10 @@
 // delayTime p50/p90/p99, cold starts per hour and cost. Prints each truth's seed (replay one with
 // --seeds <seed>), a table of the error per figure over the truths, and the worst truth with its settings.
 // Exit code 1 when a truth fails (a setting wrong, or a figure beyond --tolerance).
-// Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--tolerance 0.1] [--verbose]
+// Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--plan bench|test] [--tolerance 0.1] [--verbose]
 // (--truths N: seeds 1..N and the named truths; --fresh N: N seeds drawn at random, printed for replay.)
 import { parseArgs } from 'node:util';
-import { calibrateTruth, describeVerdict, FIGURES, judge, NAMED_TRUTHS, truthOf, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
+import { BENCH_PLAN_INPUT, calibrateTruth, describeVerdict, FIGURES, judge, NAMED_TRUTHS, planFlags, PROOF_PLAN_INPUT, truthOf, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
 
 const { values } = parseArgs({
   options: {
@@ -19,9 +19,13 @@ const { values } = parseArgs({
     named: { type: 'boolean', default: false },
     tolerance: { type: 'string', default: '0.1' },
     verbose: { type: 'boolean', default: false },
+    plan: { type: 'string', default: 'bench' },
   },
 });
 const tolerance = Number(values.tolerance);
+const PLANS = { test: PROOF_PLAN_INPUT, bench: BENCH_PLAN_INPUT } as const;
+if (values.plan !== 'test' && values.plan !== 'bench') throw new Error('--plan must be test (the unit test\'s, at most 85 jobs) or bench (at most 129 jobs of 150)');
+const planInput = PLANS[values.plan];
 if (!(tolerance > 0)) throw new Error('--tolerance must be a number above 0 (0.1: 10%)');
 const keys: string[] = [];
 if (values.truths !== undefined) {
@@ -40,7 +44,7 @@ if (keys.length === 0) keys.push(...Object.keys(NAMED_TRUTHS), ...Array.from({ l
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const failures = (v: Verdict): string[] => [
-  ...v.settings.filter((s) => s.verdict === 'wrong').map((s) => `${s.name} ${String(s.twin)} (truth ${String(s.truth)})`),
+  ...v.settings.filter((s) => s.verdict === 'wrong' || s.verdict === 'named').map((s) => `${s.name} ${String(s.twin)} (truth ${String(s.truth)})`),
   ...v.figures.filter((f) => !(f.error <= tolerance)).map((f) => `${f.name} ${pct(f.error)}`),
 ];
 
@@ -53,11 +57,11 @@ function settingsLine(t: Truth): string {
 
 const verdicts: Verdict[] = [];
 let failed = 0;
-console.log(`twin proof: ${keys.length} truth(s), tolerance ${pct(tolerance)} per figure`);
+console.log(`twin proof: ${keys.length} truth(s), tolerance ${pct(tolerance)} per figure, plan ${values.plan} (qbench calibrate ${planFlags(planInput).join(' ')}, time scale 60)`);
 for (const key of keys) {
   const truth = truthOf(key);
   const t0 = performance.now();
-  const cal = await calibrateTruth(truth);
+  const cal = await calibrateTruth(truth, planInput);
   const t1 = performance.now();
   const v = judge(truth, cal.report);
   const t2 = performance.now();
@@ -83,8 +87,12 @@ for (const name of FIGURES) {
   const worst = errs.reduce((a, x) => (x.e > a.e ? x : a));
   console.log(`${name.padEnd(15)} ${pct(quantile(errs.map((x) => x.e), 0.5)).padStart(8)} ${pct(quantile(errs.map((x) => x.e), 0.9)).padStart(8)} ${pct(worst.e).padStart(8)}  ${worst.v.truth.name}`);
 }
-const settingsRight = verdicts.filter((v) => v.settings.every((s) => s.verdict !== 'wrong')).length;
-console.log(`scaling settings right (equal, or behaviourally the same) in ${settingsRight} of ${verdicts.length} truths`);
+const count = (k: string) => verdicts.reduce((acc, v) => acc + v.settings.filter((s) => s.verdict === k).length, 0);
+const settingsRight = verdicts.filter((v) => v.settings.every((s) => s.verdict === 'equal' || s.verdict === 'equivalent')).length;
+console.log(
+  `scaling settings: ${count('equal')} equal to the truth's, ${count('equivalent')} other but behaviourally the same, ${count('named')} not measurable in the budget and named so in the report, ${count('wrong')} wrong; ` +
+    `every setting right in ${settingsRight} of ${verdicts.length} truths`,
+);
 const worstTruth = verdicts.reduce((a, v) => (Math.max(...v.figures.map((f) => f.error)) > Math.max(...a.figures.map((f) => f.error)) ? v : a));
 console.log(`\nworst truth: ${worstTruth.truth.name} (${settingsLine(worstTruth.truth)})\n${describeVerdict(worstTruth)}`);
 console.log(`\n${verdicts.length - failed} of ${verdicts.length} truths within ${pct(tolerance)} with every setting right`);

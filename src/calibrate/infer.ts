@@ -409,6 +409,58 @@ export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: 
   return most;
 }
 
+const fitOfPart = (fits: readonly PartFit[], part: TimingPart): number | undefined => {
+  const f = fits.find((x) => x.part === part && x.classId === undefined) ?? fits.find((x) => x.part === part);
+  return f === undefined ? undefined : median(f.samplesMs);
+};
+
+/**
+ * A note for each scaling setting (and the cold start) the calibration could not measure: what
+ * the twin uses instead, why it was not seen, and what measuring it would take. A setting that
+ * cannot change anything on this deployment (an idle timeout or a cold start with workersMin =
+ * workersMax: no worker above the active ones ever starts or stops) says so.
+ */
+export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly obs: Observations; readonly coldStarts: number; readonly executionMedianMs: number | undefined }): string[] {
+  const notes: string[] = [];
+  const get = (n: keyof DeploymentSettings) => settings.find((s) => s.name === n);
+  const min = get('workersMin')?.value as number;
+  const max = get('workersMax')?.value as number;
+  const jpw = get('jobsPerWorker')?.value as number;
+  const noFlex = min >= max && get('workersMax')?.source !== 'service default';
+  const b = o.obs.burst;
+  const scale = o.obs.timeScale;
+  const idle = get('idleTimeoutS');
+  if (idle?.source === 'service default') {
+    notes.push(
+      `idleTimeoutS: not measured (no worker above the ${min} up at rest was seen to stop after its last job); the twin uses ${String(idle.value)} s, the service default` +
+        (noFlex
+          ? `: with workersMin = workersMax (${max}) no worker ever stops, so it changes nothing here`
+          : `; measuring it takes one idle gap after a scale-up (--cold-starts > 0, one job at least) and a --max-duration past the idle timeout (up to ${Math.round(3_600 / scale)} s of wall time at time scale ${scale} for the longest, 3600 s)`),
+    );
+  }
+  if (o.coldStarts === 0) {
+    notes.push(
+      `coldStart: not measured (no worker was seen starting after an idle gap); the twin keeps the emulator's constant cold start (its workers section, 1 s by default)` +
+        (noFlex ? `: with workersMin = workersMax (${max}) workers start only when the endpoint is deployed, so it changes nothing in steady traffic` : '; measuring it takes cold batches (--cold-starts > 0) and a --max-duration that allows the idle gaps'),
+    );
+  }
+  const wmax = get('workersMax');
+  const exec = o.executionMedianMs;
+  if (wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore)) {
+    // Jobs that keep the workers up busy for longer than the longest QUEUE_DELAY reaction (6 s and a check).
+    const need = exec === undefined || exec <= 0 ? undefined : Math.ceil((Math.max(1, b.workersBefore) * jpw * 8_000) / exec);
+    notes.push(
+      `workersMax: at least ${String(wmax.value)}: no worker started during the burst of ${b.jobs} jobs (the ${b.workersBefore} up ran them before the scaler acted); the twin uses ${String(wmax.value)}; ` +
+        `measuring it takes a burst whose jobs wait past the scaler's reaction${need === undefined ? '' : ` (about ${need} jobs: the workers up x ${jpw} job(s) each x 8 s of execution at ${Math.round(exec as number)} ms a job)`}, or give --workers-max`,
+    );
+  }
+  for (const n of ['workersMax', 'scalerType', 'scalerValue', 'jobsPerWorker'] as const) {
+    const x = get(n);
+    if (x?.source === 'service default') notes.push(`${n}: not measured (${n === 'jobsPerWorker' ? 'no burst was read' : 'no worker was seen starting for a burst or a cold batch'}); the twin uses ${String(x.value)}, the service default; measuring it takes a burst (--burst-jobs) whose jobs wait on the scaler, or give it (--${n === 'scalerType' ? 'scaler-type' : n === 'scalerValue' ? 'scaler-value' : n === 'workersMax' ? 'workers-max' : 'jobs-per-worker'})`);
+  }
+  return notes;
+}
+
 export interface InferOptions {
   readonly given: GivenSettings;
   /** The input field whose value names a job's class (several --input files). */
@@ -454,7 +506,6 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
   add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker (starting) to it no longer starting`, true));
-  if (starts.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
@@ -538,6 +589,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     const i = settings.findIndex((s) => s.name === 'workersMax');
     settings[i] = { ...(settings[i] as SettingValue), value: value('workersMin') as number, detail: `${(settings[i] as SettingValue).detail}; raised to workersMin` };
   }
+  notes.push(...unmeasuredNotes(settings, { obs, coldStarts: starts.length, executionMedianMs: fitOfPart(fits, 'execution') }));
 
   const fitOf = (part: TimingPart): Distribution | undefined => fits.find((f) => f.part === part && f.classId === undefined)?.fit.dist;
   let execution: ExecutionTiming | undefined = fitOf('execution');

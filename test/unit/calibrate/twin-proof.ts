@@ -168,11 +168,16 @@ export const PROOF_TIME_SCALE = 60;
  */
 export const PROOF_PLAN_INPUT = { classes: 1, warmJobs: 20, coldStarts: 24, coldBatch: 4, burstJobs: 40, streamJobs: 1, maxJobs: 100, maxDurationMs: 10 * 60_000 } as const;
 
-/** The same plan as `qbench calibrate` flags. */
-export const PROOF_PLAN_FLAGS: readonly string[] = [
-  '--warm-jobs', String(PROOF_PLAN_INPUT.warmJobs), '--cold-starts', String(PROOF_PLAN_INPUT.coldStarts), '--cold-batch', String(PROOF_PLAN_INPUT.coldBatch),
-  '--burst-jobs', String(PROOF_PLAN_INPUT.burstJobs), '--stream-jobs', String(PROOF_PLAN_INPUT.streamJobs), '--max-jobs', String(PROOF_PLAN_INPUT.maxJobs),
-];
+/**
+ * The bench's larger plan, the issue's budget of 150 jobs: 40 warm, 48 cold (twice the cold-start
+ * samples: a mixture's share within about ±15 points), the same burst: at most 129 jobs.
+ */
+export const BENCH_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 40, coldStarts: 48, maxJobs: 150 } as const;
+
+/** A plan as `qbench calibrate` flags. */
+export function planFlags(p: typeof PROOF_PLAN_INPUT | typeof BENCH_PLAN_INPUT): string[] {
+  return ['--warm-jobs', String(p.warmJobs), '--cold-starts', String(p.coldStarts), '--cold-batch', String(p.coldBatch), '--burst-jobs', String(p.burstJobs), '--stream-jobs', String(p.streamJobs), '--max-jobs', String(p.maxJobs)];
+}
 
 export interface Calibrated {
   readonly report: CalibrationReport;
@@ -183,7 +188,7 @@ export interface Calibrated {
 }
 
 /** `runCalibration` against `truth` served in-process (public queue operations, 1 real ms round trips) at PROOF_TIME_SCALE. */
-export async function calibrateTruth(truth: Truth, planInput: typeof PROOF_PLAN_INPUT = PROOF_PLAN_INPUT): Promise<Calibrated> {
+export async function calibrateTruth(truth: Truth, planInput: typeof PROOF_PLAN_INPUT | typeof BENCH_PLAN_INPUT = PROOF_PLAN_INPUT): Promise<Calibrated> {
   const v = virtualDeployment(truthConfig(truth), ENDPOINT, PROOF_TIME_SCALE);
   const plan: CalibrationPlan = planCalibration(planInput);
   const cost = estimateCost(plan, { workersMax: { value: 3, source: 'service default' }, idleTimeoutS: { value: 5, source: 'service default' }, gpuTypeId: 'L4', gpuCount: 1, pricePerS: undefined });
@@ -219,8 +224,12 @@ export interface SettingVerdict {
   readonly name: ScalingSetting;
   readonly truth: number | string | boolean;
   readonly twin: number | string | boolean | undefined;
-  /** equal; or differs but the truth behaves the same with the twin's value (simulated, every figure within EQUIVALENT); or wrong. */
-  readonly verdict: 'equal' | 'equivalent' | 'wrong';
+  /**
+   * equal; or differs but the truth behaves the same with the twin's value (simulated, every
+   * figure within EQUIVALENT); or differs and the report names it as not measured (a note on it:
+   * what the twin used and what measuring it takes); or wrong.
+   */
+  readonly verdict: 'equal' | 'equivalent' | 'named' | 'wrong';
 }
 
 /** The idle timeout may be off by one poll's span and its rounding to whole seconds: 1 s. */
@@ -294,9 +303,10 @@ export interface ProofTraffic {
 const STEP_S = 10;
 
 /**
- * Traffic that makes the truth scale, from its capacity C: a busy stretch at 0.5 C (about 40 jobs
- * or two minutes), an idle gap longer than the idle timeout and the longest cold start (every flex
- * worker stops), a quiet stretch at 0.1 C, another gap; repeated over `hours` per seed, the hours
+ * Traffic that makes the truth scale, from its capacity C: an idle gap longer than the idle
+ * timeout and the longest cold start (every flex worker stops; at the start, the active workers
+ * are up before the first job), a busy stretch at 0.5 C (about 40 jobs or two minutes), another
+ * gap, a quiet stretch at 0.1 C; repeated over `hours` per seed, the hours
  * chosen so that each seed simulates about `jobsPerSeed` jobs (2 to 40 h).
  */
 export function proofTraffic(truth: Truth, seeds = 8, jobsPerSeed = 4_000): ProofTraffic {
@@ -306,7 +316,7 @@ export function proofTraffic(truth: Truth, seeds = 8, jobsPerSeed = 4_000): Proo
   const busy = steps(Math.max(120, 40 / (0.5 * cap)));
   const gap = steps(s.idleTimeoutS + 90);
   const quiet = steps(Math.max(120, 10 / (0.1 * cap)));
-  const cycle = [...Array<number>(busy).fill(0.5 * cap), ...Array<number>(gap).fill(0), ...Array<number>(quiet).fill(0.1 * cap), ...Array<number>(gap).fill(0)];
+  const cycle = [...Array<number>(gap).fill(0), ...Array<number>(busy).fill(0.5 * cap), ...Array<number>(gap).fill(0), ...Array<number>(quiet).fill(0.1 * cap)];
   const cycleJobs = busy * STEP_S * 0.5 * cap + quiet * STEP_S * 0.1 * cap;
   const cycleS = cycle.length * STEP_S;
   const hours = Math.min(40, Math.max(2, ((jobsPerSeed / cycleJobs) * cycleS) / 3_600));
@@ -367,17 +377,22 @@ export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTra
   const value = (n: ScalingSetting) => report.settings.find((s) => s.name === n)?.value;
   // The twin's scaler on the truth: behaviourally the same when the truth's figures do not move.
   const scalerSwap = { ...own, scalerType: twinDeployment.scalerType ?? own.scalerType, scalerValue: twinDeployment.scalerValue ?? own.scalerValue };
+  const sameAs = (d: DeploymentSettingsInput, settings: OwnSettings) => compare(truthSummary, simulatedSummary(truthConfig(truth, d), settings, traffic)).every((f) => f.error <= EQUIVALENT);
   let swapped: boolean | undefined;
   const sameBehaviour = () => {
-    swapped ??= compare(truthSummary, simulatedSummary(truthConfig(truth, { ...truth.model, scalerType: scalerSwap.scalerType, scalerValue: scalerSwap.scalerValue, startOnArrival: twinDeployment.startOnArrival ?? false }), scalerSwap, traffic)).every((f) => f.error <= EQUIVALENT);
+    swapped ??= sameAs({ ...truth.model, scalerType: scalerSwap.scalerType, scalerValue: scalerSwap.scalerValue, startOnArrival: twinDeployment.startOnArrival ?? false }, scalerSwap);
     return swapped;
   };
   const settings = SCALING_SETTINGS.map((name): SettingVerdict => {
     const t = own[name];
     const w = value(name);
     const equal = name === 'idleTimeoutS' ? typeof w === 'number' && Math.abs(w - (t as number)) <= IDLE_TOLERANCE_S : w === t;
+    if (equal) return { name, truth: t, twin: w, verdict: 'equal' };
     const behavioural = name === 'scalerType' || name === 'scalerValue' || name === 'startOnArrival';
-    return { name, truth: t, twin: w, verdict: equal ? 'equal' : behavioural && sameBehaviour() ? 'equivalent' : 'wrong' };
+    // An idle timeout matters only to flex workers: with workersMin = workersMax none ever stops.
+    const idleOnActives = name === 'idleTimeoutS' && typeof w === 'number' && sameAs({ ...truth.model, idleTimeoutS: w }, { ...own, idleTimeoutS: w });
+    if ((behavioural && sameBehaviour()) || idleOnActives) return { name, truth: t, twin: w, verdict: 'equivalent' };
+    return { name, truth: t, twin: w, verdict: report.notes.some((n) => n.startsWith(`${name}: `)) ? 'named' : 'wrong' };
   });
   const twinOwn = { ...own, workersMin: twinDeployment.workersMin ?? 0, workersMax: twinDeployment.workersMax ?? 3, idleTimeoutS: twinDeployment.idleTimeoutS ?? 5, scalerType: twinDeployment.scalerType ?? 'QUEUE_DELAY', scalerValue: twinDeployment.scalerValue ?? 4 };
   const twinSummary = simulatedSummary(twinCfg, twinOwn, traffic);
