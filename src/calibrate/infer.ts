@@ -379,20 +379,21 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
 /**
  * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
  * each job ran on its worker for its executionTime up to its end (its answer less half a round
- * trip). Jobs on one worker whose runs overlap by more than a round trip (what an answer's time
- * may be off by) ran side by side; one after another never overlap (each waits for its dispatch
+ * trip). Jobs on one worker whose runs overlap by more than a round trip and a poll (what an
+ * answer's time may be off by) ran side by side; one after another never overlap (each waits for its dispatch
  * after the one before ends). Undefined: no record names its worker. /health's jobs in progress
  * per running worker misses a worker's jobs still in their dispatch (counted in the queue), which
  * a dispatch as long as the execution hides.
  */
-export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: number, rttTargetMs: number): number | undefined {
+export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: number, rttTargetMs: number, pollTargetMs = 0): number | undefined {
   const byWorker = new Map<string, { startMs: number; endMs: number }[]>();
   for (const j of jobs) {
     if (j.workerId === undefined || !completed(j)) continue;
     const endMs = j.answeredAtMs * timeScale - rttTargetMs / 2;
     const spans = byWorker.get(j.workerId) ?? [];
-    // Shortened by the round trip at its end: only a longer overlap counts.
-    spans.push({ startMs: endMs - (j.executionMs as number), endMs: endMs - rttTargetMs });
+    // Shortened by the round trip and a poll at its end (a job that outlasts its /runsync wait is
+    // read on /status polls): only a longer overlap counts.
+    spans.push({ startMs: endMs - (j.executionMs as number), endMs: endMs - rttTargetMs - pollTargetMs });
     byWorker.set(j.workerId, spans);
   }
   if (byWorker.size === 0) return undefined;
@@ -535,7 +536,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
 
   // Settings.
   const healthJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
-  const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs);
+  const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs, (obs.pollRealMs ?? 0) * obs.timeScale);
   const measuredJpw =
     healthJpw === undefined && recordsJpw === undefined
       ? undefined

@@ -61,6 +61,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
   const obs: Observations = {
     timeScale: o.timeScale.value,
     rttRealMs: 0,
+    pollRealMs: o.healthPollMs,
     jobs: [],
     idleTimeoutSamplesMs: [],
     workerStartsMs: [],
