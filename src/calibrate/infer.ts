@@ -462,6 +462,27 @@ export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly
   return notes;
 }
 
+/**
+ * Jobs per worker from how much work each worker got through while the burst kept it busy: the
+ * jobs one worker ran, each holding a slot for its dispatch (the warm jobs' median) and its
+ * executionTime, over the span from its first job's handing over to its last job's end. One job
+ * at a time fills the span once; j at a time, j times. The worker with the most jobs (at least
+ * 4) answers, rounded down when the span has idle stretches (the burst's tail): undefined when
+ * no worker ran 4. Unlike the overlap of runs, it sees jobs side by side whose dispatch hides
+ * their executions from each other.
+ */
+export function jobsPerWorkerFromLoad(jobs: readonly JobSample[], dispatchMs: number, timeScale: number, rttTargetMs: number): number | undefined {
+  const byWorker = new Map<string, JobSample[]>();
+  for (const j of jobs) if (j.workerId !== undefined && completed(j)) byWorker.set(j.workerId, [...(byWorker.get(j.workerId) ?? []), j]);
+  const busiest = [...byWorker.values()].reduce<JobSample[]>((a, x) => (x.length > a.length ? x : a), []);
+  if (busiest.length < 4) return undefined;
+  const endOf = (j: JobSample) => j.answeredAtMs * timeScale - rttTargetMs / 2;
+  const from = Math.min(...busiest.map((j) => endOf(j) - (j.executionMs as number) - dispatchMs));
+  const to = Math.max(...busiest.map(endOf));
+  const load = busiest.reduce((acc, j) => acc + (j.executionMs as number) + dispatchMs, 0);
+  return to > from ? Math.max(1, Math.floor(load / (to - from) + 0.25)) : undefined;
+}
+
 export interface InferOptions {
   readonly given: GivenSettings;
   /** The input field whose value names a job's class (several --input files). */
@@ -537,12 +558,13 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // Settings.
   const healthJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
   const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs, (obs.pollRealMs ?? 0) * obs.timeScale);
+  const loadJpw = jobsPerWorkerFromLoad(done.filter((j) => j.phase === 'burst'), dispatch === undefined ? 0 : median(dispatch.samplesMs), obs.timeScale, rttTargetMs);
   const measuredJpw =
-    healthJpw === undefined && recordsJpw === undefined
+    healthJpw === undefined && recordsJpw === undefined && loadJpw === undefined
       ? undefined
       : {
-          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1),
-          detail: `the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}) and the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}), the larger`,
+          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1, loadJpw ?? 1),
+          detail: `the largest of: the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}), the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}) and the busiest worker's dispatch and execution over its busy span (${loadJpw ?? 'under 4 jobs'})`,
         };
   const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
   const idle = obs.idleTimeoutSamplesMs;
