@@ -1,15 +1,15 @@
 // The property-based proof over generated ground truths (test/unit/calibrate/twin-proof.ts): each
 // truth is calibrated in-process by the calibration's own code (public queue operations only, time
-// scale 60, the proof plan's budget of at most 85 jobs), then judged: every scaling setting against
+// scale 60, the proof plan: at most 129 jobs of a 150-job budget), then judged: every scaling setting against
 // the truth's, and the written twin against the truth simulated on the truth's own settings under
 // traffic sized from its capacity (8 seeds, about 32,000 jobs per config, common seeds): e2e and
 // delayTime p50/p90/p99, cold starts per hour and cost. Prints each truth's seed (replay one with
 // --seeds <seed>), a table of the error per figure over the truths, and the worst truth with its settings.
 // Exit code 1 when a truth fails (a setting wrong, or a figure beyond --tolerance).
-// Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--plan bench|test] [--tolerance 0.1] [--verbose]
+// Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--plan proof|url] [--tolerance 0.1] [--verbose]
 // (--truths N: seeds 1..N and the named truths; --fresh N: N seeds drawn at random, printed for replay.)
 import { parseArgs } from 'node:util';
-import { BENCH_PLAN_INPUT, calibrateTruth, describeVerdict, FIGURES, judge, NAMED_TRUTHS, planFlags, PROOF_PLAN_INPUT, truthOf, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
+import { calibrateTruth, describeVerdict, FIGURES, judge, NAMED_TRUTHS, planFlags, PROOF_PLAN_INPUT, truthOf, URL_PLAN_INPUT, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
 
 const { values } = parseArgs({
   options: {
@@ -19,12 +19,12 @@ const { values } = parseArgs({
     named: { type: 'boolean', default: false },
     tolerance: { type: 'string', default: '0.1' },
     verbose: { type: 'boolean', default: false },
-    plan: { type: 'string', default: 'bench' },
+    plan: { type: 'string', default: 'proof' },
   },
 });
 const tolerance = Number(values.tolerance);
-const PLANS = { test: PROOF_PLAN_INPUT, bench: BENCH_PLAN_INPUT } as const;
-if (values.plan !== 'test' && values.plan !== 'bench') throw new Error('--plan must be test (the unit test\'s, at most 85 jobs) or bench (at most 129 jobs of 150)');
+const PLANS = { proof: PROOF_PLAN_INPUT, url: URL_PLAN_INPUT } as const;
+if (values.plan !== 'proof' && values.plan !== 'url') throw new Error('--plan must be proof (at most 129 jobs of 150) or url (the by-URL test\'s, at most 85 jobs of 100)');
 const planInput = PLANS[values.plan];
 if (!(tolerance > 0)) throw new Error('--tolerance must be a number above 0 (0.1: 10%)');
 const keys: string[] = [];

@@ -361,13 +361,15 @@ export interface ColdSizing {
  * jobsPerWorker, which take jobs at once and start nothing) and then start `startsPerGap` flex
  * workers within the cap. When workers come at once and the scale-ups so far leave several
  * REQUEST_COUNT values, the batch is the size whose worker count tells most of them apart
- * (ceil(n / v) below the cap for the candidates), the smallest such size.
+ * (ceil(n / v) below the cap for the candidates), the smallest such size; once one value v is
+ * left, v jobs for each worker the batch should end with.
  */
 export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): number {
   const base = s.restWorkers * s.jobsPerWorker + Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
   if (!s.atOnce || s.cap <= s.restWorkers + 1) return base;
   const values = scaleUps.length === 0 ? Array.from({ length: 8 }, (_, i) => i + 1) : requestCountCandidates(scaleUps, s.cap).values;
-  if (values.length < 2) return base;
+  // One value left: the batch that starts the planned workers at ceil(n / value) per decision.
+  if (values.length < 2) return Math.max(base, (values[0] ?? 1) * Math.min(s.cap, s.restWorkers + s.startsPerGap));
   let best = { n: base, distinct: 1 };
   for (let n = s.restWorkers * s.jobsPerWorker + 1; n <= s.cap * Math.max(...values); n += 1) {
     const distinct = new Set(values.map((v) => requestCountWorkers(v, { jobs: n, workersBefore: s.restWorkers }, s.cap))).size;

@@ -5,7 +5,7 @@
 //    log-normal or two-part mixtures from 0.5 to 60 s, throttling 0-30%, dispatch, execution
 //    0.2-30 s log-normal, overhead, 1-3 jobs per worker), each reproducible from its seed;
 //  - `calibrateTruth`: `runCalibration` on the truth served in-process (virtual-deployment.ts,
-//    the public queue operations only) at time scale 60 within PROOF_PLAN's budget;
+//    the public queue operations only) at time scale 60 within PROOF_PLAN_INPUT's budget;
 //  - `judge`: (a) each scaling setting against the truth's (or, where the twin's value differs,
 //    whether the difference changes anything the truth does), (b) the written config and the
 //    truth simulated (src/sim) on the truth's own settings under traffic sized from its capacity,
@@ -162,20 +162,23 @@ export function truthConfig(truth: Truth, d: DeploymentSettingsInput = truth.dep
 export const PROOF_TIME_SCALE = 60;
 
 /**
- * The proof's calibration plan: 20 warm jobs, 24 cold-start jobs in batches of 4, a burst of 40
- * (enough for 6 workers of 3 jobs, or 6 workers at REQUEST_COUNT 6: ceil(40 / 6) = 7), 1 stream
- * job: at most 85 jobs, within the CLI's default --max-jobs of 100.
+ * The proof's calibration plan, the issue's budget of 150 jobs: 40 warm jobs, 48 cold-start jobs
+ * (batches of 4 flex workers: about 20 worker starts, a mixture's share within about ±15
+ * points), a burst of 40 (enough for 6 workers of 3 jobs, or 6 workers at REQUEST_COUNT 6:
+ * ceil(40 / 6) = 7), 1 stream job: at most 129 jobs.
  */
-export const PROOF_PLAN_INPUT = { classes: 1, warmJobs: 20, coldStarts: 24, coldBatch: 4, burstJobs: 40, streamJobs: 1, maxJobs: 100, maxDurationMs: 10 * 60_000 } as const;
+export const PROOF_PLAN_INPUT = { classes: 1, warmJobs: 40, coldStarts: 48, coldBatch: 4, burstJobs: 40, streamJobs: 1, maxJobs: 150, maxDurationMs: 10 * 60_000 } as const;
 
 /**
- * The bench's larger plan, the issue's budget of 150 jobs: 40 warm, 48 cold (twice the cold-start
- * samples: a mixture's share within about ±15 points), the same burst: at most 129 jobs.
+ * A smaller plan for a calibration by URL in real time (the built CLI against an emulator): 20
+ * warm, 24 cold, the same burst: at most 85 jobs, within the CLI's default --max-jobs of 100.
  */
-export const BENCH_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 40, coldStarts: 48, maxJobs: 150 } as const;
+export const URL_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 20, coldStarts: 24, maxJobs: 100 } as const;
+
+export type PlanInput = typeof PROOF_PLAN_INPUT | typeof URL_PLAN_INPUT;
 
 /** A plan as `qbench calibrate` flags. */
-export function planFlags(p: typeof PROOF_PLAN_INPUT | typeof BENCH_PLAN_INPUT): string[] {
+export function planFlags(p: PlanInput): string[] {
   return ['--warm-jobs', String(p.warmJobs), '--cold-starts', String(p.coldStarts), '--cold-batch', String(p.coldBatch), '--burst-jobs', String(p.burstJobs), '--stream-jobs', String(p.streamJobs), '--max-jobs', String(p.maxJobs)];
 }
 
@@ -188,7 +191,7 @@ export interface Calibrated {
 }
 
 /** `runCalibration` against `truth` served in-process (public queue operations, 1 real ms round trips) at PROOF_TIME_SCALE. */
-export async function calibrateTruth(truth: Truth, planInput: typeof PROOF_PLAN_INPUT | typeof BENCH_PLAN_INPUT = PROOF_PLAN_INPUT): Promise<Calibrated> {
+export async function calibrateTruth(truth: Truth, planInput: PlanInput = PROOF_PLAN_INPUT): Promise<Calibrated> {
   const v = virtualDeployment(truthConfig(truth), ENDPOINT, PROOF_TIME_SCALE);
   const plan: CalibrationPlan = planCalibration(planInput);
   const cost = estimateCost(plan, { workersMax: { value: 3, source: 'service default' }, idleTimeoutS: { value: 5, source: 'service default' }, gpuTypeId: 'L4', gpuCount: 1, pricePerS: undefined });
