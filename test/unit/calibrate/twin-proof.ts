@@ -310,7 +310,7 @@ const STEP_S = 10;
  * timeout and the longest cold start (every flex worker stops; at the start, the active workers
  * are up before the first job), a busy stretch at 0.5 C (about 40 jobs or two minutes), another
  * gap, a quiet stretch at 0.1 C; repeated over `hours` per seed, the hours
- * chosen so that each seed simulates about `jobsPerSeed` jobs (2 to 40 h).
+ * chosen so that each seed simulates about `jobsPerSeed` jobs (1 to 40 h).
  */
 export function proofTraffic(truth: Truth, seeds = 8, jobsPerSeed = 4_000): ProofTraffic {
   const s = resolvedTruth(truth);
@@ -322,7 +322,7 @@ export function proofTraffic(truth: Truth, seeds = 8, jobsPerSeed = 4_000): Proo
   const cycle = [...Array<number>(gap).fill(0), ...Array<number>(busy).fill(0.5 * cap), ...Array<number>(gap).fill(0), ...Array<number>(quiet).fill(0.1 * cap)];
   const cycleJobs = busy * STEP_S * 0.5 * cap + quiet * STEP_S * 0.1 * cap;
   const cycleS = cycle.length * STEP_S;
-  const hours = Math.min(40, Math.max(2, ((jobsPerSeed / cycleJobs) * cycleS) / 3_600));
+  const hours = Math.min(40, Math.max(1, ((jobsPerSeed / cycleJobs) * cycleS) / 3_600));
   const repeats = Math.max(1, Math.round((hours * 3_600) / cycleS));
   const ratePerSec = Array.from({ length: repeats * cycle.length }, (_, i) => cycle[i % cycle.length] as number);
   const profile = parseTrafficProfile({ durationS: ratePerSec.length * STEP_S, arrivals: { kind: 'steps', stepS: STEP_S, ratePerSec } }, 'the proof traffic');
