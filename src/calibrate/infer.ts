@@ -329,6 +329,12 @@ export function warmOverheadMs(obs: Observations): number {
   return warm.length === 0 ? 0 : median(warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs)));
 }
 
+/** A warm job's dispatch and execution (delayTime and executionTime), target ms: their median; 0 with none. */
+export function warmJobMs(obs: Observations): number {
+  const warm = obs.jobs.filter((j) => completed(j) && j.phase === 'warm' && j.poolBefore === 'warm');
+  return warm.length === 0 ? 0 : median(warm.map((j) => (j.delayMs as number) + (j.executionMs as number)));
+}
+
 /**
  * The burst's first scale-up from its jobs joining the queue, target ms: timed from the send, so
  * half a round trip and (in the model) the overhead later; undefined: no scale-up seen.
@@ -354,7 +360,14 @@ export interface ColdSizing {
   readonly startsPerGap: number;
   /** The burst's workers came at once: batches are sized to tell the REQUEST_COUNT candidates apart. */
   readonly atOnce: boolean;
+  /** A warm job's dispatch and execution, target ms (the median): how long an idle active worker's slot stays taken. */
+  readonly jobMs: number;
+  /** The QUEUE_DELAY reaction the burst showed, target ms (undefined: none seen, the longest is assumed). */
+  readonly queueDelayMs: number | undefined;
 }
+
+/** The longest QUEUE_DELAY reaction a batch must outlast when the burst showed none: a 6 s delay and its check. */
+const LONGEST_DELAY_MS = 7_000;
 
 /**
  * The jobs of the next cold batch: enough to fill the idle active workers (restWorkers x
@@ -365,8 +378,16 @@ export interface ColdSizing {
  * left, v jobs for each worker the batch should end with.
  */
 export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): number {
-  const base = s.restWorkers * s.jobsPerWorker + Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
-  if (!s.atOnce || s.cap <= s.restWorkers + 1) return base;
+  const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
+  const base = s.restWorkers * s.jobsPerWorker + flex;
+  if (!s.atOnce) {
+    // A scaler that waits: the idle active workers' slots must stay taken past its reaction, or
+    // they run the batch before any worker starts. Each slot works through a job every jobMs.
+    if (s.restWorkers === 0 || !(s.jobMs > 0)) return base;
+    const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + 1_000;
+    return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
+  }
+  if (s.cap <= s.restWorkers + 1) return base;
   const values = scaleUps.length === 0 ? Array.from({ length: 8 }, (_, i) => i + 1) : requestCountCandidates(scaleUps, s.cap).values;
   // One value left: the batch that starts the planned workers at ceil(n / value) per decision.
   if (values.length < 2) return Math.max(base, (values[0] ?? 1) * Math.min(s.cap, s.restWorkers + s.startsPerGap));
@@ -449,11 +470,11 @@ export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly
   }
   const wmax = get('workersMax');
   const exec = o.executionMedianMs;
-  if (wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore)) {
+  if (wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore) && o.obs.scaleUps.every((u) => u.workersAfter <= u.workersBefore)) {
     // Jobs that keep the workers up busy for longer than the longest QUEUE_DELAY reaction (6 s and a check).
     const need = exec === undefined || exec <= 0 ? undefined : Math.ceil((Math.max(1, b.workersBefore) * jpw * 8_000) / exec);
     notes.push(
-      `workersMax: at least ${String(wmax.value)}: no worker started during the burst of ${b.jobs} jobs (the ${b.workersBefore} up ran them before the scaler acted); the twin uses ${String(wmax.value)}; ` +
+      `workersMax: at least ${String(wmax.value)}: no worker started during the burst of ${b.jobs} jobs or a cold batch (the ${b.workersBefore} up ran them before the scaler acted); the twin uses ${String(wmax.value)}; ` +
         `measuring it takes a burst whose jobs wait past the scaler's reaction${need === undefined ? '' : ` (about ${need} jobs: the workers up x ${jpw} job(s) each x 8 s of execution at ${Math.round(exec as number)} ms a job)`}, or give --workers-max`,
     );
   }
@@ -572,11 +593,16 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const idle = obs.idleTimeoutSamplesMs;
   const measuredIdle = idle.length > 0 ? { value: Math.min(3600, Math.max(1, Math.round(median(idle) / 1_000))), detail: `a worker stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after its last job (median, whole seconds)` } : undefined;
   const measuredMin = obs.restWorkers !== undefined && Number.isFinite(obs.restWorkers) ? { value: obs.restWorkers, detail: `workers up at rest, after the idle timeout` } : undefined;
+  // The most workers seen up: the burst's peak, or a cold batch's when one started more.
+  const coldPeak = Math.max(0, ...obs.scaleUps.map((u) => u.workersAfter));
   const measuredMax =
     b !== undefined
       ? {
-          value: Math.max(1, b.peakWorkers),
-          detail: `the most workers up during a burst of ${b.jobs} jobs${b.peakWorkers * (jobsPerWorker.value as number) >= b.jobs ? ' (every job had a worker: the real maximum may be higher, give --workers-max)' : ''}`,
+          value: Math.max(1, b.peakWorkers, coldPeak),
+          detail:
+            coldPeak > b.peakWorkers
+              ? `the most workers up after a cold batch (${coldPeak}; the burst of ${b.jobs} jobs reached ${b.peakWorkers})`
+              : `the most workers up during a burst of ${b.jobs} jobs${b.peakWorkers * (jobsPerWorker.value as number) >= b.jobs ? ' (every job had a worker: the real maximum may be higher, give --workers-max)' : ''}`,
         }
       : undefined;
   const settings: SettingValue[] = [

@@ -182,7 +182,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     // the last /health showing a job running), or the instant its last worker came up when that
     // was later (a slow start the fast ones beat to every job went idle when it came up): the
     // last worker to go idle is the last to stop. Undefined: not known (no idle sample then).
-    let lastIdleFromMs = lastJobEndMs(ctx);
+    // After a burst whose last /health still showed a worker starting, that worker went idle
+    // when it came up, after the last job: the first gap gives no idle sample then.
+    const tail = ctx.obs.burst?.timeline.at(-1);
+    let lastIdleFromMs = tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : lastJobEndMs(ctx);
     // A batch that started fewer workers than it had jobs (workersMax, a REQUEST_COUNT value over
     // 1, several jobs per worker) says how many one decision starts: later batches send that many.
     let batch = o.batch;
@@ -266,6 +269,11 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health));
       }
       if (refused !== undefined) return { jobs, reason: stopReason(ctx, refused.reason) };
+    }
+    // The last batch's scale-down: one more wait (no job) for its workers to stop, an idle sample.
+    if (lastIdleFromMs !== undefined && !ctx.deadline.signal.aborted) {
+      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+      if (rest.reached && rest.droppedAtMs !== undefined && rest.droppedAtMs > lastIdleFromMs) ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
     if (narrowed !== undefined) ctx.obs.notes.push(`a cold batch of ${narrowed.from} jobs started only ${narrowed.to} worker(s) at once (workersMax, the scaler or jobs per worker): later idle gaps sent ${narrowed.to} at a time`);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { Deadline, JobBudget } from './budget.js';
-import { burstCameAtOnce, coldBatchSize, inferDeployment, type GivenSettings } from './infer.js';
+import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
 import type { PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase } from './phases.js';
@@ -106,6 +106,8 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
         cap: o.given.workersMax ?? b?.peakWorkers ?? atRest + 1,
         startsPerGap: p.coldBatch,
         atOnce: burstCameAtOnce(obs),
+        jobMs: warmJobMs(obs),
+        queueDelayMs: burstReactionMs(obs),
       };
       const burstUp: ScaleUp[] = b === undefined ? [] : [{ source: 'burst', jobs: b.jobs, workersBefore: b.workersBefore, workersAfter: b.peakWorkers }];
       // With no burst, nothing sizes the batches: --cold-batch, narrowed to what one gap started.
