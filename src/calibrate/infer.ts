@@ -402,8 +402,8 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
 /**
  * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
  * each job ran on its worker for its executionTime up to its end (its answer less half a round
- * trip). Jobs on one worker whose runs overlap by more than a round trip and a poll (what an
- * answer's time may be off by) ran side by side; one after another never overlap (each waits for its dispatch
+ * trip). Jobs on one worker whose runs overlap by more than a round trip, a poll (what an
+ * answer's time may be off by) and a quarter of a run ran side by side; one after another never overlap (each waits for its dispatch
  * after the one before ends). Undefined: no record names its worker. /health's jobs in progress
  * per running worker misses a worker's jobs still in their dispatch (counted in the queue), which
  * a dispatch as long as the execution hides.
@@ -414,9 +414,12 @@ export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: 
     if (j.workerId === undefined || !completed(j)) continue;
     const endMs = j.answeredAtMs * timeScale - rttTargetMs / 2;
     const spans = byWorker.get(j.workerId) ?? [];
-    // Shortened by the round trip and a poll at its end (a job that outlasts its /runsync wait is
-    // read on /status polls): only a longer overlap counts.
-    spans.push({ startMs: endMs - (j.executionMs as number), endMs: endMs - rttTargetMs - pollTargetMs });
+    // Shortened at each end by half a round trip and a poll (a job that outlasts its /runsync
+    // wait is read on /status polls; a busy host answers late) and an eighth of its run: two
+    // jobs count as side by side only when their runs overlap by more than that, which one
+    // after the other never do, however late their answers were read.
+    const m = (rttTargetMs + pollTargetMs) / 2 + (j.executionMs as number) / 8;
+    spans.push({ startMs: endMs - (j.executionMs as number) + m, endMs: endMs - m });
     byWorker.set(j.workerId, spans);
   }
   if (byWorker.size === 0) return undefined;
