@@ -372,10 +372,11 @@ const LONGEST_DELAY_MS = 7_000;
 /**
  * The jobs of the next cold batch: enough to fill the idle active workers (restWorkers x
  * jobsPerWorker, which take jobs at once and start nothing) and then start `startsPerGap` flex
- * workers within the cap. When workers come at once and the scale-ups so far leave several
- * REQUEST_COUNT values, the batch is the size whose worker count tells most of them apart
- * (ceil(n / v) below the cap for the candidates), the smallest such size; once one value v is
- * left, v jobs for each worker the batch should end with.
+ * workers within the cap; with a scaler that waits and active workers, enough to keep their
+ * slots taken past its reaction. When workers come at once and the scale-ups so far leave
+ * several REQUEST_COUNT values (each with or without startOnArrival), the batch is the size
+ * whose worker count tells most of them apart (ceil(n / v) below the cap for the candidates),
+ * the smallest such size; once no size does, v jobs for each worker the batch should end with.
  */
 export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): number {
   const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
@@ -387,16 +388,22 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
     const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + 1_000;
     return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
   }
-  if (s.cap <= s.restWorkers + 1) return base;
-  const values = scaleUps.length === 0 ? Array.from({ length: 8 }, (_, i) => i + 1) : requestCountCandidates(scaleUps, s.cap).values;
-  // One value left: the batch that starts the planned workers at ceil(n / value) per decision.
-  if (values.length < 2) return Math.max(base, (values[0] ?? 1) * Math.min(s.cap, s.restWorkers + s.startsPerGap));
+  if (s.cap <= s.restWorkers) return base;
+  // The (value, startOnArrival) pairs that predict every scale-up so far (the fewest misses).
+  const predict = (v: number, atOnce: boolean, up: Pick<ScaleUp, 'jobs' | 'workersBefore'>) => Math.max(requestCountWorkers(v, up, s.cap), atOnce ? arrivalWorkers(up, s.cap, s.jobsPerWorker) : 0);
+  const pairs = Array.from({ length: 16 }, (_, i) => ({ v: (i >> 1) + 1, atOnce: (i & 1) === 1 })).map((c) => ({ ...c, miss: scaleUps.filter((u) => predict(c.v, c.atOnce, u) !== u.workersAfter).length }));
+  const fewest = Math.min(...pairs.map((c) => c.miss));
+  const left = pairs.filter((c) => c.miss === fewest);
+  // The smallest batch whose worker count tells most of them apart (with the workers at rest).
   let best = { n: base, distinct: 1 };
-  for (let n = s.restWorkers * s.jobsPerWorker + 1; n <= s.cap * Math.max(...values); n += 1) {
-    const distinct = new Set(values.map((v) => requestCountWorkers(v, { jobs: n, workersBefore: s.restWorkers }, s.cap))).size;
+  for (let n = 1; n <= s.cap * 8; n += 1) {
+    const distinct = new Set(left.map((c) => predict(c.v, c.atOnce, { jobs: n, workersBefore: s.restWorkers }))).size;
     if (distinct > best.distinct) best = { n, distinct };
   }
-  return best.n;
+  if (best.distinct > 1) return best.n;
+  // Nothing tells them apart: the batch that starts the planned workers (value v jobs for each).
+  const v = Math.min(...left.filter((c) => !c.atOnce).map((c) => c.v), Infinity);
+  return Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
 }
 
 /**
