@@ -20,7 +20,7 @@ const TOLERANCE = 0.1;
  *  - emulator-default: the emulator's own workers section (0..3, 3 s cold start, 2 s idle, a
  *    worker at once for a job that finds none): 7.3% (delay p90);
  *  - 26: REQUEST_COUNT 6, 1 active of 5, 2 jobs a worker, a cold-start mixture, 18% throttled: 2.5%;
- *  - 23: QUEUE_DELAY 3 with a worker at once, 2 active of 5, 12% throttled: 0.8%;
+ *  - 23: QUEUE_DELAY 3 with a worker at once, 2 active of 5, 12% throttled: 0.9%;
  *  - 17: QUEUE_DELAY 5 and no worker at once, 0..4, log-normal cold starts: 5.0%;
  *  - 22: REQUEST_COUNT 3 with a worker at once, 2 active of 5, 27% throttled: 6.1%.
  */
