@@ -410,8 +410,8 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
  * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
  * each job ran on its worker for its executionTime up to its end (its answer less half a round
  * trip). Jobs on one worker whose runs overlap by more than a round trip, a poll (what an
- * answer's time may be off by) and a quarter of a run ran side by side; one after another never overlap (each waits for its dispatch
- * after the one before ends). Undefined: no record names its worker. /health's jobs in progress
+ * answer's time may be off by) and a quarter of a run ran side by side, when seen so at least twice; one after another never
+ * overlap (each waits for its dispatch after the one before ends). Undefined: no record names its worker. /health's jobs in progress
  * per running worker misses a worker's jobs still in their dispatch (counted in the queue), which
  * a dispatch as long as the execution hides.
  */
@@ -430,17 +430,19 @@ export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: 
     byWorker.set(j.workerId, spans);
   }
   if (byWorker.size === 0) return undefined;
-  let most = 1;
+  // How many times `open` reached each count (one late answer makes one false overlap, not two).
+  const reached = new Map<number, number>();
   for (const spans of byWorker.values()) {
     // Sweep: +1 at each start, -1 at each end (an end before a start at the same instant).
     const events = spans.flatMap((x) => (x.endMs > x.startMs ? [{ t: x.startMs, d: 1 }, { t: x.endMs, d: -1 }] : [])).sort((a, b) => a.t - b.t || a.d - b.d);
     let open = 0;
     for (const e of events) {
       open += e.d;
-      most = Math.max(most, open);
+      if (e.d > 0) reached.set(open, (reached.get(open) ?? 0) + 1);
     }
   }
-  return most;
+  // The most jobs side by side seen at least twice.
+  return Math.max(1, ...[...reached].filter(([, times]) => times >= 2).map(([k]) => k));
 }
 
 const fitOfPart = (fits: readonly PartFit[], part: TimingPart): number | undefined => {
