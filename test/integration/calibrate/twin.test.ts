@@ -225,7 +225,7 @@ describe('qbench calibrate by URL on the issue\'s deployment with an active work
     expect(report.fits.find((f) => f.part === 'coldStart')?.n ?? 0, text).toBeGreaterThanOrEqual(10);
     // The written twin and the truth simulated on the truth's settings (twin-proof.ts judge): the
     // truth's seed fixes its draws, so the sample is the in-process proof's up to the poll spans
-    // it is read on; measured over five runs on a busy 2-core host, every figure within 2.8%
+    // it is read on; measured over four runs on a busy 2-core host, every figure within 2.8%
     // (in-process: 4.3%). The issue's bar, 10%.
     for (const f of v.figures) expect(f.error, `${f.name}\n${text}`).toBeLessThanOrEqual(0.1);
   });
