@@ -1,9 +1,10 @@
-// The measurement phases, each bounded by the job budget and the deadline:
+// The measurement phases, in the order they run, each bounded by the job budget and the deadline:
 //  - warm: one job at a time (a worker stays warm): dispatch, execution and overhead samples;
-//  - cold: wait until the idle timeout has stopped the workers (/health), then one job: a cold
-//    start each time, and an idle-timeout sample from each wait;
 //  - burst: many jobs at once with /health polled throughout: the scaler's reaction, the scale-up
 //    timeline, the most workers reached, jobs per worker;
+//  - cold: wait until the idle timeout has brought the workers down to the count at rest (the
+//    active workers), then a batch sized past the idle active workers' slots: each flex worker it
+//    starts is a cold-start sample, each wait (and one after the last batch) an idle-timeout sample;
 //  - stream: jobs read through /stream, for handlers that stream (time to first chunk, gaps).
 import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';

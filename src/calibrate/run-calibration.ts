@@ -1,5 +1,5 @@
 // One calibration from start to end: the round trip first (/health, no job), then the phases in
-// order (warm, cold, burst, stream) within the job budget and the deadline, unfinished jobs
+// order (warm, burst, cold, stream) within the job budget and the deadline, unfinished jobs
 // cancelled when it stops early, then the fits and settings, the report and the emulator config.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
