@@ -56,7 +56,7 @@ export interface Inferred {
 /** The QUEUE_DELAY scaler looks at the queue on a periodic check; the emulator's runs each second. */
 export const QUEUE_DELAY_CHECK_MS = 1_000;
 /** A first scale-up sooner than this cannot be QUEUE_DELAY (its least value is 1 s). */
-const IMMEDIATE_MS = 700;
+export const IMMEDIATE_MS = 700;
 
 const median = (v: readonly number[]): number => {
   const s = [...v].sort((a, b) => a - b);
@@ -164,6 +164,31 @@ export function requestCountCandidates(scaleUps: readonly ScaleUp[], cap: number
   const fewest = Math.min(...misses.map((m) => m.miss));
   const values = misses.filter((m) => m.miss === fewest).map((m) => m.v);
   return { values, value: values[0] as number };
+}
+
+/** Workers a pool that starts one for each job beyond the free slots (startOnArrival) ends with after `up`'s jobs, under a cap. */
+export const arrivalWorkers = (up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap: number, jobsPerWorker: number): number =>
+  Math.min(cap, up.workersBefore + Math.ceil(Math.max(0, up.jobs - up.workersBefore * jobsPerWorker) / jobsPerWorker));
+
+/**
+ * startOnArrival beside a REQUEST_COUNT scaler, from the workers each batch ended with: with it,
+ * at least a worker for every job beyond the free slots (arrivalWorkers); without it,
+ * ceil(jobs / value) alone. The one that predicts more batches for some value wins; a tie (the
+ * counts are the same either way: the pool behaves the same) is the scaler alone.
+ */
+export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: number, jobsPerWorker: number): (StartOnArrivalGuess & { readonly values: readonly number[] }) | undefined {
+  if (scaleUps.length === 0) return undefined;
+  const top = Math.max(1, ...scaleUps.map((u) => u.jobs));
+  const misses = (atOnce: boolean) =>
+    Array.from({ length: top }, (_, i) => ({ v: i + 1, miss: scaleUps.filter((u) => Math.max(requestCountWorkers(i + 1, u, cap), atOnce ? arrivalWorkers(u, cap, jobsPerWorker) : 0) !== u.workersAfter).length }));
+  const fewest = (m: readonly { miss: number }[]) => Math.min(...m.map((x) => x.miss));
+  const [mWith, mWithout] = [misses(true), misses(false)];
+  const [withIt, without] = [fewest(mWith), fewest(mWithout)];
+  const seen = scaleUps.map((u) => `${u.jobs} job(s) with ${u.workersBefore} up ended with ${u.workersAfter}`).join('; ');
+  const values = (withIt < without ? mWith : mWithout).filter((x) => x.miss === Math.min(withIt, without)).map((x) => x.v);
+  return withIt < without
+    ? { value: true, values, detail: `workers came at once, and a worker for every job beyond the free slots (${jobsPerWorker} per worker) predicts ${scaleUps.length - withIt} of ${scaleUps.length} batches where REQUEST_COUNT alone predicts at most ${scaleUps.length - without} (${seen})` }
+    : { value: false, values, detail: `workers came at once, and REQUEST_COUNT alone predicts ${scaleUps.length - without} of ${scaleUps.length} batches${withIt === without ? ' (a worker for every job beyond the free slots predicts the same counts: the pool behaves alike either way)' : ''} (${seen})` };
 }
 
 /** Which batch size would tell `a` from `b` apart (with no worker up), under `cap`; undefined: none up to 100. */
@@ -297,6 +322,202 @@ export function precisionNotes(fits: readonly PartFit[]): string[] {
   return notes;
 }
 
+/** The service's overhead of warm jobs (end to end less delayTime, executionTime and the round trip), target ms: their median. */
+export function warmOverheadMs(obs: Observations): number {
+  const rttTargetMs = obs.rttRealMs * obs.timeScale;
+  const warm = obs.jobs.filter((j) => completed(j) && j.phase === 'warm' && j.poolBefore === 'warm');
+  return warm.length === 0 ? 0 : median(warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs)));
+}
+
+/** A warm job's dispatch and execution (delayTime and executionTime), target ms: their median; 0 with none. */
+export function warmJobMs(obs: Observations): number {
+  const warm = obs.jobs.filter((j) => completed(j) && j.phase === 'warm' && j.poolBefore === 'warm');
+  return warm.length === 0 ? 0 : median(warm.map((j) => (j.delayMs as number) + (j.executionMs as number)));
+}
+
+/**
+ * The burst's first scale-up from its jobs joining the queue, target ms: timed from the send, so
+ * half a round trip and (in the model) the overhead later; undefined: no scale-up seen.
+ */
+export function burstReactionMs(obs: Observations): number | undefined {
+  const first = obs.burst?.firstScaleUpMs;
+  return first === undefined ? undefined : Math.max(0, first - (obs.rttRealMs * obs.timeScale) / 2 - warmOverheadMs(obs));
+}
+
+/** Whether the burst's workers came at once (REQUEST_COUNT, or startOnArrival), not after a QUEUE_DELAY wait. */
+export function burstCameAtOnce(obs: Observations): boolean {
+  const r = burstReactionMs(obs);
+  return r !== undefined && r < IMMEDIATE_MS;
+}
+
+export interface ColdSizing {
+  /** Workers up at rest (active workers). */
+  readonly restWorkers: number;
+  readonly jobsPerWorker: number;
+  /** workersMax, given or the most seen. */
+  readonly cap: number;
+  /** Workers the plan wants started per idle gap (--cold-batch). */
+  readonly startsPerGap: number;
+  /** The burst's workers came at once: batches are sized to tell the REQUEST_COUNT candidates apart. */
+  readonly atOnce: boolean;
+  /** A warm job's dispatch and execution, target ms (the median): how long an idle active worker's slot stays taken. */
+  readonly jobMs: number;
+  /** The QUEUE_DELAY reaction the burst showed, target ms (undefined: none seen, the longest is assumed). */
+  readonly queueDelayMs: number | undefined;
+}
+
+/** The longest QUEUE_DELAY reaction a batch must outlast when the burst showed none: a 6 s delay and its check. */
+const LONGEST_DELAY_MS = 7_000;
+
+/**
+ * The jobs of the next cold batch: enough to fill the idle active workers (restWorkers x
+ * jobsPerWorker, which take jobs at once and start nothing) and then start `startsPerGap` flex
+ * workers within the cap; with a scaler that waits and active workers, enough to keep their
+ * slots taken past its reaction. When workers come at once and the scale-ups so far leave
+ * several REQUEST_COUNT values (each with or without startOnArrival), the batch is the size
+ * whose worker count tells most of them apart (ceil(n / v) below the cap for the candidates),
+ * the smallest such size; once no size does, v jobs for each worker the batch should end with.
+ */
+export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): number {
+  const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
+  const base = s.restWorkers * s.jobsPerWorker + flex;
+  if (!s.atOnce) {
+    // A scaler that waits: the idle active workers' slots must stay taken past its reaction, or
+    // they run the batch before any worker starts. Each slot works through a job every jobMs.
+    if (s.restWorkers === 0 || !(s.jobMs > 0)) return base;
+    const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + 1_000;
+    return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
+  }
+  if (s.cap <= s.restWorkers) return base;
+  // The (value, startOnArrival) pairs that predict every scale-up so far (the fewest misses).
+  const predict = (v: number, atOnce: boolean, up: Pick<ScaleUp, 'jobs' | 'workersBefore'>) => Math.max(requestCountWorkers(v, up, s.cap), atOnce ? arrivalWorkers(up, s.cap, s.jobsPerWorker) : 0);
+  const pairs = Array.from({ length: 16 }, (_, i) => ({ v: (i >> 1) + 1, atOnce: (i & 1) === 1 })).map((c) => ({ ...c, miss: scaleUps.filter((u) => predict(c.v, c.atOnce, u) !== u.workersAfter).length }));
+  const fewest = Math.min(...pairs.map((c) => c.miss));
+  const left = pairs.filter((c) => c.miss === fewest);
+  // The smallest batch whose worker count tells most of them apart (with the workers at rest).
+  let best = { n: base, distinct: 1 };
+  for (let n = 1; n <= s.cap * 8; n += 1) {
+    const distinct = new Set(left.map((c) => predict(c.v, c.atOnce, { jobs: n, workersBefore: s.restWorkers }))).size;
+    if (distinct > best.distinct) best = { n, distinct };
+  }
+  if (best.distinct > 1) return best.n;
+  // Nothing tells them apart: the batch that starts the planned workers (value v jobs for each).
+  const v = Math.min(...left.filter((c) => !c.atOnce).map((c) => c.v), Infinity);
+  return Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
+}
+
+/**
+ * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
+ * each job ran on its worker for its executionTime up to its end (its answer less half a round
+ * trip). Jobs on one worker whose runs overlap by more than a round trip, a poll (what an
+ * answer's time may be off by) and a quarter of a run ran side by side, when seen so at least twice; one after another never
+ * overlap (each waits for its dispatch after the one before ends). Undefined: no record names its worker. /health's jobs in progress
+ * per running worker misses a worker's jobs still in their dispatch (counted in the queue), which
+ * a dispatch as long as the execution hides.
+ */
+export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: number, rttTargetMs: number, pollTargetMs = 0): number | undefined {
+  const byWorker = new Map<string, { startMs: number; endMs: number }[]>();
+  for (const j of jobs) {
+    if (j.workerId === undefined || !completed(j)) continue;
+    const endMs = j.answeredAtMs * timeScale - rttTargetMs / 2;
+    const spans = byWorker.get(j.workerId) ?? [];
+    // Shortened at each end by half a round trip and a poll (a job that outlasts its /runsync
+    // wait is read on /status polls; a busy host answers late) and an eighth of its run: two
+    // jobs count as side by side only when their runs overlap by more than that, which one
+    // after the other never do, however late their answers were read.
+    const m = (rttTargetMs + pollTargetMs) / 2 + (j.executionMs as number) / 8;
+    spans.push({ startMs: endMs - (j.executionMs as number) + m, endMs: endMs - m });
+    byWorker.set(j.workerId, spans);
+  }
+  if (byWorker.size === 0) return undefined;
+  // How many times `open` reached each count (one late answer makes one false overlap, not two).
+  const reached = new Map<number, number>();
+  for (const spans of byWorker.values()) {
+    // Sweep: +1 at each start, -1 at each end (an end before a start at the same instant).
+    const events = spans.flatMap((x) => (x.endMs > x.startMs ? [{ t: x.startMs, d: 1 }, { t: x.endMs, d: -1 }] : [])).sort((a, b) => a.t - b.t || a.d - b.d);
+    let open = 0;
+    for (const e of events) {
+      open += e.d;
+      if (e.d > 0) reached.set(open, (reached.get(open) ?? 0) + 1);
+    }
+  }
+  // The most jobs side by side seen at least twice.
+  return Math.max(1, ...[...reached].filter(([, times]) => times >= 2).map(([k]) => k));
+}
+
+const fitOfPart = (fits: readonly PartFit[], part: TimingPart): number | undefined => {
+  const f = fits.find((x) => x.part === part && x.classId === undefined) ?? fits.find((x) => x.part === part);
+  return f === undefined ? undefined : median(f.samplesMs);
+};
+
+/**
+ * A note for each scaling setting (and the cold start) the calibration could not measure: what
+ * the twin uses instead, why it was not seen, and what measuring it would take. A setting that
+ * cannot change anything on this deployment (an idle timeout or a cold start with workersMin =
+ * workersMax: no worker above the active ones ever starts or stops) says so.
+ */
+export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly obs: Observations; readonly coldStarts: number; readonly executionMedianMs: number | undefined }): string[] {
+  const notes: string[] = [];
+  const get = (n: keyof DeploymentSettings) => settings.find((s) => s.name === n);
+  const min = get('workersMin')?.value as number;
+  const max = get('workersMax')?.value as number;
+  const jpw = get('jobsPerWorker')?.value as number;
+  const noFlex = min >= max && get('workersMax')?.source !== 'service default';
+  const b = o.obs.burst;
+  const scale = o.obs.timeScale;
+  const idle = get('idleTimeoutS');
+  if (idle?.source === 'service default') {
+    notes.push(
+      `idleTimeoutS: not measured (no worker above the ${min} up at rest was seen to stop after its last job); the twin uses ${String(idle.value)} s, the service default` +
+        (noFlex
+          ? `: with workersMin = workersMax (${max}) no worker ever stops, so it changes nothing here`
+          : `; measuring it takes one idle gap after a scale-up (--cold-starts > 0, one job at least) and a --max-duration past the idle timeout (up to ${Math.round(3_600 / scale)} s of wall time at time scale ${scale} for the longest, 3600 s)`),
+    );
+  }
+  if (o.coldStarts === 0) {
+    notes.push(
+      `coldStart: not measured (no worker was seen starting after an idle gap); the twin keeps the emulator's constant cold start (its workers section, 1 s by default)` +
+        (noFlex ? `: with workersMin = workersMax (${max}) workers start only when the endpoint is deployed, so it changes nothing in steady traffic` : '; measuring it takes cold batches (--cold-starts > 0) and a --max-duration that allows the idle gaps'),
+    );
+  }
+  const wmax = get('workersMax');
+  const exec = o.executionMedianMs;
+  if (wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore) && o.obs.scaleUps.every((u) => u.workersAfter <= u.workersBefore)) {
+    // Jobs that keep the workers up busy for longer than the longest QUEUE_DELAY reaction (6 s and a check).
+    const need = exec === undefined || exec <= 0 ? undefined : Math.ceil((Math.max(1, b.workersBefore) * jpw * 8_000) / exec);
+    notes.push(
+      `workersMax: at least ${String(wmax.value)}: no worker started during the burst of ${b.jobs} jobs or a cold batch (the ${b.workersBefore} up ran them before the scaler acted); the twin uses ${String(wmax.value)}; ` +
+        `measuring it takes a burst whose jobs wait past the scaler's reaction${need === undefined ? '' : ` (about ${need} jobs: the workers up x ${jpw} job(s) each x 8 s of execution at ${Math.round(exec as number)} ms a job)`}, or give --workers-max`,
+    );
+  }
+  for (const n of ['workersMax', 'scalerType', 'scalerValue', 'jobsPerWorker'] as const) {
+    const x = get(n);
+    if (x?.source === 'service default') notes.push(`${n}: not measured (${n === 'jobsPerWorker' ? 'no burst was read' : 'no worker was seen starting for a burst or a cold batch'}); the twin uses ${String(x.value)}, the service default; measuring it takes a burst (--burst-jobs) whose jobs wait on the scaler, or give it (--${n === 'scalerType' ? 'scaler-type' : n === 'scalerValue' ? 'scaler-value' : n === 'workersMax' ? 'workers-max' : 'jobs-per-worker'})`);
+  }
+  return notes;
+}
+
+/**
+ * Jobs per worker from how much work each worker got through while the burst kept it busy: the
+ * jobs one worker ran, each holding a slot for its dispatch (the warm jobs' median) and its
+ * executionTime, over the span from its first job's handing over to its last job's end. One job
+ * at a time fills the span once; j at a time, j times. The worker with the most jobs (at least
+ * 4) answers, rounded down when the span has idle stretches (the burst's tail): undefined when
+ * no worker ran 4. Unlike the overlap of runs, it sees jobs side by side whose dispatch hides
+ * their executions from each other.
+ */
+export function jobsPerWorkerFromLoad(jobs: readonly JobSample[], dispatchMs: number, timeScale: number, rttTargetMs: number): number | undefined {
+  const byWorker = new Map<string, JobSample[]>();
+  for (const j of jobs) if (j.workerId !== undefined && completed(j)) byWorker.set(j.workerId, [...(byWorker.get(j.workerId) ?? []), j]);
+  const busiest = [...byWorker.values()].reduce<JobSample[]>((a, x) => (x.length > a.length ? x : a), []);
+  if (busiest.length < 4) return undefined;
+  const endOf = (j: JobSample) => j.answeredAtMs * timeScale - rttTargetMs / 2;
+  const from = Math.min(...busiest.map((j) => endOf(j) - (j.executionMs as number) - dispatchMs));
+  const to = Math.max(...busiest.map(endOf));
+  const load = busiest.reduce((acc, j) => acc + (j.executionMs as number) + dispatchMs, 0);
+  return to > from ? Math.max(1, Math.floor(load / (to - from) + 0.25)) : undefined;
+}
+
 export interface InferOptions {
   readonly given: GivenSettings;
   /** The input field whose value names a job's class (several --input files). */
@@ -342,7 +563,6 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
   add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker (starting) to it no longer starting`, true));
-  if (starts.length === 0) notes.push('no cold start was measured: the emulator keeps its own constant cold start; run with --cold-starts > 0 and a --max-duration that allows the idle gaps');
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
@@ -371,16 +591,30 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const tokens = obs.streams.flatMap((s) => (s.tokensPerChunk === undefined ? [] : [s.tokensPerChunk]));
 
   // Settings.
-  const measuredJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? { value: Math.max(1, Math.round(b.maxJobsPerRunningWorker)), detail: `the most jobs in progress per running worker during the burst (${b.maxJobsPerRunningWorker.toFixed(2)})` } : undefined;
+  const healthJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
+  const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs, (obs.pollRealMs ?? 0) * obs.timeScale);
+  const loadJpw = jobsPerWorkerFromLoad(done.filter((j) => j.phase === 'burst'), dispatch === undefined ? 0 : median(dispatch.samplesMs), obs.timeScale, rttTargetMs);
+  const measuredJpw =
+    healthJpw === undefined && recordsJpw === undefined && loadJpw === undefined
+      ? undefined
+      : {
+          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1, loadJpw ?? 1),
+          detail: `the largest of: the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}), the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}) and the busiest worker's dispatch and execution over its busy span (${loadJpw ?? 'under 4 jobs'})`,
+        };
   const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
   const idle = obs.idleTimeoutSamplesMs;
   const measuredIdle = idle.length > 0 ? { value: Math.min(3600, Math.max(1, Math.round(median(idle) / 1_000))), detail: `a worker stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after its last job (median, whole seconds)` } : undefined;
   const measuredMin = obs.restWorkers !== undefined && Number.isFinite(obs.restWorkers) ? { value: obs.restWorkers, detail: `workers up at rest, after the idle timeout` } : undefined;
+  // The most workers seen up: the burst's peak, or a cold batch's when one started more.
+  const coldPeak = Math.max(0, ...obs.scaleUps.map((u) => u.workersAfter));
   const measuredMax =
     b !== undefined
       ? {
-          value: Math.max(1, b.peakWorkers),
-          detail: `the most workers up during a burst of ${b.jobs} jobs${b.peakWorkers * (jobsPerWorker.value as number) >= b.jobs ? ' (every job had a worker: the real maximum may be higher, give --workers-max)' : ''}`,
+          value: Math.max(1, b.peakWorkers, coldPeak),
+          detail:
+            coldPeak > b.peakWorkers
+              ? `the most workers up after a cold batch (${coldPeak}; the burst of ${b.jobs} jobs reached ${b.peakWorkers})`
+              : `the most workers up during a burst of ${b.jobs} jobs${b.peakWorkers * (jobsPerWorker.value as number) >= b.jobs ? ' (every job had a worker: the real maximum may be higher, give --workers-max)' : ''}`,
         }
       : undefined;
   const settings: SettingValue[] = [
@@ -391,7 +625,18 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     pick('scalerValue', o.given.scalerValue, scaler === undefined ? undefined : { value: scaler.value, detail: scaler.detail }, SERVICE_DEFAULTS.scalerValue),
     jobsPerWorker,
   ];
-  const arrival = inferStartOnArrival(obs.coldReactions, REACTION_SLACK_REAL_MS * obs.timeScale);
+  // REQUEST_COUNT answers at once too: there, what tells a worker started for each job beyond the
+  // free slots (startOnArrival) from the scaler alone is how many workers each batch ended with.
+  const arrival: (StartOnArrivalGuess & { readonly values?: readonly number[] }) | undefined =
+    scaler?.type === 'REQUEST_COUNT' && o.given.scalerType === undefined
+      ? startOnArrivalFromCounts(scaleUps, o.given.workersMax ?? Math.max(1, ...scaleUps.map((u) => u.workersAfter)), jobsPerWorker.value as number)
+      : inferStartOnArrival(obs.coldReactions, REACTION_SLACK_REAL_MS * obs.timeScale);
+  if (arrival?.values !== undefined && arrival.value && o.given.scalerValue === undefined) {
+    // The scaler's value as the counts allow it beside startOnArrival: the least (the most workers).
+    const i = settings.findIndex((x) => x.name === 'scalerValue');
+    const v = arrival.values[0] as number;
+    settings[i] = { name: 'scalerValue', value: v, source: 'measured', detail: `${arrival.values.length > 1 ? `ambiguous between ${listOf(arrival.values)} beside startOnArrival (each predicts the same counts); ${v} picked, the least` : `only ${v} predicts every count beside startOnArrival`}: ${arrival.detail}` };
+  }
   const startOnArrival = pick('startOnArrival', o.given.startOnArrival, arrival, false);
   if (startOnArrival.source === 'service default') {
     const why = obs.coldReactions.length === 0 ? 'no cold batch was read' : `the ${obs.coldReactions.length} cold batch reaction(s) were read too loosely to tell (each must lie wholly below ${AT_ONCE_BELOW_MS} ms or above ${WAITED_ABOVE_MS} ms)`;
@@ -407,6 +652,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     const i = settings.findIndex((s) => s.name === 'workersMax');
     settings[i] = { ...(settings[i] as SettingValue), value: value('workersMin') as number, detail: `${(settings[i] as SettingValue).detail}; raised to workersMin` };
   }
+  notes.push(...unmeasuredNotes(settings, { obs, coldStarts: starts.length, executionMedianMs: fitOfPart(fits, 'execution') }));
 
   const fitOf = (part: TimingPart): Distribution | undefined => fits.find((f) => f.part === part && f.classId === undefined)?.fit.dist;
   let execution: ExecutionTiming | undefined = fitOf('execution');

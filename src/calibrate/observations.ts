@@ -29,6 +29,8 @@ export interface JobSample {
   readonly executionMs: number | undefined;
   /** warm: an idle worker was up; cold: no worker was up; busy: workers up, none idle. */
   readonly poolBefore: PoolBefore;
+  /** The worker that ran it, when the record names one. */
+  readonly workerId?: string | undefined;
 }
 
 /**
@@ -111,6 +113,8 @@ export interface Observations {
    * network and HTTP part of every answer. A floor, not a mean: a busy client or host only adds.
    */
   rttRealMs: number;
+  /** Real ms between /health and /status polls: how late a polled job's end may be read (absent: 0). */
+  readonly pollRealMs?: number;
   readonly jobs: JobSample[];
   /** Target ms from a job's end to its worker's stop, seen on /health. */
   readonly idleTimeoutSamplesMs: number[];

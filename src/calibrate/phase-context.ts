@@ -54,6 +54,7 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
     delayMs: j.record.delayTime,
     executionMs: j.record.executionTime,
     poolBefore: before,
+    ...(j.record.workerId !== undefined ? { workerId: j.record.workerId } : {}),
   };
   ctx.obs.jobs.push(sample);
   return sample;

@@ -1,15 +1,16 @@
-// The measurement phases, each bounded by the job budget and the deadline:
+// The measurement phases, in the order they run, each bounded by the job budget and the deadline:
 //  - warm: one job at a time (a worker stays warm): dispatch, execution and overhead samples;
-//  - cold: wait until the idle timeout has stopped the workers (/health), then one job: a cold
-//    start each time, and an idle-timeout sample from each wait;
 //  - burst: many jobs at once with /health polled throughout: the scaler's reaction, the scale-up
 //    timeline, the most workers reached, jobs per worker;
+//  - cold: wait until the idle timeout has brought the workers down to the count at rest (the
+//    active workers), then a batch sized past the idle active workers' slots: each flex worker it
+//    starts is a cold-start sample, each wait (and one after the last batch) an idle-timeout sample;
 //  - stream: jobs read through /stream, for handlers that stream (time to first chunk, gaps).
 import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
-import type { BurstObservation, ColdReaction, HealthPoint, PhaseOutcome } from './observations.js';
+import type { BurstObservation, ColdReaction, HealthPoint, PhaseOutcome, ScaleUp } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
   return runPhase(ctx, 'warm', async () => {
@@ -34,6 +35,12 @@ export interface ColdOptions {
   readonly maxIdleWaitMs: number;
   /** Jobs sent at once after each idle gap: every worker they start is a cold-start sample. */
   readonly batch: number;
+  /**
+   * The batch of the next gap from what the gaps so far showed (their scale-ups): a batch sized
+   * to the idle active workers and to the scaler's candidates (see coldBatchSize). Absent: `batch`,
+   * narrowed to the workers one gap started.
+   */
+  readonly batchFor?: ((scaleUps: readonly ScaleUp[]) => number) | undefined;
 }
 
 /** The real instant the latest job ended on its worker: its answer, less half a round trip. */
@@ -176,7 +183,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     // the last /health showing a job running), or the instant its last worker came up when that
     // was later (a slow start the fast ones beat to every job went idle when it came up): the
     // last worker to go idle is the last to stop. Undefined: not known (no idle sample then).
-    let lastIdleFromMs = lastJobEndMs(ctx);
+    // After a burst whose last /health still showed a worker starting, that worker went idle
+    // when it came up, after the last job: the first gap gives no idle sample then.
+    const tail = ctx.obs.burst?.timeline.at(-1);
+    let lastIdleFromMs = tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : lastJobEndMs(ctx);
     // A batch that started fewer workers than it had jobs (workersMax, a REQUEST_COUNT value over
     // 1, several jobs per worker) says how many one decision starts: later batches send that many.
     let batch = o.batch;
@@ -196,7 +206,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // The batch is sent at once (each job still passes the budget's counter): one scaling
       // decision starts a worker for each, so their starts begin together. Never more than the
       // budget has left (at least one: a spent budget then says so).
-      const k = Math.max(1, Math.min(batch, count - jobs, ctx.target.budget.left));
+      const k = Math.max(1, Math.min(o.batchFor?.(ctx.obs.scaleUps) ?? batch, count - jobs, ctx.target.budget.left));
       const settled = await Promise.allSettled(Array.from({ length: k }, () => ctx.target.submit(cls.body)));
       const subs = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -241,7 +251,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       if (tracker.timesStarts) ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
       else untimed = true;
       if (tracker.startSpans > 1) staggered += 1;
-      if (!tracker.stopSeen && tracker.startCount > 0 && tracker.startCount < subs.length && tracker.startCount < batch) {
+      if (o.batchFor === undefined && !tracker.stopSeen && tracker.startCount > 0 && tracker.startCount < subs.length && tracker.startCount < batch) {
         narrowed = { from: narrowed?.from ?? batch, to: tracker.startCount };
         batch = tracker.startCount;
       }
@@ -260,6 +270,11 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health));
       }
       if (refused !== undefined) return { jobs, reason: stopReason(ctx, refused.reason) };
+    }
+    // The last batch's scale-down: one more wait (no job) for its workers to stop, an idle sample.
+    if (lastIdleFromMs !== undefined && !ctx.deadline.signal.aborted) {
+      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+      if (rest.reached && rest.droppedAtMs !== undefined && rest.droppedAtMs > lastIdleFromMs) ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
     if (narrowed !== undefined) ctx.obs.notes.push(`a cold batch of ${narrowed.from} jobs started only ${narrowed.to} worker(s) at once (workersMax, the scaler or jobs per worker): later idle gaps sent ${narrowed.to} at a time`);

@@ -1,19 +1,19 @@
 // One calibration from start to end: the round trip first (/health, no job), then the phases in
-// order (warm, cold, burst, stream) within the job budget and the deadline, unfinished jobs
+// order (warm, burst, cold, stream) within the job budget and the deadline, unfinished jobs
 // cancelled when it stops early, then the fits and settings, the report and the emulator config.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { Deadline, JobBudget } from './budget.js';
-import { inferDeployment, type GivenSettings } from './infer.js';
-import type { InputClass, Observations } from './observations.js';
+import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, warmJobMs, type GivenSettings } from './infer.js';
+import type { InputClass, Observations, ScaleUp } from './observations.js';
 import type { PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase } from './phases.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
 import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport } from './report.js';
 import { renderCalibrationHtml } from './report-html.js';
-import { CalibrationTarget, queuePort, REAL_CLOCK, type DeploymentPort, type RealClock } from './target.js';
+import { CalibrationTarget, queuePort, REAL_CLOCK, workersUp, type DeploymentPort, type RealClock } from './target.js';
 import { twinEmulatorConfig } from './twin-config.js';
 
 export interface CalibrationOptions {
@@ -61,6 +61,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
   const obs: Observations = {
     timeScale: o.timeScale.value,
     rttRealMs: 0,
+    pollRealMs: o.healthPollMs,
     jobs: [],
     idleTimeoutSamplesMs: [],
     workerStartsMs: [],
@@ -80,16 +81,39 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       first ??= h.health;
     }
     obs.rttRealMs = floorOf(target.healthRttsMs);
-    if (first !== undefined && (first.jobs.inQueue > 0 || first.jobs.inProgress > 0)) {
+    const busyAtStart = first !== undefined && (first.jobs.inQueue > 0 || first.jobs.inProgress > 0);
+    if (first !== undefined && busyAtStart) {
       obs.notes.push(`the endpoint held ${first.jobs.inQueue} queued and ${first.jobs.inProgress} running jobs of others when calibration began: their traffic shares the workers measured here`);
     }
+    // Workers up before any job of ours, on an endpoint with no job: the count at rest (active
+    // workers), what every idle gap waits for the pool to fall back to.
+    const atRest = o.given.workersMin ?? (first === undefined || busyAtStart ? 0 : workersUp(first));
     const ctx: PhaseContext = { target, deadline, timeScale: o.timeScale.value, originMs: deadline.startedAtMs, healthPollMs: o.healthPollMs, obs, log: o.log };
     const p = o.plan;
     const idleS = o.given.idleTimeoutS;
     const maxIdleWaitMs = Math.max(MIN_IDLE_WAIT_MS, idleS === undefined ? 0 : (3 * idleS * 1000) / o.timeScale.value);
+    // The burst before the cold batches: the workers it reached, the jobs one worker took and
+    // whether workers came at once size the batches (past the idle active workers, within the
+    // cap, telling the scaler's candidates apart), and its end is a scale-down to read the idle
+    // timeout from.
     if (p.warmJobs > 0) await warmPhase(ctx, o.classes, p.warmJobs);
-    if (p.coldStarts > 0 && !deadline.signal.aborted) await coldPhase(ctx, o.classes[0] as InputClass, p.coldStarts, { floorWorkers: o.given.workersMin ?? 0, maxIdleWaitMs, batch: p.coldBatch });
     if (p.burstJobs > 0 && !deadline.signal.aborted) await burstPhase(ctx, o.classes, p.burstJobs);
+    if (p.coldStarts > 0 && !deadline.signal.aborted) {
+      const b = obs.burst;
+      const sizing = {
+        restWorkers: atRest,
+        jobsPerWorker: o.given.jobsPerWorker ?? (b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : 1),
+        cap: o.given.workersMax ?? b?.peakWorkers ?? atRest + 1,
+        startsPerGap: p.coldBatch,
+        atOnce: burstCameAtOnce(obs),
+        jobMs: warmJobMs(obs),
+        queueDelayMs: burstReactionMs(obs),
+      };
+      const burstUp: ScaleUp[] = b === undefined ? [] : [{ source: 'burst', jobs: b.jobs, workersBefore: b.workersBefore, workersAfter: b.peakWorkers }];
+      // With no burst, nothing sizes the batches: --cold-batch, narrowed to what one gap started.
+      const batchFor = b === undefined ? undefined : (ups: readonly ScaleUp[]) => coldBatchSize([...burstUp, ...ups], sizing);
+      await coldPhase(ctx, o.classes[0] as InputClass, p.coldStarts, { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor });
+    }
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
   } finally {
     cancelledAtEnd = await target.cancelOpen();

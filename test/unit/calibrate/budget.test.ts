@@ -44,10 +44,10 @@ describe('the job budget', () => {
     const r = await calibrate(d, plan({ warmJobs: 4, coldStarts: 2, burstJobs: 3, streamJobs: 2, maxJobs: 11 }));
     // The stream phase sends one job: it brings no chunk, so the handler does not stream.
     expect(d.submitted()).toBe(4 + 2 + 3 + 1);
-    expect(r.phases.map((p) => `${p.phase}:${p.status}`)).toEqual(['warm:done', 'cold:done', 'burst:done', 'stream:done']);
+    expect(r.phases.map((p) => `${p.phase}:${p.status}`)).toEqual(['warm:done', 'burst:done', 'cold:done', 'stream:done']);
     expect(r.notes.join(' ')).toMatch(/does not stream/);
-    // Two idle gaps after a job: two idle-timeout samples.
-    expect(r.idleTimeoutSamplesMs.length).toBe(2);
+    // Two idle gaps after a job and the wait after the last batch: three idle-timeout samples.
+    expect(r.idleTimeoutSamplesMs.length).toBe(3);
   });
 
   it('cold jobs in batches: a batch of 3 that starts one worker narrows the next gaps to 1; every worker seen starting is a sample, never a job more', async () => {
@@ -58,13 +58,15 @@ describe('the job budget', () => {
     expect(r.jobs.byPhase['cold']).toBe(5);
     // The fake runs one worker: 3 jobs in the first gap, then one a gap: three gaps, a start each.
     expect(r.fits.find((f) => f.part === 'coldStart')?.n).toBe(3);
-    expect(r.idleTimeoutSamplesMs.length).toBe(3);
+    // Each gap's wait and the one after the last batch.
+    expect(r.idleTimeoutSamplesMs.length).toBe(4);
     expect(r.notes.join(' ')).toMatch(/a cold batch of 3 jobs started only 1 worker\(s\) at once.*later idle gaps sent 1 at a time/);
   });
 
   it('the deadline stops the run: an endpoint whose workers never stop ends the cold phase at --max-duration', async () => {
     const d = fakeDeployment(Infinity);
-    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 3, maxJobs: 10, maxDurationMs: 1_000 }));
+    // Given no active worker: the worker up at the start is not the count at rest, so the cold phase waits for it to stop.
+    const r = await calibrate(d, plan({ warmJobs: 1, coldStarts: 3, maxJobs: 10, maxDurationMs: 1_000 }), { workersMin: 0 });
     expect(d.submitted()).toBe(1);
     expect(r.phases.find((p) => p.phase === 'cold')).toMatchObject({ status: 'partial', jobs: 0 });
     expect(r.phases.find((p) => p.phase === 'cold')?.reason).toMatch(/--max-duration of 1 s reached/);

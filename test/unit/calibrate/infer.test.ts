@@ -156,7 +156,7 @@ describe('inferDeployment', () => {
     expect(idle).toMatchObject({ value: 10, source: 'given' });
     expect(idle?.detail).toMatch(/measured 12/);
     expect(r.deployment).toMatchObject({ idleTimeoutS: 10, workersMax: 7, gpuTypeId: 'L4' });
-    expect(r.notes.join(' ')).toMatch(/no cold start was measured/);
+    expect(r.notes.join(' ')).toMatch(/coldStart: not measured/);
   });
 
   it('execution by class: one fit per class under the class field, and a default from all', () => {

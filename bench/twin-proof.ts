@@ -1,0 +1,99 @@
+// The property-based proof over generated ground truths (test/unit/calibrate/twin-proof.ts): each
+// truth is calibrated in-process by the calibration's own code (public queue operations only, time
+// scale 60, the proof plan: at most 129 jobs of a 150-job budget), then judged: every scaling setting against
+// the truth's, and the written twin against the truth simulated on the truth's own settings under
+// traffic sized from its capacity (8 seeds, about 32,000 jobs per config, common seeds): e2e and
+// delayTime p50/p90/p99, cold starts per hour and cost. Prints each truth's seed (replay one with
+// --seeds <seed>), a table of the error per figure over the truths, and the worst truth with its settings.
+// Exit code 1 when a truth fails (a setting wrong, or a figure beyond --tolerance).
+// Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--plan proof|url] [--tolerance 0.1] [--verbose]
+// (--truths N: seeds 1..N and the named truths; --fresh N: N seeds drawn at random, printed for replay.)
+import { parseArgs } from 'node:util';
+import { calibrateTruth, describeVerdict, FIGURES, judge, NAMED_TRUTHS, planFlags, PROOF_PLAN_INPUT, truthOf, URL_PLAN_INPUT, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
+
+const { values } = parseArgs({
+  options: {
+    truths: { type: 'string' },
+    seeds: { type: 'string' },
+    fresh: { type: 'string' },
+    named: { type: 'boolean', default: false },
+    tolerance: { type: 'string', default: '0.1' },
+    verbose: { type: 'boolean', default: false },
+    plan: { type: 'string', default: 'proof' },
+  },
+});
+const tolerance = Number(values.tolerance);
+const PLANS = { proof: PROOF_PLAN_INPUT, url: URL_PLAN_INPUT } as const;
+if (values.plan !== 'proof' && values.plan !== 'url') throw new Error('--plan must be proof (at most 129 jobs of 150) or url (the by-URL test\'s, at most 85 jobs of 100)');
+const planInput = PLANS[values.plan];
+if (!(tolerance > 0)) throw new Error('--tolerance must be a number above 0 (0.1: 10%)');
+const keys: string[] = [];
+if (values.truths !== undefined) {
+  const n = Number(values.truths);
+  if (!Number.isInteger(n) || n < 1) throw new Error('--truths must be a whole number >= 1');
+  keys.push(...Object.keys(NAMED_TRUTHS), ...Array.from({ length: n }, (_, i) => String(i + 1)));
+}
+if (values.seeds !== undefined) keys.push(...values.seeds.split(',').filter((s) => s !== ''));
+if (values.fresh !== undefined) {
+  const n = Number(values.fresh);
+  if (!Number.isInteger(n) || n < 1) throw new Error('--fresh must be a whole number >= 1');
+  keys.push(...Array.from({ length: n }, () => String(1 + Math.floor(Math.random() * 2 ** 31))));
+}
+if (values.named) keys.push(...Object.keys(NAMED_TRUTHS));
+if (keys.length === 0) keys.push(...Object.keys(NAMED_TRUTHS), ...Array.from({ length: 20 }, (_, i) => String(i + 1)));
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const failures = (v: Verdict): string[] => [
+  ...v.settings.filter((s) => s.verdict === 'wrong' || s.verdict === 'named').map((s) => `${s.name} ${String(s.twin)} (truth ${String(s.truth)})`),
+  ...v.figures.filter((f) => !(f.error <= tolerance)).map((f) => `${f.name} ${pct(f.error)}`),
+];
+
+function settingsLine(t: Truth): string {
+  const d = t.model;
+  const c = d.timing?.coldStart;
+  const cold = c === undefined ? 'cold -' : c.kind === 'mixture' ? `cold mix ${Math.round(c.p * 100)}%` : `cold ${c.kind}`;
+  return `min ${d.workersMin} max ${d.workersMax} idle ${d.idleTimeoutS}s ${d.scalerType} ${d.scalerValue}${d.startOnArrival === true ? ' atOnce' : ''} jpw ${d.jobsPerWorker ?? 1} ${cold}${d.timing?.throttle !== undefined ? ` thr ${Math.round(d.timing.throttle.probability * 100)}%` : ''}`;
+}
+
+const verdicts: Verdict[] = [];
+let failed = 0;
+console.log(`twin proof: ${keys.length} truth(s), tolerance ${pct(tolerance)} per figure, plan ${values.plan} (qbench calibrate ${planFlags(planInput).join(' ')}, time scale 60)`);
+for (const key of keys) {
+  const truth = truthOf(key);
+  const t0 = performance.now();
+  const cal = await calibrateTruth(truth, planInput);
+  const t1 = performance.now();
+  const v = judge(truth, cal.report);
+  const t2 = performance.now();
+  verdicts.push(v);
+  const bad = failures(v);
+  if (bad.length > 0) failed += 1;
+  const worst = v.figures.reduce((a, f) => (f.error > a.error ? f : a));
+  console.log(
+    `${key.padStart(12)}  ${bad.length === 0 ? 'ok  ' : 'FAIL'}  ${settingsLine(truth).padEnd(62)} worst ${worst.name} ${pct(worst.error).padStart(6)}  ` +
+      `calibrate ${((t1 - t0) / 1000).toFixed(1)} s (${cal.submitted} jobs, ${(cal.emulatedMs / 60_000).toFixed(0)} emulated min), judge ${((t2 - t1) / 1000).toFixed(1)} s${bad.length > 0 ? `\n${''.padStart(20)}${bad.join('; ')}` : ''}`,
+  );
+  if (values.verbose || bad.length > 0) console.log(describeVerdict(v));
+}
+
+const quantile = (xs: readonly number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
+};
+console.log(`\nerror per figure over ${verdicts.length} truths (twin vs truth, simulated on the truth's own settings)`);
+console.log(`${'figure'.padEnd(15)} ${'median'.padStart(8)} ${'p90'.padStart(8)} ${'max'.padStart(8)}  worst truth`);
+for (const name of FIGURES) {
+  const errs = verdicts.map((v) => ({ v, e: (v.figures.find((f) => f.name === name) as { error: number }).error }));
+  const worst = errs.reduce((a, x) => (x.e > a.e ? x : a));
+  console.log(`${name.padEnd(15)} ${pct(quantile(errs.map((x) => x.e), 0.5)).padStart(8)} ${pct(quantile(errs.map((x) => x.e), 0.9)).padStart(8)} ${pct(worst.e).padStart(8)}  ${worst.v.truth.name}`);
+}
+const count = (k: string) => verdicts.reduce((acc, v) => acc + v.settings.filter((s) => s.verdict === k).length, 0);
+const settingsRight = verdicts.filter((v) => v.settings.every((s) => s.verdict === 'equal' || s.verdict === 'equivalent')).length;
+console.log(
+  `scaling settings: ${count('equal')} equal to the truth's, ${count('equivalent')} other but behaviourally the same, ${count('named')} not measurable in the budget and named so in the report, ${count('wrong')} wrong; ` +
+    `every setting right in ${settingsRight} of ${verdicts.length} truths`,
+);
+const worstTruth = verdicts.reduce((a, v) => (Math.max(...v.figures.map((f) => f.error)) > Math.max(...a.figures.map((f) => f.error)) ? v : a));
+console.log(`\nworst truth: ${worstTruth.truth.name} (${settingsLine(worstTruth.truth)})\n${describeVerdict(worstTruth)}`);
+console.log(`\n${verdicts.length - failed} of ${verdicts.length} truths within ${pct(tolerance)} with every setting right`);
+process.exitCode = failed > 0 ? 1 : 0;
