@@ -225,6 +225,12 @@ export class QueueOperations {
         openaiInput = parsed.value;
       }
     }
+    // An endpoint with an engine refuses what the engine cannot serve before any job, as vLLM answers 400.
+    const refused = ep.model.engine?.parseOpenAi(route, openaiInput);
+    if (refused?.ok === false) {
+      sendError(res, STATUS_CODES.badRequest, refused.error, { type: 'BadRequestError', param: refused.field });
+      return;
+    }
     const job = ep.submit('runsync', { input: { openai_route: route, openai_input: openaiInput } });
     const closed = closedSignal(res);
     const streaming = typeof openaiInput === 'object' && openaiInput !== null && (openaiInput as Record<string, unknown>)['stream'] === true;
@@ -234,7 +240,12 @@ export class QueueOperations {
       while (!closed.aborted && ep.get(job.id) === job) {
         await ep.waitUntil(job, deadline - this.core.clock.now(), () => ep.streamReady(job), closed);
         const take = ep.takeStream(job);
-        for (const c of take.stream) res.write(`data: ${JSON.stringify(c.output)}\n\n`);
+        // The chunks of one take (an engine's batch of events, or chunks due together) go in one write.
+        if (take.stream.length > 0) {
+          let events = '';
+          for (const c of take.stream) events += `data: ${JSON.stringify(c.output)}\n\n`;
+          res.write(events);
+        }
         if (isTerminal(job.status) || this.core.clock.now() >= deadline) {
           if (job.status === 'FAILED') res.write(`data: ${JSON.stringify({ error: { message: job.error ?? 'job failed', type: 'server_error' } })}\n\n`);
           break;

@@ -402,6 +402,9 @@ export class QueueEndpoint {
   private runSimulated(job: Job, w: Worker): number {
     const attempt = job.attempt;
     const ctx = new SimulatedRun(this, job, w, attempt);
+    const engine = this.model.engine;
+    // The engine's run: one step timer per worker, the job's tokens at each step's end (engine-run.ts).
+    if (engine !== undefined && engine.accepts(job.input)) return engine.run(ctx, w.id);
     const timed = this.model.timed;
     if (timed !== undefined && modelledInput(job.input)) {
       // The model's timings: timer steps on the clock, ending in ctx.done (see timed-handler.ts).
