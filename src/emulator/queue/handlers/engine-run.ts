@@ -39,7 +39,7 @@ class WorkerRun {
   timer: TimerHandle | undefined = undefined;
   /** Inside the end of a step: a job arriving now joins the step begun right after. */
   ending = false;
-  /** A step begin is deferred to the end of the current event (same-instant arrivals share a prefill). */
+  /** When the first request of an idle worker arrived: its step begins then, after the events due at that instant. */
   beginAtMs: number | undefined = undefined;
   constructor(
     readonly exec: EngineExecution,
@@ -206,7 +206,9 @@ export class EngineExecution {
     ctx.runTimer = job;
     if (!run.engine.busy && !run.ending && run.beginAtMs === undefined) {
       run.beginAtMs = ctx.clock.now();
-      ctx.clock.defer(this.beginDeferred, run);
+      // A zero-delay timer, not a microtask: it runs after every event already due at this
+      // instant, so requests arriving at the same emulated time share the first prefill.
+      run.timer = ctx.clock.setTimerFor(0, this.beginDeferred, run);
     }
     return Infinity;
   }
@@ -227,6 +229,7 @@ export class EngineExecution {
   private readonly beginDeferred = (run: WorkerRun): void => {
     const at = run.beginAtMs ?? run.clock.now();
     run.beginAtMs = undefined;
+    run.timer = undefined;
     if (!run.engine.busy) this.begin(run, at);
   };
 
