@@ -19,7 +19,7 @@ function drive(e: typeof E, arrivals: readonly Arrival[]): number[][] {
   const engine = new WorkerEngine<number>(e);
   const times: number[][] = arrivals.map(() => []);
   let next = 0;
-  let now = 0;
+  let now: number;
   let stepEndsAt = Infinity;
   for (;;) {
     const arrivalAt = next < arrivals.length ? (arrivals[next] as Arrival).atMs : Infinity;

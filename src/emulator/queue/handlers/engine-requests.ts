@@ -36,25 +36,13 @@ const Messages = z.array(Message).min(1);
 const streamOptions = z.looseObject({ include_usage: z.boolean().nullish() }).nullish();
 const single = z.union([z.literal(1), z.null()]).optional();
 
-const ChatBody = z.looseObject({
-  model: z.string().nullish(),
-  messages: Messages,
-  max_tokens: maxTokens,
-  max_completion_tokens: maxTokens,
-  stream: z.boolean().nullish(),
-  stream_options: streamOptions,
-  n: single,
-});
+/** The fields both OpenAI generation routes read. */
+const GENERATION_FIELDS = { model: z.string().nullish(), max_tokens: maxTokens, stream: z.boolean().nullish(), stream_options: streamOptions, n: single };
 
-const CompletionBody = z.looseObject({
-  model: z.string().nullish(),
-  // Batched prompts (a list) would answer several choices: one prompt string is served.
-  prompt: z.string(),
-  max_tokens: maxTokens,
-  stream: z.boolean().nullish(),
-  stream_options: streamOptions,
-  n: single,
-});
+const ChatBody = z.looseObject({ ...GENERATION_FIELDS, messages: Messages, max_completion_tokens: maxTokens });
+
+// Batched prompts (a list) would answer several choices: one prompt string is served.
+const CompletionBody = z.looseObject({ ...GENERATION_FIELDS, prompt: z.string() });
 
 const NativeInput = z.looseObject({
   prompt: z.string().optional(),
