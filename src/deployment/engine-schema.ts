@@ -45,7 +45,7 @@ export const LlmEngine = z.strictObject({
   /** Prompt tokens per second a prefill step reads. */
   prefillTokensPerSec: positive('engine.prefillTokensPerSec', 10_000_000).default(5_000),
   /** Fixed ms of every prefill step (scheduling, the first forward pass). */
-  prefillBaseMs: z.number({ error: 'engine.prefillBaseMs must be a number' }).min(0, { error: 'engine.prefillBaseMs must be in [0, 600000]' }).max(600_000, { error: 'engine.prefillBaseMs must be in [0, 600000]' }).default(15),
+  prefillBaseMs: z.number({ error: 'engine.prefillBaseMs must be a number' }).min(0, { error: 'engine.prefillBaseMs must be in [0, 60000]' }).max(60_000, { error: 'engine.prefillBaseMs must be in [0, 60000]' }).default(15),
   /** Output tokens of a request that gives no max_tokens (vLLM's SamplingParams default). */
   defaultMaxTokens: wholeIn('engine.defaultMaxTokens', 1, 1_000_000).default(16),
   /** Longest prompt + output in tokens (vLLM max_model_len): a longer request is refused. */
