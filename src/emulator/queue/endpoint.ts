@@ -63,6 +63,8 @@ export interface EndpointObserver {
   jobStarted(job: Job, worker: Worker): void;
   /** `job` reached a terminal state (its record final: endedAtMs, startedAtMs, queuedAtMs set). */
   jobEnded?(job: Job): void;
+  /** `job`'s worker streamed `output` now (before the 1 MB split): the LLM figures' token times. */
+  chunkEmitted?(job: Job, output: unknown): void;
 }
 
 /** A job held out of the queue: joining it after the service overhead (no worker), or being handed to `worker`. */
@@ -441,6 +443,7 @@ export class QueueEndpoint {
   /** A streamed chunk from the job's worker (simulated or external). */
   emitChunk(job: Job, attempt: number, output: unknown, metrics?: Record<string, unknown>): void {
     if (!this.current(job, attempt)) return;
+    this.deps.observer?.chunkEmitted?.(job, output);
     const parts = toChunks(output, metrics, this.deps.streamChunkBytes(), !this.has('stream-chunk-oversize'));
     if (job.chunks) for (const c of parts) job.chunks.push(c);
     else job.chunks = parts;
