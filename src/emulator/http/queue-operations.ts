@@ -236,7 +236,9 @@ export class QueueOperations {
     const streaming = typeof openaiInput === 'object' && openaiInput !== null && (openaiInput as Record<string, unknown>)['stream'] === true;
     if (streaming) {
       res.writeHead(STATUS_CODES.ok, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const deadline = this.core.clock.now() + RUNSYNC_WAIT_MS.defaultValue;
+      // An engine's stream lasts as long as its generation (its job's ttl ends it at worst); the
+      // mock handler's is cut at the /runsync wait, as it always was.
+      const deadline = this.core.clock.now() + (ep.model.engine === undefined ? RUNSYNC_WAIT_MS.defaultValue : job.ttlMs);
       while (!closed.aborted && ep.get(job.id) === job) {
         await ep.waitUntil(job, deadline - this.core.clock.now(), () => ep.streamReady(job), closed);
         const take = ep.takeStream(job);

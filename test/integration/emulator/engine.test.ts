@@ -85,3 +85,23 @@ describe('engine by URL', () => {
     expect(await long.json()).toMatchObject({ error: expect.stringContaining('maximum context length is 32768 tokens'), param: 'max_tokens' });
   });
 });
+
+describe('engine stream length', () => {
+  it('a stream longer than the /runsync wait (90 s emulated) is not cut: all 2000 tokens at 20 tok/s (100 s) arrive', async () => {
+    const fast = await startEmulator({
+      apiKey: KEY,
+      endpoints: [EP],
+      timeScale: 1_000,
+      workers: { min: 1, max: 1, coldStartMs: 0 },
+      deployments: { [EP]: { engine: { decodeTokensPerSec: 20, streamBatch: { max: 50, min: 50 } } } },
+    });
+    try {
+      const res = await fetch(`${fast.url}/v2/${EP}/openai/v1/completions`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ prompt: 'go', max_tokens: 2_000, stream: true, stream_options: { include_usage: true } }) });
+      const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: {'));
+      expect(events).toHaveLength(2_001);
+      expect(JSON.parse((events.at(-1) as string).slice(6))).toMatchObject({ usage: { completion_tokens: 2_000 } });
+    } finally {
+      await fast.close();
+    }
+  });
+});
