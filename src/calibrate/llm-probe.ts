@@ -3,7 +3,9 @@
 // lengths, then the inter-token gap of n streams decoding together at a few n, within a request
 // budget; fitted by llm-fit.ts. Gaps are read after the last stream of a batch got its first token,
 // so the batch's own prefills do not count as decoding. Prompts are ceil(chars / 4) tokens long by
-// the engine's approximation (approxPromptTokens): the text is 4 x tokens characters.
+// the engine's approximation (approxPromptTokens): the text is 4 x tokens characters. Every stream
+// of a batch is taken to share one worker: probe an endpoint held at one worker (workersMax 1), or
+// the streams spread and the slowdown per stream reads too small.
 import { QbenchError, usageError } from '../errors.js';
 import { SseParser } from '../load/llm/sse.js';
 import { chunkOfSseData, tokensInChunk } from '../load/llm/token-metrics.js';
