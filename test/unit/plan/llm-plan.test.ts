@@ -9,7 +9,8 @@ import { probeLlm, type LlmProbePort } from '../../../src/calibrate/llm-probe.js
 import { decodeStepMs, prefillStepMs, type LlmEngineInput } from '../../../src/deployment/index.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { planLlm } from '../../../src/plan/llm-plan.js';
-import { simulateLlm, type LlmTraffic } from '../../../src/sim/llm-simulate.js';
+import { llmJobInput, simulateLlm, type LlmTraffic } from '../../../src/sim/llm-simulate.js';
+import { parseTrafficProfile, simulate } from '../../../src/sim/index.js';
 
 const ENGINE: LlmEngineInput = { decodeTokensPerSec: 50, decodeContention: 0.25, prefillTokensPerSec: 2_000, prefillBaseMs: 20, streamBatch: { max: 1 } };
 const twin = (engine: LlmEngineInput = ENGINE) =>
@@ -67,6 +68,16 @@ describe('LLM simulation on the virtual clock', () => {
     const ttft = sim.requests.map((r) => r.ttftMs as number).sort((a, b) => a - b);
     expect(ttft[Math.floor(ttft.length / 2)]).toBe(120);
     expect(sim.requests.every((r) => r.outputTokens === 20)).toBe(true);
+  });
+});
+
+describe('the general simulation on an engine twin', () => {
+  it("runs the engine for LLM inputs of a traffic profile: a lone request's e2e is its prefill and decode steps", () => {
+    const traffic = parseTrafficProfile({ durationS: 400, arrivals: { kind: 'poisson', ratePerSec: 0.05 }, inputs: [{ share: 1, input: llmJobInput({ promptTokens: 200, outputTokens: 20, path: 'native' }) }] });
+    const f = simulate({ twin: twin(), settings: { workersMin: 1, workersMax: 1, idleTimeoutS: 5, scalerType: 'QUEUE_DELAY', scalerValue: 4 }, traffic, seed: 3 });
+    // 20 + 200 / 2000 s = 120 ms to the first token, then 19 steps of 20 ms.
+    expect(f.e2e.p50Ms).toBe(120 + 19 * 20);
+    expect(f.jobs.notCompleted).toBe(0);
   });
 });
 
