@@ -82,7 +82,7 @@ describe('engine token times on the virtual clock', () => {
     expect(rec(a())).toMatchObject({ status: 'COMPLETED', delayTime: 0, executionTime: 381 });
   });
 
-  it('per-stream token rate falls as streams share a worker, up to the cap', () => {
+  it('per-stream token rate falls as streams share a worker, up to the cap', async () => {
     // n streams started together share one prefill (10 + n ms) then decode in steps of 20 x (1 + 0.5 (n - 1)).
     for (const n of [1, 2, 4]) {
       const h = harness(ENGINE, 4);
@@ -94,7 +94,8 @@ describe('engine token times on the virtual clock', () => {
         expect(t[0]).toBe(10 + n);
         expect(t.slice(1).map((x, i) => x - (t[i] as number))).toEqual([step, step, step, step]);
       }
-      void open?.close();
+      await open?.close();
+      open = undefined;
     }
   });
 

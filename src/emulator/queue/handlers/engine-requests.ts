@@ -78,8 +78,8 @@ function messageChars(messages: z.infer<typeof Messages>): number {
 
 function refused(e: z.ZodError, prefix: string): EngineParse {
   const issue = e.issues[0];
-  const field = [prefix, ...(issue?.path ?? []).map(String)].filter((s) => s !== '').join('.');
-  return { ok: false, field, error: `${field === '' ? 'request' : field}: ${issue?.message ?? 'invalid'}` };
+  const field = [prefix, ...(issue?.path ?? []).map(String)].filter((s) => s !== '').join('.') || 'body';
+  return { ok: false, field, error: `${field}: ${issue?.message ?? 'invalid'}` };
 }
 
 /** vLLM's refusal of a request longer than max_model_len. */
