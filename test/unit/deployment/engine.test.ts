@@ -4,42 +4,10 @@
 // generated request scripts, against the bounds the model promises.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approxPromptTokens, decodeStepMs, EngineSeq, LlmEngine, prefillStepMs, streamBatchSizes, streamTokensPerSec, WorkerEngine } from '../../../src/deployment/index.js';
+import { approxPromptTokens, decodeStepMs, LlmEngine, prefillStepMs, streamBatchSizes, streamTokensPerSec } from '../../../src/deployment/index.js';
+import { drive } from './engine-driver.js';
 
 const E = { decodeTokensPerSec: 50, decodeContention: 0.5, prefillTokensPerSec: 1_000, prefillBaseMs: 10 };
-
-interface Arrival {
-  readonly atMs: number;
-  readonly prompt: number;
-  readonly out: number;
-}
-
-/** Run one worker's engine over `arrivals` (sorted by time): each request's token times. */
-function drive(e: typeof E, arrivals: readonly Arrival[]): number[][] {
-  const engine = new WorkerEngine<number>(e);
-  const times: number[][] = arrivals.map(() => []);
-  let next = 0;
-  let now: number;
-  let stepEndsAt = Infinity;
-  for (;;) {
-    const arrivalAt = next < arrivals.length ? (arrivals[next] as Arrival).atMs : Infinity;
-    if (arrivalAt === Infinity && stepEndsAt === Infinity) break;
-    // An arrival at the instant a step ends waits for the step begun then (ends first).
-    if (stepEndsAt <= arrivalAt) {
-      now = stepEndsAt;
-      for (const s of engine.end()) (times[s.owner] as number[]).push(now);
-    } else {
-      now = arrivalAt;
-      const a = arrivals[next] as Arrival;
-      engine.add(new EngineSeq(a.prompt, a.out, next));
-      next += 1;
-      if (engine.busy) continue;
-    }
-    const step = engine.begin();
-    stepEndsAt = step === undefined ? Infinity : now + step.durationMs;
-  }
-  return times;
-}
 
 describe('engine arithmetic', () => {
   it('a decode step lengthens by decodeContention per extra stream; one stream alone runs at decodeTokensPerSec', () => {
