@@ -50,6 +50,16 @@ export const LlmEngine = z.strictObject({
   defaultMaxTokens: wholeIn('engine.defaultMaxTokens', 1, 1_000_000).default(16),
   /** Longest prompt + output in tokens (vLLM max_model_len): a longer request is refused. */
   maxModelLen: wholeIn('engine.maxModelLen', 2, 10_000_000).default(32_768),
+  /**
+   * How a worker mixes reading prompts with decoding. prefill-first (vLLM without chunked prefill):
+   * a step reads every waiting prompt whole while decoding streams wait. chunked (vLLM's chunked
+   * prefill, its V1 engine's way): every step decodes every stream and reads waiting prompts, oldest
+   * first, with the rest of maxBatchedTokens; it lasts its decode time plus, when it reads any
+   * prompt, prefillBaseMs + the tokens read / prefillTokensPerSec.
+   */
+  scheduler: z.enum(['prefill-first', 'chunked'], { error: 'engine.scheduler must be prefill-first or chunked' }).default('prefill-first'),
+  /** chunked: tokens one step handles, a decoding stream counting one (vLLM max_num_batched_tokens). */
+  maxBatchedTokens: wholeIn('engine.maxBatchedTokens', 1, 10_000_000).default(8_192),
   /** KV-cache tokens of one worker: the native stream's gpu_kv_cache_usage = tokens held / this. */
   kvCacheTokens: wholeIn('engine.kvCacheTokens', 1, 1_000_000_000).default(262_144),
   streamBatch: StreamBatch.default({ min: 1, max: 50, growthFactor: 3 }),

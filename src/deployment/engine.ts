@@ -1,5 +1,5 @@
 // The LLM engine's arithmetic, with no clock: step durations, one worker's step scheduler
-// (continuous batching with prefill first, as vLLM's scheduler without chunked prefill), the
+// (continuous batching, prefill first or chunked prefill as vLLM schedules), the
 // streamed-chunk batch sizes of worker-vllm, and the prompt-token approximation. The emulator runs
 // it on its clock (src/emulator/queue/handlers/engine-run.ts); calibrate and plan read the same
 // formulas. Settings: engine-schema.ts.
@@ -32,9 +32,11 @@ export function prefillStepMs(e: Pick<LlmEngine, 'prefillBaseMs' | 'prefillToken
 
 /** One request on a worker's engine; `owner` is the caller's handle (the emulator's job run). */
 export class EngineSeq<T> {
-  /** Output tokens produced so far (the first one by the prefill step). */
+  /** Output tokens produced so far (the first one by the step that read its last prompt token). */
   generated = 0;
-  /** waiting: for its prefill; done: finished or removed. */
+  /** Prompt tokens read so far (chunked prefill reads a long prompt over several steps). */
+  prefilled = 0;
+  /** waiting: for (the rest of) its prefill; prefill: read by the running step; done: finished or removed. */
   state: 'waiting' | 'prefill' | 'decoding' | 'done' = 'waiting';
   constructor(
     readonly promptTokens: number,
@@ -44,27 +46,35 @@ export class EngineSeq<T> {
 }
 
 export interface EngineStep<T> {
-  readonly kind: 'prefill' | 'decode';
   readonly durationMs: number;
-  readonly seqs: readonly EngineSeq<T>[];
+  /** Streams given a token at the step's end. */
+  readonly decode: readonly EngineSeq<T>[];
+  /** Requests whose prompt the step reads, and how many of its tokens. */
+  readonly prefill: readonly EngineSeq<T>[];
+  readonly prefillTokens: readonly number[];
 }
 
+export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillBaseMs' | 'prefillTokensPerSec'> & Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens'>>;
+
 /**
- * One worker's engine: requests wait for a prefill step, then decode one token a step until they
- * have their output. A step begins only when the previous one ended; a prefill step (every waiting
- * request together) goes before decoding whenever a request waits.
+ * One worker's engine: requests wait for their prompt to be read, then decode one token a step until
+ * they have their output. A step begins only when the previous one ended. `prefill-first` (vLLM's
+ * scheduler without chunked prefill): a step reads the whole prompt of every waiting request while
+ * decoding streams wait, whenever one waits, else it decodes. `chunked` (vLLM's chunked prefill):
+ * every step decodes every stream and reads waiting prompts, oldest first, with the rest of its
+ * maxBatchedTokens (a stream counts one), a long prompt over several steps.
  */
 export class WorkerEngine<T> {
   private waiting: EngineSeq<T>[] = [];
   private decoding: EngineSeq<T>[] = [];
   private step: EngineStep<T> | undefined;
 
-  constructor(readonly e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillBaseMs' | 'prefillTokensPerSec'>) {}
+  constructor(readonly e: EngineScheduling) {}
 
-  /** Requests held (waiting, in prefill, decoding). */
+  /** Requests held (waiting, read by the running step, decoding). */
   get size(): number {
     let n = this.waiting.length + this.decoding.length;
-    if (this.step?.kind === 'prefill') for (const s of this.step.seqs) if (s.state === 'prefill') n += 1;
+    if (this.step !== undefined) for (const s of this.step.prefill) if (s.state === 'prefill') n += 1;
     return n;
   }
 
@@ -85,7 +95,7 @@ export class WorkerEngine<T> {
   *seqs(): IterableIterator<EngineSeq<T>> {
     yield* this.waiting;
     yield* this.decoding;
-    if (this.step?.kind === 'prefill') for (const s of this.step.seqs) if (s.state === 'prefill') yield s;
+    if (this.step !== undefined) for (const s of this.step.prefill) if (s.state === 'prefill') yield s;
   }
 
   add(seq: EngineSeq<T>): void {
@@ -103,24 +113,37 @@ export class WorkerEngine<T> {
   /** Begin the next step; undefined while one runs or when nothing is held. */
   begin(): EngineStep<T> | undefined {
     if (this.step !== undefined) return undefined;
-    if (this.waiting.length > 0) {
-      const seqs = this.waiting;
-      this.waiting = [];
-      let prompt = 0;
-      for (const s of seqs) {
+    if (this.waiting.length === 0 && this.decoding.length === 0) return undefined;
+    const chunked = this.e.scheduler === 'chunked';
+    const prefill: EngineSeq<T>[] = [];
+    const prefillTokens: number[] = [];
+    let budget = chunked ? Math.max(0, (this.e.maxBatchedTokens ?? Infinity) - this.decoding.length) : Infinity;
+    let read = 0;
+    if (chunked || this.waiting.length > 0) {
+      let taken = 0;
+      for (const s of this.waiting) {
+        if (budget <= 0) break;
+        const take = Math.min(budget, s.promptTokens - s.prefilled);
         s.state = 'prefill';
-        prompt += s.promptTokens;
+        prefill.push(s);
+        prefillTokens.push(take);
+        budget -= take;
+        read += take;
+        taken += 1;
       }
-      this.step = { kind: 'prefill', durationMs: prefillStepMs(this.e, prompt), seqs };
-    } else if (this.decoding.length > 0) {
-      this.step = { kind: 'decode', durationMs: decodeStepMs(this.e, this.decoding.length), seqs: this.decoding.slice() };
+      this.waiting = this.waiting.slice(taken);
     }
+    // Prefill-first decodes only in a step that reads no prompt.
+    const decode = chunked || prefill.length === 0 ? this.decoding.slice() : [];
+    const durationMs = (decode.length > 0 ? decodeStepMs(this.e, decode.length) : 0) + (prefill.length > 0 ? prefillStepMs(this.e, read) : 0);
+    this.step = { durationMs, decode, prefill, prefillTokens };
     return this.step;
   }
 
   /**
-   * The running step ended: each of its requests still held gets one token. Answers them, in
-   * step order; a request that reached its output length is done and has left the engine.
+   * The running step ended: each decoding stream of it still held gets one token, and so does each
+   * request whose last prompt token it read. Answers them, decoding streams first; a request that
+   * reached its output length is done and has left the engine.
    */
   end(): EngineSeq<T>[] {
     const step = this.step;
@@ -128,19 +151,35 @@ export class WorkerEngine<T> {
     if (step === undefined) return [];
     const got: EngineSeq<T>[] = [];
     let finished = false;
-    for (const s of step.seqs) {
-      if (s.state === 'done') continue;
+    for (const s of step.decode) {
+      if (s.state !== 'decoding') continue;
       s.generated += 1;
       got.push(s);
       if (s.generated >= s.outputTokens) {
-        finished ||= s.state === 'decoding';
+        finished = true;
         s.state = 'done';
-      } else if (s.state === 'prefill') {
-        s.state = 'decoding';
-        this.decoding.push(s);
       }
     }
     if (finished) this.decoding = this.decoding.filter((s) => s.state !== 'done');
+    const unfinished: EngineSeq<T>[] = [];
+    step.prefill.forEach((s, i) => {
+      if (s.state !== 'prefill') return;
+      s.prefilled += step.prefillTokens[i] as number;
+      if (s.prefilled < s.promptTokens) {
+        s.state = 'waiting';
+        unfinished.push(s);
+        return;
+      }
+      s.generated += 1;
+      got.push(s);
+      if (s.generated >= s.outputTokens) s.state = 'done';
+      else {
+        s.state = 'decoding';
+        this.decoding.push(s);
+      }
+    });
+    // A prompt read in part goes on first at the next step.
+    if (unfinished.length > 0) this.waiting = [...unfinished, ...this.waiting];
     return got;
   }
 }

@@ -75,6 +75,30 @@ describe("one worker's steps (continuous batching, prefill first)", () => {
     expect(t[0]).toEqual([20, 40, 150, 170]);
   });
 
+  it('chunked prefill: every step decodes every stream and reads prompts with the rest of its token budget', () => {
+    // Budget 100 tokens a step. A (50 prompt, 3 out) at 0: 10 + 50 -> first token at 60.
+    // B (150, 2) at 25: the step from 60 decodes A (20 ms) and reads 99 of B's prompt (10 + 99):
+    // 129 ms -> A's 2nd token at 189. The next decodes A and reads B's last 51 (20 + 10 + 51 = 81):
+    // A's 3rd token and B's first at 270. B alone: 20 ms -> 290.
+    const chunked = { ...E, scheduler: 'chunked' as const, maxBatchedTokens: 100 };
+    const t = drive(chunked, [
+      { atMs: 0, prompt: 50, out: 3 },
+      { atMs: 25, prompt: 150, out: 2 },
+    ]);
+    expect(t).toEqual([
+      [60, 189, 270],
+      [270, 290],
+    ]);
+    // Prefill first, the same script: B's whole prompt at 60 stalls A (10 + 150 -> 220), then both decode.
+    expect(drive(E, [
+      { atMs: 0, prompt: 50, out: 3 },
+      { atMs: 25, prompt: 150, out: 2 },
+    ])).toEqual([
+      [60, 250, 270],
+      [220, 250],
+    ]);
+  });
+
   it('over generated scripts: every request gets its output, no sooner than its own prefill, with gaps no shorter than a lone decode step', () => {
     const arrival = fc.record({ atMs: fc.integer({ min: 0, max: 2_000 }), prompt: fc.integer({ min: 1, max: 2_000 }), out: fc.integer({ min: 1, max: 40 }) });
     const engine = fc.record({
@@ -83,8 +107,9 @@ describe("one worker's steps (continuous batching, prefill first)", () => {
       prefillTokensPerSec: fc.double({ min: 100, max: 100_000, noNaN: true }),
       prefillBaseMs: fc.double({ min: 0, max: 100, noNaN: true }),
     });
+    const scheduling = fc.record({ scheduler: fc.constantFrom('prefill-first' as const, 'chunked' as const), maxBatchedTokens: fc.integer({ min: 16, max: 4_096 }) });
     fc.assert(
-      fc.property(engine, fc.array(arrival, { minLength: 1, maxLength: 12 }), (e, raw) => {
+      fc.property(fc.tuple(engine, scheduling).map(([a, b]) => ({ ...a, ...b })), fc.array(arrival, { minLength: 1, maxLength: 12 }), (e, raw) => {
         const arrivals = [...raw].sort((a, b) => a.atMs - b.atMs);
         const times = drive(e, arrivals);
         arrivals.forEach((a, i) => {

@@ -111,19 +111,20 @@ describe('engine token times on the virtual clock', () => {
     expect(times()).toEqual(times());
   });
 
-  it('over generated scripts: the emulator gives every request the token times of the reference driver of one worker', () => {
+  it('over generated scripts, prefill first or chunked: the emulator gives every request the token times of the reference driver of one worker', () => {
     // Steps last whole ms (20 x (1 + 0.5 (n - 1)) and 10 + prompt ms), so a step ends a whole
     // number of ms after the arrival that woke the worker; each arrival has its own fraction of a
     // ms (i / 64), so no arrival ties with a step's end (a tie's order is the clock's, not the model's).
     const arrival = fc.record({ atMs: fc.integer({ min: 0, max: 600 }), prompt: fc.integer({ min: 1, max: 300 }), out: fc.integer({ min: 1, max: 8 }) });
+    const engine = fc.constantFrom<LlmEngineInput>(ENGINE, { ...ENGINE, scheduler: 'chunked', maxBatchedTokens: 64 });
     fc.assert(
-      fc.property(fc.array(arrival, { minLength: 1, maxLength: 10 }), (raw) => {
+      fc.property(engine, fc.array(arrival, { minLength: 1, maxLength: 10 }), (e, raw) => {
         const arrivals: Arrival[] = raw.map((a, i) => ({ ...a, atMs: a.atMs + (i + 1) / 64 })).sort((a, b) => a.atMs - b.atMs);
-        const h = harness(ENGINE, 16);
+        const h = harness(e, 16);
         const jobs = arrivals.map((a) => h.submitAt(a.atMs, native(a.prompt, a.out)));
         h.clock.run(60_000);
         const got = jobs.map((j) => h.chunkTimes.get(j().id) ?? []);
-        expect(got).toEqual(drive(LlmEngine.parse(ENGINE), arrivals));
+        expect(got).toEqual(drive(LlmEngine.parse(e), arrivals));
         expect(h.ep.model.engine?.held()).toBe(0);
         expect(h.ep.model.meter.snapshot(h.clock.now()).tokens).toBe(arrivals.reduce((n, a) => n + a.out, 0));
         void open?.close();
