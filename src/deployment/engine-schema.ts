@@ -27,13 +27,13 @@ export type StreamBatch = z.infer<typeof StreamBatch>;
 export const ENGINE_DEFAULT_JOBS_PER_WORKER = 30;
 
 /**
- * One worker's engine. A worker runs steps one after another: a prefill step takes every request
- * waiting for its prompt to be read (prefillBaseMs + their prompt tokens / prefillTokensPerSec)
- * and gives each its first token at its end, while decoding streams wait; a decode step gives one
- * token to every decoding stream and lasts (1000 / decodeTokensPerSec) x (1 + decodeContention x
- * (n - 1)) ms for n streams, so one stream's rate falls as streams share the worker. A worker holds
- * at most jobsPerWorker requests (worker-vllm's MAX_CONCURRENCY, 30 by default with an engine);
- * beyond that they wait in the queue.
+ * One worker's engine. A worker runs steps one after another (the `scheduler` says how prompts
+ * and decoding share them); a decode step gives one token to every decoding stream and lasts
+ * (1000 / decodeTokensPerSec) x (1 + decodeContention x (n - 1)) ms for n streams, so one stream's
+ * rate falls as streams share the worker; reading p prompt tokens costs prefillBaseMs + p /
+ * prefillTokensPerSec, and a request's first token comes at the end of the step that read its
+ * last prompt token. A worker holds at most jobsPerWorker requests (worker-vllm's
+ * MAX_CONCURRENCY, 30 by default with an engine); beyond that they wait in the queue.
  */
 export const LlmEngine = z.strictObject({
   /** The served model name: /openai/v1/models lists it; answers carry it when the request names none. */
