@@ -15,7 +15,7 @@ export interface LlmPlanOptions {
   readonly traffic: LlmTraffic;
   /** Percentile SLOs on ttft, itl, tpot or e2e. */
   readonly slos: readonly (Slo | string)[];
-  /** Worker counts tried, ascending (default 1..8). */
+  /** Worker counts to choose from (default 1..8); a bisection tries a few of them per concurrency. */
   readonly workers?: readonly number[] | undefined;
   /** Per-worker concurrencies tried, ascending (default 1, 2, 4, 8, 16, 32, 64). */
   readonly concurrency?: readonly number[] | undefined;
@@ -98,7 +98,7 @@ function overloadedPoint(workers: number, jobsPerWorker: number, slos: readonly 
   };
 }
 
-/** The plan: each concurrency from the lowest, worker counts upward until one meets every SLO. */
+/** The plan: for each concurrency, the fewest workers meeting every SLO (by bisection over the worker counts tried). */
 export function planLlm(o: LlmPlanOptions): LlmPlan {
   const slos = percentileSlos(o.slos);
   const endpointId = o.endpointId ?? o.twin.endpoints[0];
@@ -111,36 +111,42 @@ export function planLlm(o: LlmPlanOptions): LlmPlan {
   const engine = d.engine;
   if (engine === undefined) throw configError(`the twin's endpoint "${endpointId}" has no engine (deployments.${endpointId}.engine): an LLM plan needs one`);
   const offeredTokensPerSec = o.traffic.ratePerSec * o.traffic.outputTokens;
+  const evaluate = (w: number, c: number): LlmPlanPoint => {
+    if (offeredTokensPerSec > w * peakDecodeTokensPerSec(engine, c)) return overloadedPoint(w, c, slos, w * pricePerWorkerHourUsd);
+    const sim = simulateLlm({ twin: o.twin, endpointId, workers: w, jobsPerWorker: c, traffic: o.traffic, seed });
+    const g = goodput(sim.requests, slos, sim.measuredSpanMs);
+    const ttft = sorted(sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs])));
+    const itl = sorted(sim.requests.flatMap((r) => r.itlMs));
+    const completedShare = sim.measured === 0 ? 1 : sim.requests.length / sim.measured;
+    const costPerHourUsd = w * pricePerWorkerHourUsd;
+    return {
+      workers: w,
+      jobsPerWorker: c,
+      ttftP50Ms: percentileOf(ttft, 50),
+      ttftP99Ms: percentileOf(ttft, 99),
+      itlP50Ms: percentileOf(itl, 50),
+      itlP99Ms: percentileOf(itl, 99),
+      outputTokensPerSec: sim.outputTokensPerSec,
+      completedShare,
+      verdicts: g.percentiles,
+      meets: g.percentilesHold && completedShare === 1,
+      overloaded: false,
+      costPerHourUsd,
+      costPerMillionOutputTokensUsd: sim.outputTokensPerSec > 0 ? (costPerHourUsd / (sim.outputTokensPerSec * 3_600)) * 1_000_000 : undefined,
+    };
+  };
+  const workers = [...(o.workers ?? DEFAULT_WORKERS)].sort((a, b) => a - b);
   for (const c of o.concurrency ?? DEFAULT_CONCURRENCY) {
-    for (const w of o.workers ?? DEFAULT_WORKERS) {
-      if (offeredTokensPerSec > w * peakDecodeTokensPerSec(engine, c)) {
-        points.push(overloadedPoint(w, c, slos, w * pricePerWorkerHourUsd));
-        continue;
-      }
-      const sim = simulateLlm({ twin: o.twin, endpointId, workers: w, jobsPerWorker: c, traffic: o.traffic, seed });
-      const g = goodput(sim.requests, slos, sim.measuredSpanMs);
-      const ttft = sorted(sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs])));
-      const itl = sorted(sim.requests.flatMap((r) => r.itlMs));
-      const completedShare = sim.measured === 0 ? 1 : sim.requests.length / sim.measured;
-      const costPerHourUsd = w * pricePerWorkerHourUsd;
-      const point: LlmPlanPoint = {
-        workers: w,
-        jobsPerWorker: c,
-        ttftP50Ms: percentileOf(ttft, 50),
-        ttftP99Ms: percentileOf(ttft, 99),
-        itlP50Ms: percentileOf(itl, 50),
-        itlP99Ms: percentileOf(itl, 99),
-        outputTokensPerSec: sim.outputTokensPerSec,
-        completedShare,
-        verdicts: g.percentiles,
-        meets: g.percentilesHold && completedShare === 1,
-        overloaded: false,
-        costPerHourUsd,
-        costPerMillionOutputTokensUsd: sim.outputTokensPerSec > 0 ? (costPerHourUsd / (sim.outputTokensPerSec * 3_600)) * 1_000_000 : undefined,
-      };
+    // More workers never serve the same arrivals worse: a bisection finds the fewest that meet
+    // every SLO, trying the one below it too (the answer's proof that fewer do not).
+    let lo = -1;
+    let hi = workers.length;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      const point = evaluate(workers[mid] as number, c);
       points.push(point);
-      // More workers only cost more at this concurrency.
-      if (point.meets) break;
+      if (point.meets) hi = mid;
+      else lo = mid;
     }
   }
   let choice: LlmPlanPoint | undefined;
