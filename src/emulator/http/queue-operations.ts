@@ -225,8 +225,9 @@ export class QueueOperations {
         openaiInput = parsed.value;
       }
     }
-    // An endpoint with an engine refuses what the engine cannot serve before any job, as vLLM answers 400.
-    const refused = ep.model.engine?.parseOpenAi(route, openaiInput);
+    // An endpoint whose simulated workers run an engine refuses what the engine cannot serve before
+    // any job, as vLLM answers 400 (external workers judge their own requests).
+    const refused = ep.pool.settings.simulated ? ep.model.engine?.parseOpenAi(route, openaiInput) : undefined;
     if (refused?.ok === false) {
       sendError(res, STATUS_CODES.badRequest, refused.error, { type: 'BadRequestError', param: refused.field });
       return;

@@ -1,6 +1,7 @@
 // One endpoint's deployment model at run time: its resolved settings, the timing sampler, the
-// billing meter, the timed run of modelled jobs and the LLM engine. The worker pool and the endpoint hold one each;
-// a reset re-seeds the sampler and clears the meter, so a reset emulator replays the same run.
+// billing meter, the timed run of modelled jobs and the LLM engine. The worker pool and the
+// endpoint hold one each; a reset re-seeds the sampler and clears the meter, so a reset emulator
+// replays the same run.
 import { BillingMeter, TimingSampler, type EndpointDeployment } from '../../deployment/index.js';
 import { TimedExecution } from './handlers/timed-handler.js';
 import { EngineExecution } from './handlers/engine-run.js';
