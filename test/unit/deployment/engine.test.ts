@@ -80,23 +80,13 @@ describe("one worker's steps (continuous batching, prefill first)", () => {
     // B (150, 2) at 25: the step from 60 decodes A (20 ms) and reads 99 of B's prompt (10 + 99):
     // 129 ms -> A's 2nd token at 189. The next decodes A and reads B's last 51 (20 + 10 + 51 = 81):
     // A's 3rd token and B's first at 270. B alone: 20 ms -> 290.
-    const chunked = { ...E, scheduler: 'chunked' as const, maxBatchedTokens: 100 };
-    const t = drive(chunked, [
+    const script = [
       { atMs: 0, prompt: 50, out: 3 },
       { atMs: 25, prompt: 150, out: 2 },
-    ]);
-    expect(t).toEqual([
-      [60, 189, 270],
-      [270, 290],
-    ]);
+    ];
+    expect(drive({ ...E, scheduler: 'chunked', maxBatchedTokens: 100 }, script)).toEqual([[60, 189, 270], [270, 290]]);
     // Prefill first, the same script: B's whole prompt at 60 stalls A (10 + 150 -> 220), then both decode.
-    expect(drive(E, [
-      { atMs: 0, prompt: 50, out: 3 },
-      { atMs: 25, prompt: 150, out: 2 },
-    ])).toEqual([
-      [60, 250, 270],
-      [220, 250],
-    ]);
+    expect(drive(E, script)).toEqual([[60, 250, 270], [220, 250]]);
   });
 
   it('over generated scripts: every request gets its output, no sooner than its own prefill, with gaps no shorter than a lone decode step', () => {
