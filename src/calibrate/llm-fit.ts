@@ -11,7 +11,7 @@ export interface TtftObservation {
   readonly ttftMs: number;
 }
 
-/** The mean inter-token gap per token while `streams` requests decoded together. */
+/** The inter-token gap per token while `streams` requests decoded together. */
 export interface DecodeObservation {
   readonly streams: number;
   readonly itlMs: number;

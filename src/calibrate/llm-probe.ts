@@ -87,7 +87,8 @@ export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
       const g = gapAfter(a, allStartedMs);
       return g === undefined ? [] : [g];
     });
-    if (gaps.length > 0) decode.push({ streams: n, itlMs: gaps.reduce((s, g) => s + g, 0) / gaps.length });
+    // The median stream: one stream held up by the host (a pause of its client) does not move it.
+    if (gaps.length > 0) decode.push({ streams: n, itlMs: median(gaps) });
   }
   return { ttft, decode, fit: fitEngineRates(ttft, decode), requestsSent: needed };
 }

@@ -2,7 +2,7 @@
 // run back to back, and every request's token times come out. Requests arriving at the same instant
 // join before a step begins then; an arrival at the instant a step ends waits for the step begun
 // then (the tests draw arrivals off the step grid, so that tie does not arise).
-import { EngineSeq, WorkerEngine, type LlmEngine } from '../../../src/deployment/index.js';
+import { EngineSeq, WorkerEngine, type EngineScheduling } from '../../../src/deployment/index.js';
 
 export interface Arrival {
   readonly atMs: number;
@@ -11,7 +11,7 @@ export interface Arrival {
 }
 
 /** Run one worker's engine over `arrivals` (sorted by time): each request's token times. */
-export function drive(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillBaseMs' | 'prefillTokensPerSec'>, arrivals: readonly Arrival[]): number[][] {
+export function drive(e: EngineScheduling, arrivals: readonly Arrival[]): number[][] {
   const engine = new WorkerEngine<number>(e);
   const times: number[][] = arrivals.map(() => []);
   let next = 0;
