@@ -1,15 +1,16 @@
 // A short probe of an LLM endpoint over its OpenAI completions route (server-sent events), for
-// the engine part of a twin: TTFT of one-token requests sent one at a time at a few prompt
-// lengths, then the inter-token gap of n streams decoding together at a few n, within a request
-// budget; fitted by llm-fit.ts. Gaps are read after the last stream of a batch got its first token,
-// so the batch's own prefills do not count as decoding. Prompts are ceil(chars / 4) tokens long by
-// the engine's approximation (approxPromptTokens): the text is 4 x tokens characters. Every stream
-// of a batch is taken to share one worker: probe an endpoint held at one worker (workersMax 1), or
-// the streams spread and the slowdown per stream reads too small.
+// the engine part of a twin: after one warm-up request, TTFT of one-token requests sent one at a
+// time at a few prompt lengths, then the inter-token gap of n streams decoding together at a few
+// n, within a request budget; fitted by llm-fit.ts. A batch's gap is read after its last stream got
+// its first token (its own prefills are not decoding), as the slope of chunk times over tokens.
+// Prompts are ceil(chars / 4) tokens long by the engine's approximation (approxPromptTokens): the
+// text is 4 x tokens characters. Every stream of a batch is taken to share one worker: probe an
+// endpoint held at one worker (workersMax 1), or the streams spread and the slowdown per stream
+// reads too small.
 import { QbenchError, usageError } from '../errors.js';
 import { SseParser } from '../load/llm/sse.js';
 import { chunkOfSseData, tokensInChunk } from '../load/llm/token-metrics.js';
-import { fitEngineRates, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
+import { fitEngineRates, fitLine, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
 
 /** One streamed answer: when it was sent and when each token-carrying chunk came, real ms. */
 export interface StreamedAnswer {
@@ -51,14 +52,21 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-/** Ms per token of `a` from its first chunk at or after `fromMs` to its last. */
+/**
+ * Ms per token of `a` from its first chunk at or after `fromMs` on: the least-squares slope of the
+ * chunks' arrival times against the tokens streamed so far, so that one chunk held up by the host
+ * moves it little (a gap from the first to the last chunk would take all of that delay).
+ */
 function gapAfter(a: StreamedAnswer, fromMs: number): number | undefined {
-  const chunks = a.chunks;
-  const i = chunks.findIndex((c) => c.atMs >= fromMs);
-  if (i < 0 || i >= chunks.length - 1) return undefined;
+  const points: { x: number; y: number }[] = [];
   let tokens = 0;
-  for (let k = i + 1; k < chunks.length; k += 1) tokens += (chunks[k] as { tokens: number }).tokens;
-  return tokens > 0 ? ((chunks.at(-1) as { atMs: number }).atMs - (chunks[i] as { atMs: number }).atMs) / tokens : undefined;
+  for (const c of a.chunks) {
+    tokens += c.tokens;
+    if (c.atMs >= fromMs) points.push({ x: tokens, y: c.atMs });
+  }
+  if (points.length < 2) return undefined;
+  const { b } = fitLine(points);
+  return b > 0 ? b : undefined;
 }
 
 export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
@@ -67,18 +75,24 @@ export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
   const concurrency = o.concurrency ?? [1, 2, 4, 8];
   const decodeTokens = o.decodeTokens ?? 64;
   const maxRequests = o.maxRequests ?? 60;
-  const needed = lengths.length * repeats + concurrency.reduce((s, n) => s + n, 0);
-  if (needed > maxRequests) throw usageError(`the LLM probe needs ${needed} requests (${lengths.length} prompt lengths x ${repeats} + ${concurrency.join(' + ')} streams), above its budget of ${maxRequests}`);
-  const ttft: TtftObservation[] = [];
-  for (const p of lengths) {
-    const samples: number[] = [];
-    for (let r = 0; r < repeats; r += 1) {
+  const needed = 1 + lengths.length * repeats + concurrency.reduce((s, n) => s + n, 0);
+  if (needed > maxRequests) throw usageError(`the LLM probe needs ${needed} requests (a warm-up, ${lengths.length} prompt lengths x ${repeats} and ${concurrency.join(' + ')} streams), above its budget of ${maxRequests}`);
+  // A warm-up first, not measured: it waits for a worker's cold start and warms the connection.
+  await o.port.complete(lengths[0] ?? DECODE_PROMPT_TOKENS, 1);
+  // Rounds over every length, so that a slow spell of the host touches one sample of several lengths, not one length.
+  const samples = lengths.map((): number[] => []);
+  for (let r = 0; r < repeats; r += 1) {
+    for (const [i, p] of lengths.entries()) {
       const a = await o.port.complete(p, 1);
       const first = a.chunks[0];
-      if (first !== undefined) samples.push(first.atMs - a.sentAtMs);
+      if (first !== undefined) samples[i]?.push(first.atMs - a.sentAtMs);
     }
-    if (samples.length > 0) ttft.push({ promptTokens: p, ttftMs: median(samples) });
   }
+  const ttft: TtftObservation[] = [];
+  lengths.forEach((p, i) => {
+    const s = samples[i] ?? [];
+    if (s.length > 0) ttft.push({ promptTokens: p, ttftMs: median(s) });
+  });
   const decode: DecodeObservation[] = [];
   for (const n of concurrency) {
     const answers = await Promise.all(Array.from({ length: n }, () => o.port.complete(DECODE_PROMPT_TOKENS, decodeTokens)));

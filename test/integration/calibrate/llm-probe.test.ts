@@ -1,15 +1,16 @@
-// The LLM probe by URL against the emulator's engine (real scaled clock, loopback): it fits the
-// engine's rates from TTFT at three prompt lengths and gaps at 1, 2, 4 and 8 streams, and the fitted
-// twin predicts what the same endpoint shows at a prompt length and two concurrencies it never
-// probed within 15% (host timers, HTTP and the other test files on the same cores add a few ms to
-// a figure: the margin covers them at these step lengths, 20 ms and more). Wall time about 7 s.
+// The LLM probe by URL against the emulator's engine (real scaled clock, loopback; a chunk a
+// token, so that a gap is a slope over many chunks): it fits the engine's rates from TTFT at three
+// prompt lengths and gaps at 1, 2, 4 and 8 streams, and the fitted twin predicts what the same
+// endpoint shows at a prompt length and two concurrencies it never probed within 15% (host timers,
+// HTTP and the other test files on the same cores add a few ms to a figure: the margin covers them
+// at these step lengths, 20 ms and more). Wall time about 7 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiProbePort, probeLlm } from '../../../src/calibrate/llm-probe.js';
 import { decodeStepMs, prefillStepMs } from '../../../src/deployment/index.js';
 import { startEmulator, type EmulatorHandle } from '../../../src/emulator/index.js';
 
 const KEY = 'llm-probe-key';
-const ENGINE = { decodeTokensPerSec: 50, decodeContention: 0.1, prefillTokensPerSec: 4_000, prefillBaseMs: 20 };
+const ENGINE = { decodeTokensPerSec: 50, decodeContention: 0.1, prefillTokensPerSec: 4_000, prefillBaseMs: 20, streamBatch: { max: 1 } };
 let em: EmulatorHandle;
 
 beforeAll(async () => {

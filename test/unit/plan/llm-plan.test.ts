@@ -138,7 +138,7 @@ describe('LLM probe (a fake endpoint that follows the engine formulas)', () => {
     expect(r.fit.rates.decodeTokensPerSec).toBeCloseTo(40, 9);
     expect(r.fit.rates.decodeContention).toBeCloseTo(0.2, 9);
     expect(r.fit.rates.prefillTokensPerSec).toBeCloseTo(4_000, 6);
-    expect(r.requestsSent).toBe(9 + 7);
+    expect(r.requestsSent).toBe(1 + 9 + 7);
     await expect(probeLlm({ port, maxRequests: 10 })).rejects.toThrow(/budget of 10/);
   });
 });
