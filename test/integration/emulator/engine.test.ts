@@ -74,12 +74,14 @@ describe('engine by URL', () => {
     expect(syncText).toBe(sseText);
   });
 
-  it('/openai/v1/models names the configured model; an unservable request is 400 naming the field', async () => {
+  it('/openai/v1/models names the configured model; the counters show the engine; an unservable request is 400 naming the field', async () => {
     const models = (await (await fetch(`${em.url}/v2/${EP}/openai/v1/models`, { headers: HEADERS })).json()) as { data: { id: string }[] };
     expect(models.data.map((m) => m.id)).toEqual(['tiny-llm']);
     const bad = await post('/openai/v1/chat/completions', { messages: [], max_tokens: 3 });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: expect.stringContaining('messages'), param: 'messages' });
+    const counters = (await (await fetch(`${em.url}/_qbench/counters`, { headers: HEADERS })).json()) as { endpoints: Record<string, { deployment: { jobsPerWorker: number; engine?: { modelName: string; requestsHeld: number } } }> };
+    expect(counters.endpoints[EP]?.deployment).toMatchObject({ jobsPerWorker: 30, engine: { modelName: 'tiny-llm', requestsHeld: 0 } });
     const long = await post('/openai/v1/completions', { prompt: 'x', max_tokens: 40_000 });
     expect(long.status).toBe(400);
     expect(await long.json()).toMatchObject({ error: expect.stringContaining('maximum context length is 32768 tokens'), param: 'max_tokens' });
