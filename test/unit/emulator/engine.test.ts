@@ -212,6 +212,17 @@ describe('engine answers by path', () => {
     expect(h.ep.record(mock())).toMatchObject({ status: 'COMPLETED', output: 'as before' });
   });
 
+  it('an endpoint with no engine keeps the mock-worker contract for the same inputs', () => {
+    const clock = new VirtualClock(0);
+    const core = new EmulatorCore(parseEmulatorConfig({ apiKey: 'engine-test-key', endpoints: [EP], workers: { min: 1, max: 1, coldStartMs: 0 } }), clock, { subServices: [] });
+    open = core;
+    const ep = core.endpoints.get(EP) as QueueEndpoint;
+    const job = ep.submit('run', { input: native(10, 4) });
+    clock.run(1_000);
+    expect(ep.model.engine).toBeUndefined();
+    expect(ep.record(job)).toMatchObject({ status: 'COMPLETED', output: 'Hello World!' });
+  });
+
   it('a cancelled request leaves its worker engine; the others keep their times and the worker engine empties', () => {
     const h = harness();
     const a = h.submitAt(0, native(10, 4));
