@@ -2,6 +2,7 @@
 // emulator config) over the emulator's `workers` section, with the service's defaults where a
 // deployment names a scaler but no value. Plain frozen data, read by the pool and the planner.
 import type { DeploymentSettings, Distribution, GpuPrice, TimingModel } from './schema.js';
+import { ENGINE_DEFAULT_JOBS_PER_WORKER, type LlmEngine } from './engine-schema.js';
 import { SERVICE_DEFAULTS } from './schema.js';
 import { DEFAULT_GPU_TYPE_ID, PRICE_TABLE_DATE, priceOf } from './prices.js';
 import { streamSeed } from './random.js';
@@ -48,6 +49,8 @@ export interface EndpointDeployment {
   readonly priceSource: string;
   readonly seed: number;
   readonly timing: ResolvedTiming;
+  /** The LLM engine of every worker; undefined: none. */
+  readonly engine: LlmEngine | undefined;
 }
 
 function scalerOf(d: DeploymentSettings | undefined, defaults: PoolDefaults): ScalerSettings {
@@ -77,7 +80,7 @@ export function resolveDeployment(endpointId: string, defaults: PoolDefaults, d:
   return Object.freeze({
     workersMin: d?.workersMin ?? defaults.min,
     workersMax: d?.workersMax ?? defaults.max,
-    jobsPerWorker: d?.jobsPerWorker ?? defaults.jobsPerWorker,
+    jobsPerWorker: d?.jobsPerWorker ?? (d?.engine === undefined ? defaults.jobsPerWorker : ENGINE_DEFAULT_JOBS_PER_WORKER),
     idleTimeoutMs: d?.idleTimeoutS === undefined ? defaults.idleTimeoutMs : d.idleTimeoutS * 1_000,
     scaler: scalerOf(d, defaults),
     startOnArrival: startOnArrivalOf(d, defaults),
@@ -87,6 +90,7 @@ export function resolveDeployment(endpointId: string, defaults: PoolDefaults, d:
     priceSource: d?.prices?.[gpuTypeId] === undefined ? `default price table of ${PRICE_TABLE_DATE}` : 'deployment prices override',
     seed: d?.seed ?? streamSeed(0, endpointId),
     timing: Object.freeze({ ...rest, coldStart: coldStart ?? constantStart }),
+    engine: d?.engine,
   });
 }
 
@@ -95,5 +99,5 @@ export function describeDeployment(d: EndpointDeployment): string {
   const s = d.scaler;
   const scaler =
     s.type === 'QUEUE_DELAY' ? `QUEUE_DELAY ${s.delayMs / 1_000} s` : s.type === 'REQUEST_COUNT' ? `REQUEST_COUNT ${s.jobsPerWorkerTarget} jobs/worker` : `queue depth ${s.depth}`;
-  return `workers ${d.workersMin}..${d.workersMax} (${d.jobsPerWorker} job${d.jobsPerWorker === 1 ? '' : 's'} each), idle timeout ${d.idleTimeoutMs / 1_000} s, scaler ${scaler}${d.startOnArrival ? ', a worker started on arrival for a job that finds none free' : ''}, ${d.gpuCount}x ${d.gpuTypeId}, seed ${d.seed}`;
+  return `workers ${d.workersMin}..${d.workersMax} (${d.jobsPerWorker} job${d.jobsPerWorker === 1 ? '' : 's'} each), idle timeout ${d.idleTimeoutMs / 1_000} s, scaler ${scaler}${d.startOnArrival ? ', a worker started on arrival for a job that finds none free' : ''}, ${d.gpuCount}x ${d.gpuTypeId}, seed ${d.seed}${d.engine === undefined ? '' : `, engine ${d.engine.modelName} (${d.engine.decodeTokensPerSec} tok/s alone, +${d.engine.decodeContention} step time per extra stream, prefill ${d.engine.prefillTokensPerSec} tok/s + ${d.engine.prefillBaseMs} ms, ${d.engine.scheduler === 'chunked' ? `chunked prefill of ${d.engine.maxBatchedTokens} tokens a step` : 'prefill first'})`}`;
 }

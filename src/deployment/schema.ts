@@ -4,6 +4,7 @@
 // qbench config file and the file `qbench calibrate` writes.
 import { z } from 'zod';
 import { EXECUTION_TIMEOUT_MS } from '../spec/index.js';
+import { LlmEngine } from './engine-schema.js';
 
 /** A timing part lasts at most as long as the longest job the service runs (§2.1 executionTimeout). */
 const MAX_PART_MS = EXECUTION_TIMEOUT_MS.max;
@@ -128,7 +129,7 @@ export const DeploymentSettings = z
      * scaler, else the emulator's `workers` section decides.
      */
     startOnArrival: z.boolean({ error: 'startOnArrival must be true or false' }).optional(),
-    /** Jobs one worker runs at once. */
+    /** Jobs one worker runs at once (with an engine: worker-vllm's MAX_CONCURRENCY, 30 when absent). */
     jobsPerWorker: posInt('jobsPerWorker').optional(),
     /** The GPU type priced (a key of the price table). */
     gpuTypeId: z.string().min(1).optional(),
@@ -137,6 +138,12 @@ export const DeploymentSettings = z
     /** Seed of the timing model's generator: the same seed and traffic give the same timings. */
     seed: z.number({ error: 'seed must be a number' }).int({ error: 'seed must be a whole number' }).optional(),
     timing: TimingModel.optional(),
+    /**
+     * An LLM engine on every worker (engine-schema.ts): OpenAI-route jobs and vLLM-style native
+     * inputs ({prompt | messages, sampling_params}) run on it with continuous batching; other
+     * jobs keep the timing model or the mock-worker handler. Absent: no engine.
+     */
+    engine: LlmEngine.optional(),
     /** Overrides of the price table, by gpuTypeId. */
     prices: z.record(z.string(), GpuPrice).optional(),
   })

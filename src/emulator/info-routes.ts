@@ -125,7 +125,10 @@ export function infoDocument(core: EmulatorCore): EmulatorInfoDocument {
 function deploymentSummary(ep: QueueEndpoint): Record<string, unknown> {
   const s = ep.pool.settings;
   const d = ep.model.deployment;
-  return { workersMin: s.min, workersMax: s.max, jobsPerWorker: s.jobsPerWorker, idleTimeoutMs: s.idleTimeoutMs, scaler: d.scaler, gpuTypeId: d.gpuTypeId, gpuCount: d.gpuCount, seed: d.seed };
+  const summary: Record<string, unknown> = { workersMin: s.min, workersMax: s.max, jobsPerWorker: s.jobsPerWorker, idleTimeoutMs: s.idleTimeoutMs, scaler: d.scaler, gpuTypeId: d.gpuTypeId, gpuCount: d.gpuCount, seed: d.seed };
+  // The LLM engine's settings, and the requests its workers hold now (an endpoint without one shows neither).
+  if (d.engine !== undefined) summary['engine'] = { ...d.engine, requestsHeld: ep.model.engine?.held() ?? 0 };
+  return summary;
 }
 
 export function countersDocument(core: EmulatorCore): Record<string, unknown> {

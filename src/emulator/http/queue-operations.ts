@@ -225,16 +225,30 @@ export class QueueOperations {
         openaiInput = parsed.value;
       }
     }
+    // An endpoint whose simulated workers run an engine refuses what the engine cannot serve before
+    // any job, as vLLM answers 400 (external workers judge their own requests).
+    const refused = ep.pool.settings.simulated ? ep.model.engine?.parseOpenAi(route, openaiInput) : undefined;
+    if (refused?.ok === false) {
+      sendError(res, STATUS_CODES.badRequest, refused.error, { type: 'BadRequestError', param: refused.field });
+      return;
+    }
     const job = ep.submit('runsync', { input: { openai_route: route, openai_input: openaiInput } });
     const closed = closedSignal(res);
     const streaming = typeof openaiInput === 'object' && openaiInput !== null && (openaiInput as Record<string, unknown>)['stream'] === true;
     if (streaming) {
       res.writeHead(STATUS_CODES.ok, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const deadline = this.core.clock.now() + RUNSYNC_WAIT_MS.defaultValue;
+      // An engine's stream lasts as long as its generation (its job's ttl ends it at worst); the
+      // mock handler's is cut at the /runsync wait, as it always was.
+      const deadline = this.core.clock.now() + (ep.model.engine === undefined ? RUNSYNC_WAIT_MS.defaultValue : job.ttlMs);
       while (!closed.aborted && ep.get(job.id) === job) {
         await ep.waitUntil(job, deadline - this.core.clock.now(), () => ep.streamReady(job), closed);
         const take = ep.takeStream(job);
-        for (const c of take.stream) res.write(`data: ${JSON.stringify(c.output)}\n\n`);
+        // The chunks of one take (an engine's batch of events, or chunks due together) go in one write.
+        if (take.stream.length > 0) {
+          let events = '';
+          for (const c of take.stream) events += `data: ${JSON.stringify(c.output)}\n\n`;
+          res.write(events);
+        }
         if (isTerminal(job.status) || this.core.clock.now() >= deadline) {
           if (job.status === 'FAILED') res.write(`data: ${JSON.stringify({ error: { message: job.error ?? 'job failed', type: 'server_error' } })}\n\n`);
           break;

@@ -63,6 +63,8 @@ export interface EndpointObserver {
   jobStarted(job: Job, worker: Worker): void;
   /** `job` reached a terminal state (its record final: endedAtMs, startedAtMs, queuedAtMs set). */
   jobEnded?(job: Job): void;
+  /** `job`'s worker streamed `output` now (before the 1 MB split): the LLM figures' token times. */
+  chunkEmitted?(job: Job, output: unknown): void;
 }
 
 /** A job held out of the queue: joining it after the service overhead (no worker), or being handed to `worker`. */
@@ -402,6 +404,9 @@ export class QueueEndpoint {
   private runSimulated(job: Job, w: Worker): number {
     const attempt = job.attempt;
     const ctx = new SimulatedRun(this, job, w, attempt);
+    const engine = this.model.engine;
+    // The engine's run: one step timer per worker, the job's tokens at each step's end (engine-run.ts).
+    if (engine !== undefined && engine.accepts(job.input)) return engine.run(ctx, w.id);
     const timed = this.model.timed;
     if (timed !== undefined && modelledInput(job.input)) {
       // The model's timings: timer steps on the clock, ending in ctx.done (see timed-handler.ts).
@@ -438,6 +443,7 @@ export class QueueEndpoint {
   /** A streamed chunk from the job's worker (simulated or external). */
   emitChunk(job: Job, attempt: number, output: unknown, metrics?: Record<string, unknown>): void {
     if (!this.current(job, attempt)) return;
+    this.deps.observer?.chunkEmitted?.(job, output);
     const parts = toChunks(output, metrics, this.deps.streamChunkBytes(), !this.has('stream-chunk-oversize'));
     if (job.chunks) for (const c of parts) job.chunks.push(c);
     else job.chunks = parts;
