@@ -5,6 +5,7 @@
 //  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
 import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
+import { SECOND_MS } from '../spec/index.js';
 import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
 
@@ -385,7 +386,8 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
     // A scaler that waits: the idle active workers' slots must stay taken past its reaction, or
     // they run the batch before any worker starts. Each slot works through a job every jobMs.
     if (s.restWorkers === 0 || !(s.jobMs > 0)) return base;
-    const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + 1_000;
+    // A second's margin past the reaction.
+    const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + SECOND_MS;
     return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
   }
   if (s.cap <= s.restWorkers) return base;
