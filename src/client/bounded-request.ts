@@ -1,8 +1,10 @@
-// One plain HTTP exchange over undici bounded in whole by one limit (connecting, headers and body
-// included), for the side requests that are not the scenario's traffic: the emulator's info and
-// counters routes, the load preflight and the Prometheus remote write. A connection reset by the
-// path is told apart from a dead target (isReset), so a caller can ask again on a fresh connection.
-import { request } from 'undici';
+// One plain HTTP exchange bounded in whole by one limit (connecting, headers and body included),
+// for the side requests that are not the scenario's traffic: the emulator's info and counters
+// routes, the load preflight and the Prometheus remote write. Node's own http client (https
+// loaded only for an https URL): these few requests do not need undici, whose import is most of
+// `qbench load`'s time before its first request. A connection reset by the path is told apart
+// from a dead target (isReset), so a caller can ask again on a fresh connection.
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 
 export interface BoundedRequestOptions {
   readonly method?: 'GET' | 'POST';
@@ -21,22 +23,38 @@ export interface BoundedAnswer {
   readonly text: string;
 }
 
+type Send = (url: URL, options: RequestOptions, answer: (res: IncomingMessage) => void) => ReturnType<typeof httpRequest>;
+
+async function sender(url: URL): Promise<Send> {
+  if (url.protocol === 'http:') return httpRequest;
+  if (url.protocol === 'https:') return (await import('node:https')).request;
+  throw new TypeError(`${url.href}: only http and https URLs are requested`);
+}
+
 /** One request and its answer; rejects when no answer came (refused, reset, timed out, aborted). */
 export async function boundedRequest(url: string, o: BoundedRequestOptions): Promise<BoundedAnswer> {
   const limit = AbortSignal.timeout(o.timeoutMs);
-  const res = await request(url, {
-    method: o.method ?? 'GET',
-    headers: { ...o.headers },
-    ...(o.body === undefined ? {} : { body: o.body }),
-    signal: o.signal ? AbortSignal.any([o.signal, limit]) : limit,
-    headersTimeout: o.timeoutMs,
-    bodyTimeout: o.timeoutMs,
+  const signal = o.signal ? AbortSignal.any([o.signal, limit]) : limit;
+  const target = new URL(url);
+  const send = await sender(target);
+  signal.throwIfAborted();
+  return new Promise<BoundedAnswer>((resolve, reject) => {
+    // An abort rejects with its reason (the limit's TimeoutError, or the caller's own).
+    const fail = (e: Error) => reject(signal.aborted && e.name === 'AbortError' ? (signal.reason as Error) : e);
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.body !== undefined) headers['content-length'] = String(o.body.length);
+    const req = send(target, { method: o.method ?? 'GET', headers, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => {
+        if (o.read !== 'discard') chunks.push(c);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: o.read === 'discard' ? '' : Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', fail);
+      res.on('aborted', () => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
+    });
+    req.on('error', fail);
+    req.end(o.body);
   });
-  if (o.read === 'discard') {
-    await res.body.dump();
-    return { status: res.statusCode, text: '' };
-  }
-  return { status: res.statusCode, text: await res.body.text() };
 }
 
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
