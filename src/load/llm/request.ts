@@ -247,7 +247,7 @@ async function streamRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, inten
   const submitMs = submitted.answer.endAtMs - intendedMs;
   const timer = new TokenTimer(intendedMs);
   let text = '';
-  let endMs = submitted.answer.endAtMs;
+  let streamEndMs: number | undefined;
   let finalStatus: string | undefined;
   try {
     for (;;) {
@@ -261,12 +261,11 @@ async function streamRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, inten
         text += textOf(item);
         if (isRecord(item) && isRecord(item['metrics'])) ctx.onEngineMetrics?.(at, item['metrics']);
       }
-      if (items.length > 0) endMs = at;
       const status = statusOf(polled.json);
       // The Python client's rule: a terminal status with nothing left to deliver ends the stream.
       if (terminal(status) && items.length === 0) {
         finalStatus = status;
-        endMs = at;
+        streamEndMs = at;
         break;
       }
       if (items.length === 0) await ctx.sleep(ctx.pollGapMs, ctx.signal);
@@ -281,6 +280,7 @@ async function streamRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, inten
   } catch {
     record = undefined;
   }
+  const endMs = streamEndMs ?? submitted.answer.endAtMs;
   const output = record !== undefined && isRecord(record.json) ? record.json['output'] : undefined;
   const usage = tokensInChunk(output).usage;
   if (usage !== undefined) timer.observeTokens(endMs, { tokens: 0, usage, error: undefined });

@@ -251,7 +251,7 @@ export interface LlmRunResult {
 /** Every path at every level of the mode, one after another. */
 export async function runLlmLoad(o: LlmRunOptions): Promise<LlmRunResult> {
   const own = o.transport === undefined ? undiciTransport(o.queueUrl, o.apiKey, o.maxInFlight + 8) : undefined;
-  const transport = o.transport ?? (own as LlmTransport);
+  const transport: LlmTransport = own ?? (o.transport as LlmTransport);
   const runs: LlmRun[] = [];
   const answers: NonNullable<LlmSection['sweepAnswers']> = [];
   const arrivals = o.mode === 'poisson' ? 'poisson' : 'uniform';
