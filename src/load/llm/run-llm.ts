@@ -88,18 +88,21 @@ export function undiciTransport(queueUrl: string, apiKey: string | undefined, co
 class HealthSampler {
   private samples: { atMs: number; ready: number }[] = [];
   private usable = true;
-  private stopped = false;
+  private readonly stopper = new AbortController();
+  private readonly signal: AbortSignal;
   private loop: Promise<void> | undefined;
 
   constructor(
     private readonly transport: LlmTransport,
     private readonly endpointId: string,
-    private readonly signal: AbortSignal | undefined,
-  ) {}
+    runSignal: AbortSignal | undefined,
+  ) {
+    this.signal = runSignal ? AbortSignal.any([runSignal, this.stopper.signal]) : this.stopper.signal;
+  }
 
   start(): void {
     this.loop = (async () => {
-      while (!this.stopped && this.usable && this.signal?.aborted !== true) {
+      while (this.usable && !this.signal.aborted) {
         await this.sample();
         await sleep(HEALTH_EVERY_MS, this.signal);
       }
@@ -138,7 +141,7 @@ class HealthSampler {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.stopper.abort();
     await this.loop;
   }
 }
