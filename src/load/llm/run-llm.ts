@@ -3,6 +3,7 @@
 // answers do), at a fixed concurrency (closed loop), or as a sweep: one request at a time, then a
 // saturating concurrency, then arrival rates spread between the two, stopping at the first level
 // the endpoint does not keep up with. /health is sampled alongside to tell cold requests apart.
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { schedule } from '../arrivals.js';
@@ -252,7 +253,14 @@ export interface LlmRunResult {
 }
 
 /** Every path at every level of the mode, one after another. */
-export async function runLlmLoad(o: LlmRunOptions): Promise<LlmRunResult> {
+export async function runLlmLoad(options: LlmRunOptions): Promise<LlmRunResult> {
+  // Every request in flight listens to the run's signal: one of our own, without the listener cap.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted === true) stop.abort();
+  const o: LlmRunOptions = { ...options, signal: stop.signal };
   const own = o.transport === undefined ? undiciTransport(o.queueUrl, o.apiKey, o.maxInFlight + 8) : undefined;
   const transport: LlmTransport = own ?? (o.transport as LlmTransport);
   const runs: LlmRun[] = [];
@@ -293,6 +301,7 @@ export async function runLlmLoad(o: LlmRunOptions): Promise<LlmRunResult> {
       answers.push({ path, maxRatePerSec: best, saturationRatePerSec: high > 0 ? high : null });
     }
   } finally {
+    options.signal?.removeEventListener('abort', onAbort);
     await own?.close();
   }
   return { runs, ...(o.mode === 'sweep' ? { sweepAnswers: answers } : {}) };
