@@ -101,11 +101,13 @@ class HealthSampler {
     this.signal = runSignal ? AbortSignal.any([runSignal, this.stopper.signal]) : this.stopper.signal;
   }
 
-  start(): void {
+  /** Resolves once the first sample is in (or /health did not answer), so the run's first request is told too. */
+  async start(): Promise<void> {
+    await this.sample();
     this.loop = (async () => {
       while (this.usable && !this.signal.aborted) {
-        await this.sample();
         await sleep(HEALTH_EVERY_MS, this.signal);
+        if (!this.signal.aborted) await this.sample();
       }
     })();
   }
@@ -121,7 +123,8 @@ class HealthSampler {
         this.usable = this.samples.length > 0;
         return;
       }
-      this.samples.push({ atMs: a.endAtMs, ready: idle + running });
+      // The answer describes the moment it was made: between the send and the arrival.
+      this.samples.push({ atMs: a.sentAtMs, ready: idle + running });
     } catch {
       this.usable = this.samples.length > 0;
     }
@@ -173,7 +176,7 @@ async function runLevel(o: LlmRunOptions, transport: LlmTransport, level: LevelS
     signal: o.signal,
   };
   const health = new HealthSampler(transport, o.endpointId, o.signal);
-  health.start();
+  await health.start();
   const coldOf = (sendMs: number, delayMs: number | undefined): boolean | undefined => {
     const none = health.noneReadyAt(sendMs);
     if (none === true) return true;
