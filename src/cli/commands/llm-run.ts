@@ -1,7 +1,7 @@
 // The work of `qbench llm` (declared in llm.ts): read the workload, resolve the target, measure
 // every path at every level, and write the LLM section with every report.
-import { readFile } from 'node:fs/promises';
-import { configError, isQbenchError, usageError } from '../../errors.js';
+import { isQbenchError, usageError } from '../../errors.js';
+import { emulatorConfigOf } from '../emulator-config-flags.js';
 import type { ExitCode } from '../../exit-codes.js';
 import { resolveTarget } from '../../load/target.js';
 import { parseSlo, type Slo } from '../../load/llm/goodput.js';
@@ -50,16 +50,7 @@ export async function runLlmCommand(f: Flags<typeof LLM_OPTIONS>, io: CliIo, inv
   const dataset = f.dataset === undefined ? undefined : { file: f.dataset, ...(await loadDataset(f.dataset)) };
   if (dataset && dataset.skipped > 0) io.stderr(`llm: --dataset ${f.dataset}: ${dataset.skipped} entries of another shape skipped, ${dataset.entries.length} used\n`);
 
-  let emulatorConfig: Record<string, unknown> = {};
-  if (f.emulatorConfig !== undefined) {
-    try {
-      emulatorConfig = JSON.parse(await readFile(f.emulatorConfig, 'utf8')) as Record<string, unknown>;
-    } catch (e) {
-      throw configError(`--emulator-config: cannot read ${f.emulatorConfig}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  if (f.timeScale !== undefined) emulatorConfig['timeScale'] = f.timeScale;
-  if (f.target !== 'emulator' && Object.keys(emulatorConfig).length > 0) throw invalid(['--time-scale and --emulator-config apply only to --target emulator']);
+  const emulatorConfig = await emulatorConfigOf(f, '--time-scale and --emulator-config');
 
   const apiKeyEnv = apiKeyEnvName(f.apiKeyEnv, io.env);
   const resolved = await resolveTarget({ target: f.target, endpointId: f.endpoint, apiKey: io.env[apiKeyEnv], emulator: emulatorConfig });

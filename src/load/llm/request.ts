@@ -231,14 +231,21 @@ const msField = (v: unknown, field: string, timeScale: number): number | undefin
   return typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x / timeScale : undefined;
 };
 
+/** POST /run (streamed job input) or /runsync; a request that got no answer is already the outcome. */
+async function submitNative(ctx: LlmRequestContext, spec: LlmRequestSpec, intendedMs: number, op: 'run' | 'runsync'): Promise<JsonAnswer | LlmRequestOutcome> {
+  try {
+    return await sendJson(ctx, { method: 'POST', path: `/v2/${encodeURIComponent(ctx.endpointId)}/${op}`, body: nativeBody(ctx, spec, op === 'run') });
+  } catch (e) {
+    return failed(intendedMs, ctx.transport.now(), 0, errorText(e), ctx.transport.now(), op === 'run');
+  }
+}
+
+const isOutcome = (x: JsonAnswer | LlmRequestOutcome): x is LlmRequestOutcome => 'metrics' in x;
+
 async function streamRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, intendedMs: number): Promise<LlmRequestOutcome> {
   const base = `/v2/${encodeURIComponent(ctx.endpointId)}`;
-  let submitted: JsonAnswer;
-  try {
-    submitted = await sendJson(ctx, { method: 'POST', path: `${base}/run`, body: nativeBody(ctx, spec, true) });
-  } catch (e) {
-    return failed(intendedMs, ctx.transport.now(), 0, errorText(e), ctx.transport.now(), true);
-  }
+  const submitted = await submitNative(ctx, spec, intendedMs, 'run');
+  if (isOutcome(submitted)) return submitted;
   const sentAtMs = submitted.answer.sentAtMs;
   const id = isRecord(submitted.json) && typeof submitted.json['id'] === 'string' ? submitted.json['id'] : undefined;
   if (submitted.answer.status !== 200 || id === undefined) {
@@ -294,12 +301,8 @@ async function streamRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, inten
 
 async function runsyncRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, intendedMs: number): Promise<LlmRequestOutcome> {
   const base = `/v2/${encodeURIComponent(ctx.endpointId)}`;
-  let answered: JsonAnswer;
-  try {
-    answered = await sendJson(ctx, { method: 'POST', path: `${base}/runsync`, body: nativeBody(ctx, spec, false) });
-  } catch (e) {
-    return failed(intendedMs, ctx.transport.now(), 0, errorText(e), ctx.transport.now(), false);
-  }
+  const answered = await submitNative(ctx, spec, intendedMs, 'runsync');
+  if (isOutcome(answered)) return answered;
   const sentAtMs = answered.answer.sentAtMs;
   if (answered.answer.status !== 200 || !isRecord(answered.json)) return failed(intendedMs, answered.answer.endAtMs, answered.answer.status, failure(answered.answer.status, answered.text), sentAtMs, false);
   let record: JsonAnswer = answered;
