@@ -578,6 +578,10 @@ export const LlmSection = z.strictObject({
   }),
   slos: z.array(z.string()),
   runs: z.array(LlmRun),
+  /** On an emulator: what the whole run cost on its deployment model's billing meter. */
+  cost: RunCost.optional(),
+  /** That cost over the output tokens the runs counted, per million; null without a price or a token. */
+  costPerMillionOutputTokensUsd: nonNeg.nullable().optional(),
   /** Sweep: per path, the highest offered rate whose run met every SLO (null: none did, or no SLO was given). */
   sweepAnswers: z.array(z.strictObject({ path: LlmPath, maxRatePerSec: nonNeg.nullable(), saturationRatePerSec: nonNeg.nullable() })).optional(),
 });

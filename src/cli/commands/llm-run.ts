@@ -3,7 +3,10 @@
 import { isQbenchError, usageError } from '../../errors.js';
 import { emulatorConfigOf } from '../emulator-config-flags.js';
 import type { ExitCode } from '../../exit-codes.js';
+import { preflight } from '../../load/preflight.js';
+import { runCost } from '../../load/run-cost.js';
 import { resolveTarget } from '../../load/target.js';
+import { readEndpointCounters } from '../../target/emulator-counters.js';
 import { parseSlo, type Slo } from '../../load/llm/goodput.js';
 import { runLlmLoad, type LlmMode } from '../../load/llm/run-llm.js';
 import { TOKEN_APPROXIMATION, Workload, describeLengthDist, loadDataset, loadLengthDist, parseLengthDist, type LengthDist } from '../../load/llm/workload.js';
@@ -58,6 +61,9 @@ export async function runLlmCommand(f: Flags<typeof LLM_OPTIONS>, io: CliIo, inv
   const startedAt = new Date();
   let section: LlmSection;
   try {
+    await preflight(t, io.signal);
+    // On an emulator, its billing meter before and after gives the run's cost.
+    const meterBefore = t.info === undefined ? undefined : await readEndpointCounters(t.queueUrl, t.endpointId, t.apiKey);
     const measured = await runLlmLoad({
       queueUrl: t.queueUrl,
       endpointId: t.endpointId,
@@ -96,6 +102,12 @@ export async function runLlmCommand(f: Flags<typeof LLM_OPTIONS>, io: CliIo, inv
       runs: measured.runs,
       ...(measured.sweepAnswers ? { sweepAnswers: measured.sweepAnswers } : {}),
     };
+    const meterAfter = meterBefore === undefined ? undefined : await readEndpointCounters(t.queueUrl, t.endpointId, t.apiKey);
+    if (meterBefore && meterAfter) {
+      const cost = runCost(t.endpointId, meterBefore, meterAfter);
+      const tokens = measured.runs.reduce((a, r) => a + Math.round(r.throughput.outputTokensPerSec * (r.wallMs / 1000)), 0);
+      section = { ...section, cost, costPerMillionOutputTokensUsd: cost.costUsd === null || tokens === 0 ? null : (cost.costUsd / tokens) * 1_000_000 };
+    }
   } finally {
     await resolved.close();
   }

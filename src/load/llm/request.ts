@@ -202,7 +202,8 @@ async function openAiRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, inten
     return { ok: problem === undefined, status: 200, ...(problem !== undefined ? { error: problem } : {}), metrics: r.metrics, streamed: true, text, sentAtMs: answer.sentAtMs };
   }
   const whole = parseJson(joined(raw));
-  if (!isRecord(whole)) return failed(intendedMs, answer.endAtMs, 200, `the answer is not a JSON object: ${joined(raw).slice(0, 200)}`, answer.sentAtMs, false);
+  // A queue that held the request past its wait answers the job's record ({id, status}) instead of the completion.
+  if (!isRecord(whole) || !Array.isArray(whole['choices'])) return failed(intendedMs, answer.endAtMs, 200, `the answer is not a completion (no choices): ${joined(raw).slice(0, 200)}`, answer.sentAtMs, false);
   return { ok: true, status: 200, metrics: wholeAnswerMetrics(intendedMs, answer.endAtMs, whole), streamed: false, text: textOf(whole), sentAtMs: answer.sentAtMs };
 }
 

@@ -5,7 +5,7 @@
 // concurrency, goodput against rate, cold against warm TTFT and §2.3 engine metrics over time.
 import type { LlmRun, LlmSection } from '../../result/model.js';
 import { llmLoadLabel, llmRunLabel } from '../../result/overall.js';
-import { fmtCount, fmtMs } from './format.js';
+import { costLine, fmtCount, fmtMs, fmtUsd } from './format.js';
 import { alignSeries, PALETTE, type ChartSpec } from './html-charts.js';
 
 const color = (i: number): string => PALETTE[i % PALETTE.length] ?? '#1f77b4';
@@ -67,6 +67,7 @@ export function llmNotes(llm: LlmSection): string[] {
       out.push(`cold starts ${label}: ${c.cold.count} cold (TTFT p50 ${fmtMs(c.cold.ttft.p50)}, max ${fmtMs(c.cold.ttft.max)}), ${c.warm.count} warm (TTFT p50 ${fmtMs(c.warm.ttft.p50)}, p99 ${fmtMs(c.warm.ttft.p99)})`);
     }
   }
+  if (llm.cost) out.push(`cost: ${costLine(llm.cost)}${llm.costPerMillionOutputTokensUsd !== undefined && llm.costPerMillionOutputTokensUsd !== null ? `; ${fmtUsd(llm.costPerMillionOutputTokensUsd)} per million output tokens counted` : ''}`);
   for (const a of llm.sweepAnswers ?? []) {
     out.push(`sweep ${a.path}: saturation at ${a.saturationRatePerSec === null ? '–' : `${a.saturationRatePerSec.toFixed(2)} req/s`}; ${llm.slos.length === 0 ? 'no SLO given' : a.maxRatePerSec === null ? 'no rate level met every SLO' : `highest rate meeting every SLO: ${a.maxRatePerSec} req/s`}`);
   }
@@ -276,7 +277,7 @@ export function llmHtml(llm: LlmSection, h: LlmHtmlParts): { html: string; chart
     })
     .join('');
   const texts = llm.runs.filter((r) => r.sampleText !== undefined);
-  const notes = llmNotes(llm).filter((n) => n.startsWith('sweep ') || n.startsWith('errors ') || n.startsWith('INVALID '));
+  const notes = llmNotes(llm).filter((n) => n.startsWith('sweep ') || n.startsWith('errors ') || n.startsWith('INVALID ') || n.startsWith('cost: '));
   const html = `<h2 id="llm">LLM</h2>
 <div class="card"><dl class="meta">
 <dt>workload</dt><dd>${h.esc(llmScope(llm))}</dd>

@@ -117,6 +117,12 @@ describe('openai path, one answer', () => {
     expect([o.ok, o.streamed, o.metrics.ttftMs, o.metrics.e2eMs, o.metrics.tpotMs, o.metrics.outputTokens, o.metrics.tokenSource, o.text]).toEqual([true, false, 410, 410, undefined, 7, 'usage', 'The big cat']);
     expect(JSON.parse(t.sent[0]?.body ?? '{}')).not.toHaveProperty('stream_options');
   });
+
+  it('a job record in place of the completion (the wait ran out) fails the request', async () => {
+    const t = scriptedTransport(1000, { [CHAT_PATH]: [{ reads: [{ atMs: 91_000, bytes: json({ id: 'j9', status: 'IN_PROGRESS' }) }] }] });
+    const o = await executeLlmRequest(ctxOf(t, { stream: false }), spec, 1000);
+    expect([o.ok, o.error]).toEqual([false, 'the answer is not a completion (no choices): {"id":"j9","status":"IN_PROGRESS"}']);
+  });
 });
 
 describe('native paths', () => {
