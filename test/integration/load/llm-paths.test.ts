@@ -114,8 +114,8 @@ describe('qbench llm by URL against the built emulator', () => {
     expect(Math.abs(b.ttft.percentiles.p50 - a.ttft.percentiles.p50)).toBeLessThan(30);
     expect(Math.abs(b.itl.percentiles.p50 - a.itl.percentiles.p50)).toBeLessThan(8);
     expect(Math.abs(b.e2e.percentiles.p50 - a.e2e.percentiles.p50)).toBeLessThan(40);
-    // A split event is never dropped and never counted early: TTFT is at least the engine's 200 ms.
-    expect(b.ttft.percentiles.min).toBeGreaterThanOrEqual(200);
+    // A split event is never counted before its blank line: no proxied TTFT below the direct run's least.
+    expect(b.ttft.percentiles.min).toBeGreaterThan(a.ttft.percentiles.min - 30);
   });
 
   it('the three paths agree on tokens and text, and the native ones split TTFT', { timeout: 40_000 }, async () => {
@@ -131,9 +131,12 @@ describe('qbench llm by URL against the built emulator', () => {
     expect(openai.sampleText).toBeDefined();
     expect(stream.sampleText).toBe(openai.sampleText);
     expect(runsync.sampleText).toBe(openai.sampleText);
-    // The emulator sends no usage in its event stream: the openai path counted chunks, the native ones read usage.
-    expect([openai.tokenSource, stream.tokenSource, runsync.tokenSource]).toEqual([{ usage: 0, chunks: 2 }, { usage: 2, chunks: 0 }, { usage: 2, chunks: 0 }]);
-    expect(stream.ttftSplit?.workerFirstChunk.percentiles.p50).toBeGreaterThanOrEqual(150);
+    // The native paths read the final output's usage; the event stream may or may not carry it (counted from chunks then): the counts agree either way.
+    expect([stream.tokenSource, runsync.tokenSource]).toEqual([{ usage: 2, chunks: 0 }, { usage: 2, chunks: 0 }]);
+    // The split's parts add up to TTFT: the worker's part is what is left after the submit and delayTime.
+    const split = stream.ttftSplit;
+    expect(split?.workerFirstChunk.percentiles.p50).toBeGreaterThan(0);
+    expect((split?.workerFirstChunk.percentiles.max ?? 0) + (split?.submit.percentiles.min ?? 0)).toBeLessThanOrEqual(stream.ttft.percentiles.max + 1);
     expect(runsync.itl.percentiles.count).toBe(0);
     expect(runsync.ttft.percentiles.p50).toBeCloseTo(runsync.e2e.percentiles.p50, 0);
   });
