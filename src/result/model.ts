@@ -523,8 +523,12 @@ export const LlmRun = z.strictObject({
     /** The first distinct failure messages. */
     errors: z.array(z.string()),
   }),
-  /** How the output tokens were counted: requests whose server sent `usage`, and those counted from chunks. */
-  tokenSource: z.strictObject({ usage: count, chunks: count }),
+  /**
+   * How the output tokens were counted: requests whose server sent `usage`, and those counted from
+   * chunks; `chunksDisagree`: requests whose usage differs from the tokens counted from their chunks
+   * (the server put several tokens in a chunk without listing them: their ITL samples are per chunk).
+   */
+  tokenSource: z.strictObject({ usage: count, chunks: count, chunksDisagree: count }),
   ttft: LatencySummary,
   /** One sample per token after the first (a chunk of k tokens after a gap g gives k samples of g/k). */
   itl: LatencySummary,

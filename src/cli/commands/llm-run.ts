@@ -74,6 +74,8 @@ export async function runLlmCommand(f: Flags<typeof LLM_OPTIONS>, io: CliIo, inv
       stream: f.stream,
       model: f.model,
       ignoreEos: f.ignoreEos,
+      logprobs: f.logprobs,
+      timeoutMs: f.timeoutMs,
       mode,
       ratePerSec: f.ratePerSec,
       concurrency: f.vus,

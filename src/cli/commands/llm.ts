@@ -14,7 +14,7 @@ import { commaList, outOption, targetKeyOption, targetOptions } from '../target-
 
 export const LLM_PATH_NAMES = ['openai', 'stream', 'runsync'] as const;
 export const LLM_MODES = ['constant', 'poisson', 'concurrency', 'sweep'] as const;
-export const LLM_DEFAULTS = { duration: '30s', promptTokens: '128', seed: 1, sweepSteps: 4, maxInFlight: 1000, coldDelay: '1s' } as const;
+export const LLM_DEFAULTS = { duration: '30s', promptTokens: '128', seed: 1, sweepSteps: 4, maxInFlight: 1000, coldDelay: '1s', timeout: '5m' } as const;
 const LENGTHS = 'N, uniform:MIN-MAX, normal:MEAN,SD[,MIN,MAX] or file:PATH';
 const SLO_FORM = "[pNN(]metric[)] < number unit, metric ttft, itl, tpot or e2e, e.g. 'p99(ttft)<2s', 'itl<=50ms'";
 
@@ -43,6 +43,8 @@ export const LLM_OPTIONS = {
   seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }), default: LLM_DEFAULTS.seed, help: 'Seed of the lengths, prompts, dataset order and Poisson arrivals' }),
   model: option({ flag: 'model', schema: z.string().min(1).optional(), help: "The request's model field (default: none, the worker fills in its own)" }),
   ignoreEos: option({ flag: 'ignore-eos', kind: 'boolean', schema: z.boolean(), default: true, help: 'Send ignore_eos and min_tokens (vLLM) so every answer has its max_tokens; --no-ignore-eos for servers that refuse them' }),
+  logprobs: option({ flag: 'logprobs', kind: 'boolean', schema: z.boolean(), default: false, help: 'Ask for logprobs so every streamed chunk lists its tokens: exact token counts and ITL when a server puts several tokens in a chunk' }),
+  timeoutMs: option({ flag: 'timeout', schema: DurationMs.pipe(z.number().positive({ error: 'must be above 0' }).max(3_600_000, { error: 'must be at most 1h' })), default: LLM_DEFAULTS.timeout, help: 'A request not ended this long after its send is abandoned and counted failed' }),
   sweepSteps: option({ flag: 'sweep-steps', kind: 'number', schema: wholeNumber(1, 20), default: LLM_DEFAULTS.sweepSteps, help: 'Sweep: rate levels between one-at-a-time and saturation' }),
   maxInFlight: option({ flag: 'max-in-flight', kind: 'number', schema: wholeNumber(1, 10_000), default: LLM_DEFAULTS.maxInFlight, help: 'Open loop: a start finding this many requests in flight is dropped and counted' }),
   coldDelayMs: option({ flag: 'cold-delay', schema: DurationMs.pipe(z.number().positive({ error: 'must be above 0' })), default: LLM_DEFAULTS.coldDelay, help: 'A request whose delayTime is at least this is counted cold (as is one sent when /health showed no worker ready)' }),

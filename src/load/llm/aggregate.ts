@@ -164,7 +164,12 @@ export function summarizeLlmRun(raw: RawLlmRun, slos: readonly Slo[]): LlmRun {
     durationMs: raw.durationMs,
     wallMs: round3(wallMs),
     requests: { scheduled: raw.scheduled, dropped: raw.dropped, completed: ok.length, failed: raw.requests.length - ok.length, statusCodes, errors },
-    tokenSource: { usage: okMetrics.filter((m) => m.tokenSource === 'usage').length, chunks: okMetrics.filter((m) => m.tokenSource === 'chunks').length },
+    tokenSource: {
+      usage: okMetrics.filter((m) => m.tokenSource === 'usage').length,
+      chunks: okMetrics.filter((m) => m.tokenSource === 'chunks').length,
+      // Only streamed answers count tokens from chunks; a whole answer is one chunk by construction.
+      chunksDisagree: ok.filter((r) => r.outcome.streamed && r.outcome.metrics.tokenSource === 'usage' && r.outcome.metrics.chunkTokens !== r.outcome.metrics.outputTokens).length,
+    },
     ttft: summarize(histogramFromMs(ttfts)),
     itl: summarize(histogramFromMs(okMetrics.flatMap((m) => m.itlMs))),
     tpot: summarize(histogramFromMs(okMetrics.flatMap((m) => (m.tpotMs === undefined ? [] : [m.tpotMs])))),

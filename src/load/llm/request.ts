@@ -46,6 +46,10 @@ export interface LlmRequestContext {
   readonly model?: string | undefined;
   /** vLLM's ignore_eos and min_tokens: generate exactly max_tokens (a server that does not know them may refuse them). */
   readonly ignoreEos: boolean;
+  /** Ask for logprobs, so that every streamed chunk lists its tokens (exact counts when a chunk holds several). */
+  readonly logprobs?: boolean | undefined;
+  /** A request still running this long after its send is abandoned and failed. */
+  readonly timeoutMs?: number | undefined;
   /** Emulated ms per real ms: a record's delayTime is in the target's ms. */
   readonly timeScale: number;
   /** Pause after a /stream (or /status) answer that brought nothing new and no end (a target that does not long-poll). */
@@ -77,12 +81,14 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const OPENAI_ROUTES: Readonly<Record<LlmApi, string>> = { chat: '/v1/chat/completions', completions: '/v1/completions' };
 
 /** The OpenAI request body of `spec` (the openai path's body, and the native paths' openai_input). */
-export function openAiBody(ctx: Pick<LlmRequestContext, 'api' | 'model' | 'ignoreEos'>, spec: LlmRequestSpec, stream: boolean): Record<string, unknown> {
+export function openAiBody(ctx: Pick<LlmRequestContext, 'api' | 'model' | 'ignoreEos' | 'logprobs'>, spec: LlmRequestSpec, stream: boolean): Record<string, unknown> {
   return {
     ...(ctx.model !== undefined ? { model: ctx.model } : {}),
     ...(ctx.api === 'chat' ? { messages: spec.messages } : { prompt: spec.prompt }),
     max_tokens: spec.maxTokens,
     ...(ctx.ignoreEos ? { ignore_eos: true, min_tokens: spec.maxTokens } : {}),
+    // Chat lists each token under logprobs.content; completions under logprobs.tokens (1: the sampled token's alone).
+    ...(ctx.logprobs === true ? (ctx.api === 'chat' ? { logprobs: true } : { logprobs: 1 }) : {}),
     stream,
     ...(stream ? { stream_options: { include_usage: true } } : {}),
   };
@@ -159,7 +165,17 @@ const failed = (intendedMs: number, atMs: number, status: number, error: string,
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Run one request whose intended start was `intendedMs` (the transport's clock). */
-export async function executeLlmRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, intendedMs: number): Promise<LlmRequestOutcome> {
+export async function executeLlmRequest(context: LlmRequestContext, spec: LlmRequestSpec, intendedMs: number): Promise<LlmRequestOutcome> {
+  const limit = context.timeoutMs === undefined ? undefined : AbortSignal.timeout(context.timeoutMs);
+  const signal = limit === undefined ? context.signal : context.signal === undefined ? limit : AbortSignal.any([context.signal, limit]);
+  const ctx: LlmRequestContext = { ...context, signal };
+  const outcome = await byPath(ctx, spec, intendedMs);
+  // What an abort by the time limit left: the request failed for its time, whatever the transport said.
+  if (limit?.aborted === true && context.signal?.aborted !== true && !outcome.ok) return { ...outcome, error: `no end within ${context.timeoutMs} ms (--timeout)` };
+  return outcome;
+}
+
+function byPath(ctx: LlmRequestContext, spec: LlmRequestSpec, intendedMs: number): Promise<LlmRequestOutcome> {
   switch (ctx.path) {
     case 'openai':
       return openAiRequest(ctx, spec, intendedMs);

@@ -25,6 +25,9 @@ export interface LlmRunOptions {
   readonly stream: boolean;
   readonly model?: string | undefined;
   readonly ignoreEos: boolean;
+  readonly logprobs?: boolean | undefined;
+  /** Each request's limit, from its send. */
+  readonly timeoutMs?: number | undefined;
   readonly mode: LlmMode;
   /** constant and poisson. */
   readonly ratePerSec?: number | undefined;
@@ -169,6 +172,8 @@ async function runLevel(o: LlmRunOptions, transport: LlmTransport, level: LevelS
     stream: o.stream,
     model: o.model,
     ignoreEos: o.ignoreEos,
+    logprobs: o.logprobs,
+    timeoutMs: o.timeoutMs,
     timeScale: o.timeScale,
     pollGapMs: POLL_GAP_MS,
     onEngineMetrics: (atMs, metrics) => engine.push({ atMs, metrics }),

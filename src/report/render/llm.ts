@@ -58,6 +58,9 @@ export function llmNotes(llm: LlmSection): string[] {
     }
     if (!r.validity.valid) out.push(`INVALID ${label}: ${r.validity.reasons.join('; ')}`);
     if (r.requests.errors.length > 0) out.push(`errors ${label}: ${r.requests.errors.join(' | ')}`);
+    if (r.tokenSource.chunksDisagree > 0) {
+      out.push(`tokens per chunk ${label}: in ${r.tokenSource.chunksDisagree} requests the usage count differs from the chunks (several tokens to a chunk, unlisted): their ITL samples are per chunk, not per token; --logprobs makes every chunk list its tokens`);
+    }
     if (r.ttftSplit) {
       const s = r.ttftSplit;
       out.push(`TTFT split ${label} (p50): submit ${fmtMs(s.submit.percentiles.p50)}, delayTime ${fmtMs(s.delay.percentiles.p50)}, worker to first chunk ${fmtMs(s.workerFirstChunk.percentiles.p50)}`);
@@ -277,7 +280,7 @@ export function llmHtml(llm: LlmSection, h: LlmHtmlParts): { html: string; chart
     })
     .join('');
   const texts = llm.runs.filter((r) => r.sampleText !== undefined);
-  const notes = llmNotes(llm).filter((n) => n.startsWith('sweep ') || n.startsWith('errors ') || n.startsWith('INVALID ') || n.startsWith('cost: '));
+  const notes = llmNotes(llm).filter((n) => /^(sweep |errors |INVALID |cost: |tokens per chunk )/.test(n));
   const html = `<h2 id="llm">LLM</h2>
 <div class="card"><dl class="meta">
 <dt>workload</dt><dd>${h.esc(llmScope(llm))}</dd>

@@ -60,7 +60,7 @@ describe('summarizeLlmRun', () => {
     expect(run.itl.percentiles.p50).toBeCloseTo(20, 1);
     expect(run.tpot.percentiles.p50).toBeCloseTo(20, 1);
     expect(run.e2e.percentiles.min).toBeCloseTo(300, 0);
-    expect(run.tokenSource).toEqual({ usage: 0, chunks: 4 });
+    expect(run.tokenSource).toEqual({ usage: 0, chunks: 4, chunksDisagree: 0 });
     expect(run.requestRecords.map((r) => r.ttftMs)).toEqual([100, 200, 300, 1500]);
   });
 
@@ -83,6 +83,12 @@ describe('summarizeLlmRun', () => {
     expect(r.coldWarm?.cold.ttft.p50).toBeCloseTo(400, 0);
     expect(r.coldWarm?.warm.ttft.p50).toBeCloseTo(150, 0);
     expect(r.requestRecords.map((x) => [x.workerFirstChunkMs, x.cold])).toEqual([[90, true], [100, false]]);
+  });
+
+  it('counts the requests whose usage disagrees with their chunks (several tokens to a chunk, unlisted)', () => {
+    const batched = tokenMetrics(0, [{ atMs: 100, chunk: { choices: [{ delta: { content: 'ab' } }] } }, { atMs: 150, chunk: { choices: [], usage: { completion_tokens: 2 } } }]);
+    const one: MeasuredRequest = { intendedMs: 0, cold: undefined, outcome: { ok: true, status: 200, metrics: batched, streamed: true, text: 'ab', sentAtMs: 0 } };
+    expect(summarizeLlmRun(raw([one, reqs[1] as MeasuredRequest]), []).tokenSource).toEqual({ usage: 1, chunks: 1, chunksDisagree: 1 });
   });
 
   it('is invalid when the sends were late', () => {

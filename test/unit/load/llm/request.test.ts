@@ -83,6 +83,22 @@ describe('openai path, server-sent events', () => {
     expect(o.text).toBe('The big red cat sat on the old mat today');
   });
 
+  it('with --logprobs asks every chunk to list its tokens', async () => {
+    const t = script();
+    await executeLlmRequest(ctxOf(t, { logprobs: true }), spec, 1000);
+    expect(JSON.parse(t.sent[0]?.body ?? '{}')).toMatchObject({ logprobs: true });
+    expect(openAiBody({ api: 'completions', model: undefined, ignoreEos: false, logprobs: true }, spec, true)).toMatchObject({ logprobs: 1 });
+  });
+
+  it('a request past --timeout is abandoned and failed for its time', async () => {
+    const hung: LlmRequestContext['transport'] = {
+      now: () => 0,
+      send: (_req, _onData, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+    };
+    const o = await executeLlmRequest({ ...ctxOf(script()), transport: hung, timeoutMs: 5 }, spec, 0);
+    expect([o.ok, o.status, o.error]).toEqual([false, 0, 'no end within 5 ms (--timeout)']);
+  });
+
   it('without usage counts the chunks and says so', async () => {
     const t = scriptedTransport(1000, { [CHAT_PATH]: [{ reads: [{ atMs: 1100, bytes: C1 }, { atMs: 1160, bytes: C3 + DONE }] }] });
     const o = await executeLlmRequest(ctxOf(t), spec, 1000);
