@@ -12,7 +12,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { schedule } from '../src/load/arrivals.js';
+import { textOf } from '../src/load/llm/request.js';
 import { runLlmLoad } from '../src/load/llm/run-llm.js';
+import { SseTokenReader } from '../src/load/llm/stream-reader.js';
 import { parseLengthDist, Workload } from '../src/load/llm/workload.js';
 import { histogramFromMs, percentilesOf } from '../src/result/histogram.js';
 
@@ -90,6 +92,58 @@ async function referenceLevel(url: string, rate: number): Promise<LevelResult> {
   // Events counted as qbench counts tokens: the one-token chunks (not the usage chunk or [DONE]).
   return { client: 'reference', streams: rate * (STREAM_MS / 1000), eventsPerSec: Math.round(((completed * TOKENS) / (wall / 1000)) * 10) / 10, latenessP99Ms: percentilesOf(histogramFromMs(lateness)).p99, completed: events >= completed * TOKENS ? completed : -1 };
 }
+
+/**
+ * The parsing cost alone, no network: 100,000 chat events in reads of 1,400 bytes (a TCP
+ * segment), through qbench's reader (SSE parser, token timer, text kept) and through the
+ * reference's split-and-parse, alternating, best of three.
+ */
+function parseRate(): { qbench: number; reference: number } {
+  const event = `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: ' tok' }, finish_reason: null }] })}\n\n`;
+  const perStream = 100;
+  const body = Buffer.from(event.repeat(perStream) + 'data: [DONE]\n\n');
+  const reads: Buffer[] = [];
+  for (let i = 0; i < body.length; i += 1400) reads.push(body.subarray(i, i + 1400));
+  const streams = 1000;
+  const time = (fn: () => void): number => {
+    const t = performance.now();
+    fn();
+    return (streams * perStream) / ((performance.now() - t) / 1000);
+  };
+  const ours = () => {
+    for (let s = 0; s < streams; s++) {
+      let text = '';
+      const r = new SseTokenReader(0, (c) => {
+        text += textOf(c);
+      });
+      reads.forEach((b, i) => r.push(i, b));
+      if (r.end(reads.length).metrics.chunkTokens !== perStream || text.length !== perStream * 4) throw new Error('qbench reader miscounted');
+    }
+  };
+  const theirs = () => {
+    for (let s = 0; s < streams; s++) {
+      let rest = '';
+      let n = 0;
+      for (const b of reads) {
+        const parts = (rest + b.toString('utf8')).split('\n\n');
+        rest = parts.pop() ?? '';
+        for (const p of parts) if (p !== 'data: [DONE]') JSON.parse(p.slice(6));
+        n += parts.length;
+      }
+      if (n !== perStream + 1) throw new Error('reference miscounted');
+    }
+  };
+  let q = 0;
+  let r = 0;
+  for (let i = 0; i < 3; i++) {
+    q = Math.max(q, time(ours));
+    r = Math.max(r, time(theirs));
+  }
+  return { qbench: q, reference: r };
+}
+
+const parsed = parseRate();
+console.log(`parsing alone: qbench ${Math.round(parsed.qbench)} events/s, reference ${Math.round(parsed.reference)} events/s (${(parsed.qbench / parsed.reference).toFixed(2)}x)\n`);
 
 const server = await startServer();
 const rows: LevelResult[] = [];
