@@ -8,6 +8,7 @@ import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { schedule } from '../arrivals.js';
 import type { LlmLoad, LlmPath, LlmRun, LlmSection } from '../../result/model.js';
+import { llmLoadLabel } from '../../result/overall.js';
 import { LLM_MAX_LATENESS_P99_MS, summarizeLlmRun, type MeasuredRequest, type RawLlmRun } from './aggregate.js';
 import type { Slo } from './goodput.js';
 import { executeLlmRequest, type LlmApi, type LlmRequestContext, type LlmTransport } from './request.js';
@@ -253,8 +254,6 @@ async function runLevel(o: LlmRunOptions, transport: LlmTransport, level: LevelS
   };
 }
 
-const describeLoad = (l: LlmLoad): string => (l.kind === 'rate' ? `${l.arrivals === 'poisson' ? 'Poisson' : 'constant'} ${l.ratePerSec}/s` : `concurrency ${l.concurrency}`);
-
 export interface LlmRunResult {
   readonly runs: LlmRun[];
   readonly sweepAnswers?: LlmSection['sweepAnswers'];
@@ -276,10 +275,10 @@ export async function runLlmLoad(options: LlmRunOptions): Promise<LlmRunResult> 
   const arrivals = o.mode === 'poisson' ? 'poisson' : 'uniform';
   const aborted = (): boolean => o.signal?.aborted === true;
   const measure = async (level: LevelSpec): Promise<LlmRun> => {
-    o.log?.(`llm: ${level.path} at ${describeLoad(level.load)} for ${o.durationMs / 1000} s`);
+    o.log?.(`llm: ${level.path} at ${llmLoadLabel(level.load)} for ${o.durationMs / 1000} s`);
     const run = summarizeLlmRun(await runLevel(o, transport, level), o.slos);
     runs.push(run);
-    o.log?.(`llm: ${level.path} at ${describeLoad(level.load)}: ${run.requests.completed} ok, ${run.requests.failed} failed, TTFT p50 ${run.ttft.percentiles.p50} ms, ${run.throughput.outputTokensPerSec} tokens/s${run.saturated === true ? ' (saturated)' : ''}`);
+    o.log?.(`llm: ${level.path} at ${llmLoadLabel(level.load)}: ${run.requests.completed} ok, ${run.requests.failed} failed, TTFT p50 ${run.ttft.percentiles.p50} ms, ${run.throughput.outputTokensPerSec} tokens/s${run.saturated === true ? ' (saturated)' : ''}`);
     return run;
   };
   try {
