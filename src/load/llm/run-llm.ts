@@ -9,7 +9,7 @@ import { Pool } from 'undici';
 import { schedule } from '../arrivals.js';
 import type { LlmLoad, LlmPath, LlmRun, LlmSection } from '../../result/model.js';
 import { llmLoadLabel } from '../../result/overall.js';
-import { LLM_MAX_LATENESS_P99_MS, summarizeLlmRun, type MeasuredRequest, type RawLlmRun } from './aggregate.js';
+import { summarizeLlmRun, type MeasuredRequest, type RawLlmRun } from './aggregate.js';
 import type { Slo } from './goodput.js';
 import { executeLlmRequest, type LlmApi, type LlmRequestContext, type LlmTransport } from './request.js';
 import type { Workload } from './workload.js';
@@ -314,4 +314,3 @@ export async function runLlmLoad(options: LlmRunOptions): Promise<LlmRunResult> 
   return { runs, ...(o.mode === 'sweep' ? { sweepAnswers: answers } : {}) };
 }
 
-export { LLM_MAX_LATENESS_P99_MS };
