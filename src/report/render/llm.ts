@@ -252,7 +252,8 @@ export function llmHtml(llm: LlmSection, h: LlmHtmlParts): { html: string; chart
   const rows = llmRows(llm)
     .map((cells, i) => {
       const r = llm.runs[i] as LlmRun;
-      return `<tr><td>${h.badge(runStatus(r))}</td>${cells.map((c, j) => `<td class="${j === 0 ? 'mono small' : j < 10 ? 'num' : 'small'}">${h.esc(c)}</td>`).join('')}</tr>`;
+      // The run's label reads on one or two lines, not one word a line.
+      return `<tr><td>${h.badge(runStatus(r))}</td>${cells.map((c, j) => `<td class="${j === 0 ? 'mono small' : j < 10 ? 'num' : 'small'}"${j === 0 ? ' style="min-width:16em"' : ''}>${h.esc(c)}</td>`).join('')}</tr>`;
     })
     .join('');
   const sloRows = llm.runs
