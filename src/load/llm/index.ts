@@ -11,7 +11,7 @@ export type { Slo, SloMetric, SloPercentile, PerRequestSlo, PercentileSlo, Perce
 export { Workload, parseLengthDist, loadLengthDist, drawLength, describeLengthDist, loadDataset, syntheticPrompt, estimateTokens, TOKEN_APPROXIMATION, LENGTH_FORMS } from './workload.js';
 export type { LengthDist, LlmRequestSpec, ChatMessage, DatasetEntry, WorkloadOptions } from './workload.js';
 export { executeLlmRequest, openAiBody, textOf } from './request.js';
-export type { LlmApi, LlmTransport, LlmHttpRequest, LlmHttpAnswer, LlmRequestContext, LlmRequestOutcome } from './request.js';
+export type { LlmApi, LlmTransport, LlmHttpRequest, LlmHttpAnswer, LlmRequestSettings, LlmRequestContext, LlmRequestOutcome } from './request.js';
 export { summarizeLlmRun, saturated, engineSeries, workerFirstChunk, LLM_MAX_LATENESS_P99_MS, LLM_REQUEST_RECORDS } from './aggregate.js';
 export type { MeasuredRequest, RawLlmRun } from './aggregate.js';
 export { runLlmLoad, undiciTransport, SWEEP_DEFAULT_CONCURRENCY } from './run-llm.js';

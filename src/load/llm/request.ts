@@ -35,10 +35,9 @@ export interface LlmTransport {
   send(req: LlmHttpRequest, onData: (atMs: number, bytes: Uint8Array) => void, signal?: AbortSignal): Promise<LlmHttpAnswer>;
 }
 
-export interface LlmRequestContext {
-  readonly transport: LlmTransport;
+/** What every request of a run asks, whatever its path. */
+export interface LlmRequestSettings {
   readonly endpointId: string;
-  readonly path: LlmPath;
   readonly api: LlmApi;
   /** openai: ask for server-sent events (the other paths: /stream always streams, /runsync never does). */
   readonly stream: boolean;
@@ -52,6 +51,11 @@ export interface LlmRequestContext {
   readonly timeoutMs?: number | undefined;
   /** Emulated ms per real ms: a record's delayTime is in the target's ms. */
   readonly timeScale: number;
+}
+
+export interface LlmRequestContext extends LlmRequestSettings {
+  readonly transport: LlmTransport;
+  readonly path: LlmPath;
   /** Pause after a /stream (or /status) answer that brought nothing new and no end (a target that does not long-poll). */
   readonly pollGapMs: number;
   /** §2.3 metrics of a /stream chunk, when it carries them. */

@@ -11,24 +11,15 @@ import type { LlmLoad, LlmPath, LlmRun, LlmSection } from '../../result/model.js
 import { llmLoadLabel } from '../../result/overall.js';
 import { summarizeLlmRun, type MeasuredRequest, type RawLlmRun } from './aggregate.js';
 import type { Slo } from './goodput.js';
-import { executeLlmRequest, type LlmApi, type LlmRequestContext, type LlmTransport } from './request.js';
+import { executeLlmRequest, type LlmRequestContext, type LlmRequestSettings, type LlmTransport } from './request.js';
 import type { Workload } from './workload.js';
 
 export type LlmMode = LlmSection['mode'];
 
-export interface LlmRunOptions {
+export interface LlmRunOptions extends LlmRequestSettings {
   readonly queueUrl: string;
-  readonly endpointId: string;
   readonly apiKey?: string | undefined;
-  readonly timeScale: number;
   readonly paths: readonly LlmPath[];
-  readonly api: LlmApi;
-  readonly stream: boolean;
-  readonly model?: string | undefined;
-  readonly ignoreEos: boolean;
-  readonly logprobs?: boolean | undefined;
-  /** Each request's limit, from its send. */
-  readonly timeoutMs?: number | undefined;
   readonly mode: LlmMode;
   /** constant and poisson. */
   readonly ratePerSec?: number | undefined;
