@@ -2,33 +2,15 @@
 // run (exit 1) and is a failed JUnit case; a sweep level's miss is measured, not judged (a skipped
 // case), and the sweep fails only when no level met every SLO; the HTML page draws the LLM charts.
 import { describe, expect, it } from 'vitest';
-import { summarizeLlmRun, type MeasuredRequest, type RawLlmRun } from '../../../src/load/llm/aggregate.js';
-import { parseSlo } from '../../../src/load/llm/goodput.js';
-import { tokenMetrics } from '../../../src/load/llm/token-metrics.js';
 import { renderConsole } from '../../../src/report/render/console.js';
 import { renderHtml } from '../../../src/report/render/html.js';
 import { renderJunit } from '../../../src/report/render/junit.js';
 import { renderMarkdown } from '../../../src/report/render/markdown.js';
-import { QbenchResult, type LlmLoad, type LlmRun, type LlmSection } from '../../../src/result/model.js';
+import { QbenchResult, type LlmSection } from '../../../src/result/model.js';
 import { computeOverall } from '../../../src/result/overall.js';
 import { EXIT } from '../../../src/exit-codes.js';
 import { sampleResult } from '../result/sample-result.js';
-
-const SLOS = [parseSlo('p50(ttft)<150ms'), parseSlo('itl<50ms')];
-
-function run(load: LlmLoad, role: LlmRun['role'], ttfts: number[], path: LlmRun['path'] = 'openai'): LlmRun {
-  const requests: MeasuredRequest[] = ttfts.map((ttft, i) => {
-    const start = i * 1000;
-    const arrivals = Array.from({ length: 5 }, (_, k) => ({ atMs: start + ttft + k * 10, chunk: { choices: [{ delta: { content: 'x' } }] } }));
-    return { intendedMs: start, cold: i === 0, outcome: { ok: true, status: 200, metrics: tokenMetrics(start, arrivals), streamed: true, text: 'xxxxx', sentAtMs: start } };
-  });
-  const raw: RawLlmRun = {
-    path, api: 'chat', streamRequested: true, load, role, startedAt: new Date(0), t0Ms: 0, durationMs: ttfts.length * 1000,
-    endMs: ttfts.length * 1000 + 500, scheduled: ttfts.length, dropped: 0, requests, latenessMs: [0.5], coldBy: 'delayTime',
-    engine: [{ atMs: 100, metrics: { gpu_kv_cache_usage: 0.5, running: 2 } }],
-  };
-  return summarizeLlmRun(raw, SLOS);
-}
+import { llmRun as run, llmSection as section } from './llm-sample.js';
 
 function result(section: LlmSection): QbenchResult {
   const base = sampleResult();
@@ -36,9 +18,6 @@ function result(section: LlmSection): QbenchResult {
   return QbenchResult.parse({ ...partial, overall: computeOverall(partial) });
 }
 
-const section = (runs: LlmRun[], sweep?: LlmSection['sweepAnswers']): LlmSection => ({
-  model: null, mode: sweep ? 'sweep' : 'constant', workload: { prompt: '128 tokens', output: '5 tokens', seed: 1, approximation: 'no tokenizer' }, slos: SLOS.map((s) => s.text), runs, ...(sweep ? { sweepAnswers: sweep } : {}),
-});
 
 describe('the LLM section', () => {
   const fixedFail = result(section([run({ kind: 'rate', ratePerSec: 1, arrivals: 'uniform' }, 'fixed', [100, 200, 300])]));
