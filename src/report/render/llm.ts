@@ -214,9 +214,10 @@ export function llmCharts(llm: LlmSection): ChartSpec[] {
       refs: [],
     });
   }
+  // A sweep's engine metrics are charted at its saturating level only: the busiest, one chart per path.
   llm.runs.forEach((r, n) => {
     const e = r.engineMetrics;
-    if (!e || e.points.length === 0) return;
+    if (!e || e.points.length === 0 || r.role === 'sweep-serial' || r.role === 'sweep-rate') return;
     charts.push({
       id: `llm-engine-${n}`,
       title: `Engine metrics (§2.3), ${llmRunLabel(r)}`,
