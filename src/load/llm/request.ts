@@ -29,10 +29,14 @@ export interface LlmHttpAnswer {
   readonly endAtMs: number;
 }
 
-/** Sends one request and hands over each read of its body with its arrival time (ms, one monotonic clock). */
+/**
+ * Sends one request and hands over each read of its body with its arrival time (ms, one monotonic
+ * clock). `onData` returning true says the answer is complete (an event stream's `[DONE]`): the
+ * request ends there, and what is left of the body is read and dropped without holding it up.
+ */
 export interface LlmTransport {
   now(): number;
-  send(req: LlmHttpRequest, onData: (atMs: number, bytes: Uint8Array) => void, signal?: AbortSignal): Promise<LlmHttpAnswer>;
+  send(req: LlmHttpRequest, onData: (atMs: number, bytes: Uint8Array) => boolean | void, signal?: AbortSignal): Promise<LlmHttpAnswer>;
 }
 
 /** What every request of a run asks, whatever its path. */
@@ -201,8 +205,11 @@ async function openAiRequest(ctx: LlmRequestContext, spec: LlmRequestSpec, inten
   let answer: LlmHttpAnswer;
   try {
     answer = await ctx.transport.send({ method: 'POST', path, body }, (at, bytes) => {
-      if (ctx.stream) reader.push(at, bytes);
       raw.push(bytes);
+      if (!ctx.stream) return false;
+      reader.push(at, bytes);
+      // A server may hold the connection open after [DONE]: the answer is whole there.
+      return reader.done;
     }, ctx.signal);
   } catch (e) {
     return failed(intendedMs, ctx.transport.now(), 0, errorText(e), ctx.transport.now(), ctx.stream);
@@ -240,7 +247,9 @@ interface JsonAnswer {
 
 async function sendJson(ctx: LlmRequestContext, req: LlmHttpRequest): Promise<JsonAnswer> {
   const raw: Uint8Array[] = [];
-  const answer = await ctx.transport.send(req, (_at, bytes) => raw.push(bytes), ctx.signal);
+  const answer = await ctx.transport.send(req, (_at, bytes) => {
+    raw.push(bytes);
+  }, ctx.signal);
   const text = joined(raw);
   return { answer, json: parseJson(text), text };
 }

@@ -48,6 +48,8 @@ export interface LlmRunOptions extends LlmRequestSettings {
 const REQUEST_TIMEOUT_MS = 600_000;
 const HEALTH_EVERY_MS = 500;
 const POLL_GAP_MS = 20;
+/** After an answer is whole, how long the rest of its body may take before its connection is closed. */
+const DRAIN_GRACE_MS = 1000;
 /** A schedule starts this long after it is computed, so the first send is not late by the setup itself. */
 const LEAD_MS = 5;
 export const SWEEP_DEFAULT_CONCURRENCY = 64;
@@ -73,7 +75,24 @@ export function undiciTransport(queueUrl: string, apiKey: string | undefined, co
     async send(req, onData, signal) {
       const sentAtMs = performance.now();
       const res = await pool.request({ method: req.method, path: `${prefix}${req.path}`, headers, ...(req.body !== undefined ? { body: req.body } : {}), ...(signal ? { signal } : {}) });
-      for await (const chunk of res.body as AsyncIterable<Buffer>) onData(performance.now(), chunk);
+      const reads = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      for (let r = await reads.next(); r.done !== true; r = await reads.next()) {
+        if (onData(performance.now(), r.value) !== true) continue;
+        const endAtMs = performance.now();
+        // The rest is drained so the connection is reused; a server that keeps it open past the grace loses it.
+        const grace = setTimeout(() => res.body.destroy(), DRAIN_GRACE_MS);
+        grace.unref();
+        void (async () => {
+          try {
+            for (let rest = await reads.next(); rest.done !== true; rest = await reads.next());
+          } catch {
+            // destroyed after the grace, or aborted: nothing is left to measure
+          } finally {
+            clearTimeout(grace);
+          }
+        })();
+        return { status: res.statusCode, sentAtMs, endAtMs };
+      }
       return { status: res.statusCode, sentAtMs, endAtMs: performance.now() };
     },
     close: () => pool.close(),
@@ -110,7 +129,9 @@ class HealthSampler {
   private async sample(): Promise<void> {
     const raw: Uint8Array[] = [];
     try {
-      const a = await this.transport.send({ method: 'GET', path: `/v2/${encodeURIComponent(this.endpointId)}/health` }, (_t, b) => raw.push(b), this.signal);
+      const a = await this.transport.send({ method: 'GET', path: `/v2/${encodeURIComponent(this.endpointId)}/health` }, (_t, b) => {
+        raw.push(b);
+      }, this.signal);
       const json = a.status === 200 ? (JSON.parse(Buffer.concat(raw).toString('utf8')) as { workers?: { idle?: unknown; running?: unknown } }) : undefined;
       const idle = json?.workers?.idle;
       const running = json?.workers?.running;

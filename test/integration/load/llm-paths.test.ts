@@ -132,7 +132,7 @@ describe('qbench llm by URL against the built emulator', () => {
     expect(stream.sampleText).toBe(openai.sampleText);
     expect(runsync.sampleText).toBe(openai.sampleText);
     // The native paths read the final output's usage; the event stream may or may not carry it (counted from chunks then): the counts agree either way.
-    expect([stream.tokenSource, runsync.tokenSource]).toEqual([{ usage: 2, chunks: 0 }, { usage: 2, chunks: 0 }]);
+    expect([stream.tokenSource, runsync.tokenSource]).toEqual([{ usage: 2, chunks: 0, chunksDisagree: 0 }, { usage: 2, chunks: 0, chunksDisagree: 0 }]);
     // The split's parts add up to TTFT: the worker's part is what is left after the submit and delayTime.
     const split = stream.ttftSplit;
     expect(split?.workerFirstChunk.percentiles.p50).toBeGreaterThan(0);

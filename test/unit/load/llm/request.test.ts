@@ -99,6 +99,12 @@ describe('openai path, server-sent events', () => {
     expect([o.ok, o.status, o.error]).toEqual([false, 0, 'no end within 5 ms (--timeout)']);
   });
 
+  it('ends at [DONE] when the server holds the connection open after it', async () => {
+    const t = scriptedTransport(1000, { [CHAT_PATH]: [{ reads: [{ atMs: 1100, bytes: C1 }, { atMs: 1160, bytes: C3 + DONE }, { atMs: 61_000, bytes: '' }] }] });
+    const o = await executeLlmRequest(ctxOf(t), spec, 1000);
+    expect([o.ok, o.metrics.e2eMs, t.transport.now()]).toEqual([true, 160, 1160]);
+  });
+
   it('without usage counts the chunks and says so', async () => {
     const t = scriptedTransport(1000, { [CHAT_PATH]: [{ reads: [{ atMs: 1100, bytes: C1 }, { atMs: 1160, bytes: C3 + DONE }] }] });
     const o = await executeLlmRequest(ctxOf(t), spec, 1000);

@@ -26,7 +26,8 @@ export function scriptedTransport(startMs: number, answers: Record<string, Scrip
       for (const r of answer.reads) {
         if (r.atMs < now) return Promise.reject(new Error(`script goes back in time at ${key}: ${r.atMs} < ${now}`));
         now = r.atMs;
-        onData(r.atMs, typeof r.bytes === 'string' ? enc.encode(r.bytes) : r.bytes);
+        // The reader said the answer is whole: the rest of the script is not waited for.
+        if (onData(r.atMs, typeof r.bytes === 'string' ? enc.encode(r.bytes) : r.bytes) === true) break;
       }
       return Promise.resolve({ status: answer.status ?? 200, sentAtMs, endAtMs: now });
     },
