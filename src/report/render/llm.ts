@@ -81,7 +81,7 @@ export function llmScope(llm: LlmSection): string {
   return `mode ${llm.mode}; prompts: ${llm.workload.prompt}; output: ${llm.workload.output}; seed ${llm.workload.seed}${llm.model !== null ? `; model ${llm.model}` : ''}${llm.slos.length > 0 ? `; SLOs ${llm.slos.join(', ')}` : ''}`;
 }
 
-const TABLE_NOTE = 'TTFT to the first chunk carrying a token, from the intended start; ITL one sample per token (a chunk of k tokens after a gap g gives k samples of g/k); TPOT (e2e - TTFT) / (tokens - 1); ms.';
+const TABLE_NOTE = 'TTFT to the first chunk carrying a token, from the intended start; ITL one sample per token (an arrival of k tokens, the chunks one read brings, after a gap g gives k samples of g/k); TPOT (e2e - TTFT) / (tokens - 1); ms.';
 
 export function llmConsoleLines(llm: LlmSection, bold: (s: string) => string, table: (cols: { header: string; align?: 'left' | 'right' }[], rows: string[][]) => string): string[] {
   const cols = LLM_COLUMNS.map((h, i) => ({ header: h, ...(i > 0 && i < 10 ? { align: 'right' as const } : {}) }));

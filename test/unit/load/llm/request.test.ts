@@ -99,6 +99,15 @@ describe('openai path, server-sent events', () => {
     expect([o.ok, o.status, o.error]).toEqual([false, 0, 'no end within 5 ms (--timeout)']);
   });
 
+  it('several one-token events in one read are one arrival: its gap shared by their tokens', async () => {
+    const one = (t: string) => sseEvent(tokenChunk([t]));
+    const t = scriptedTransport(1000, { [CHAT_PATH]: [{ reads: [{ atMs: 1100, bytes: ROLE + one('a') }, { atMs: 1160, bytes: one('b') + one('c') + one('d') }, { atMs: 1200, bytes: one('e') + DONE }] }] });
+    const o = await executeLlmRequest(ctxOf(t), spec, 1000);
+    // Not 60, 0, 0: a server writing one token per event but three events per write reads like one writing three tokens per event.
+    expect(o.metrics.itlMs).toEqual([20, 20, 20, 40]);
+    expect(o.metrics.chunks).toBe(6);
+  });
+
   it('ends at [DONE] when the server holds the connection open after it', async () => {
     const t = scriptedTransport(1000, { [CHAT_PATH]: [{ reads: [{ atMs: 1100, bytes: C1 }, { atMs: 1160, bytes: C3 + DONE }, { atMs: 61_000, bytes: '' }] }] });
     const o = await executeLlmRequest(ctxOf(t), spec, 1000);
@@ -166,8 +175,8 @@ describe('native paths', () => {
     expect(o.submitMs).toBe(18);
     expect(o.delayMs).toBe(100);
     expect(o.executionMs).toBe(150);
-    // Two items in one answer: the first takes the gap, the second arrives with it.
-    expect(o.metrics.itlMs).toEqual([100, 0]);
+    // Two items in one answer are one arrival: its 100 ms gap shared by their two tokens (not 100 then 0).
+    expect(o.metrics.itlMs).toEqual([50, 50]);
     expect(o.metrics.e2eMs).toBe(460);
     expect([o.metrics.outputTokens, o.metrics.tokenSource, o.metrics.tpotMs]).toEqual([3, 'usage', 75]);
     expect(o.text).toBe('abc');

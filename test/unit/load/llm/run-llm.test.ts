@@ -62,8 +62,9 @@ describe('runLlmLoad', () => {
     expect(r.requests.scheduled).toBe(20);
     expect(r.requests.dropped).toBeGreaterThan(10);
     expect(r.requests.completed).toBe(20 - r.requests.dropped);
-    // Latency from the intended start: the second request waited for the first one's slot.
-    expect(r.e2e.percentiles.max).toBeGreaterThanOrEqual(190);
+    // Latency from the intended start: the second (intended at 20 ms) waited for the first's slot
+    // until 100 ms, then was served for 100 ms: at least 180 ms, less the 1 ms a timer may round down per wait.
+    expect(r.e2e.percentiles.max).toBeGreaterThanOrEqual(178);
     const free = await runLlmLoad(base(modelServer(100, 5), { ratePerSec: 50 }));
     expect([free.runs[0]!.requests.scheduled, free.runs[0]!.requests.dropped, free.runs[0]!.requests.completed]).toEqual([20, 0, 20]);
     expect(free.runs[0]!.tokenSource).toEqual({ usage: 20, chunks: 0, chunksDisagree: 0 });
