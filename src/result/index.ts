@@ -5,7 +5,7 @@ export {
   SCHEMA_VERSION, TargetInfo, MachineInfo, RunMeta, HttpExchange, Clause, Verdict, CheckResult, CoverageRow,
   ConformanceSection, OUTCOME_CLASSES, OutcomeClass, OutcomeCounts, Percentiles, EncodedHistogram, LatencySummary,
   StepResult, IntervalPoint, StepSeries, Validity, ThresholdResult, Finding, Chart, ScenarioVerdict,
-  LoadScenarioResult, LoadSection, RunCost, FuzzProperty, FuzzSection, OverallVerdict, QbenchResult,
+  LoadScenarioResult, LoadSection, RunCost, LLM_PATHS, LlmPath, LlmLoad, LlmSloResult, LlmRequestRecord, LlmRun, LlmSection, FuzzProperty, FuzzSection, OverallVerdict, QbenchResult,
 } from './model.js';
 export type { VerdictStatus } from './model.js';
 export {

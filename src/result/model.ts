@@ -447,6 +447,150 @@ export type RunCost = z.infer<typeof RunCost>;
 export const LoadSection = z.strictObject({ scenarios: z.array(LoadScenarioResult), cost: RunCost.optional() });
 export type LoadSection = z.infer<typeof LoadSection>;
 
+// ---------------------------------------------------------------- llm
+
+export const LLM_PATHS = ['openai', 'stream', 'runsync'] as const;
+/** openai: the OpenAI-compatible route (SSE with stream on); stream: /run then /stream polled; runsync: /runsync. */
+export const LlmPath = z.enum(LLM_PATHS);
+export type LlmPath = z.infer<typeof LlmPath>;
+
+/** The load a run offered: an open-loop arrival rate, or a fixed number of requests in flight (closed loop). */
+export const LlmLoad = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('rate'), ratePerSec: z.number().positive(), arrivals: z.enum(['uniform', 'poisson']) }),
+  z.strictObject({ kind: z.literal('concurrency'), concurrency: z.number().int().positive() }),
+]);
+export type LlmLoad = z.infer<typeof LlmLoad>;
+
+/** One SLO judged over one run (src/load/llm/goodput.ts): a percentile of the run, or met by every request. */
+export const LlmSloResult = z.strictObject({
+  text: z.string(),
+  kind: z.enum(['per-request', 'percentile']),
+  metric: z.enum(['ttft', 'itl', 'tpot', 'e2e']),
+  /** The run's percentile (percentile SLOs); null when no request gave the metric. */
+  valueMs: nonNeg.nullable(),
+  /** Requests that met it by themselves (for itl: every gap of theirs). */
+  metRequests: count,
+  holds: z.boolean(),
+});
+export type LlmSloResult = z.infer<typeof LlmSloResult>;
+
+/** One request as measured (the first requests of a run; `requestsOmitted` counts the rest). */
+export const LlmRequestRecord = z.strictObject({
+  /** Intended start, ms after the run's start. */
+  startMs: nonNeg,
+  /** HTTP status of the request that made the answer (0: no answer). */
+  status: count,
+  ok: z.boolean(),
+  ttftMs: nonNeg.nullable(),
+  e2eMs: nonNeg,
+  tpotMs: nonNeg.nullable(),
+  itlMeanMs: nonNeg.nullable(),
+  itlMaxMs: nonNeg.nullable(),
+  outputTokens: count,
+  inputTokens: count.nullable(),
+  tokenSource: z.enum(['usage', 'chunks']),
+  chunks: count,
+  /** Native paths: time to the /run answer, the record's delayTime (real ms), and the rest of TTFT (the worker to its first chunk, polling included). */
+  submitMs: nonNeg.nullable(),
+  delayMs: nonNeg.nullable(),
+  workerFirstChunkMs: nonNeg.nullable(),
+  cold: z.boolean().nullable(),
+  error: z.string().optional(),
+});
+export type LlmRequestRecord = z.infer<typeof LlmRequestRecord>;
+
+/** One path at one load level. */
+export const LlmRun = z.strictObject({
+  path: LlmPath,
+  api: z.enum(['chat', 'completions']),
+  /** The answer was streamed (SSE on openai; always on stream; never on runsync). */
+  streamed: z.boolean(),
+  load: LlmLoad,
+  /** 'sweep-serial', 'sweep-saturation', 'sweep-rate' in a sweep; 'fixed' otherwise. */
+  role: z.enum(['fixed', 'sweep-serial', 'sweep-saturation', 'sweep-rate']),
+  startedAt: isoTime,
+  /** The schedule's length. */
+  durationMs: nonNeg,
+  /** From the first intended start to the last answer: the denominator of every rate. */
+  wallMs: nonNeg,
+  requests: z.strictObject({
+    scheduled: count,
+    /** Not sent: the in-flight cap was reached at their intended start. */
+    dropped: count,
+    completed: count,
+    failed: count,
+    statusCodes: z.record(z.string(), count),
+    /** The first distinct failure messages. */
+    errors: z.array(z.string()),
+  }),
+  /**
+   * How the output tokens were counted: requests whose server sent `usage`, and those counted from
+   * chunks; `chunksDisagree`: requests whose usage differs from the tokens counted from their chunks
+   * (the server put several tokens in a chunk without listing them: their ITL samples are per chunk).
+   */
+  tokenSource: z.strictObject({ usage: count, chunks: count, chunksDisagree: count }),
+  ttft: LatencySummary,
+  /** One sample per token after the first (a chunk of k tokens after a gap g gives k samples of g/k). */
+  itl: LatencySummary,
+  tpot: LatencySummary,
+  e2e: LatencySummary,
+  /** Per request, output tokens per second of its e2e (values are tokens/s, not ms). */
+  outputTokensPerSecPerRequest: Percentiles,
+  throughput: z.strictObject({
+    requestsPerSec: nonNeg,
+    outputTokensPerSec: nonNeg,
+    inputTokensPerSec: nonNeg.nullable(),
+    goodputPerSec: nonNeg,
+    /** Mean requests in flight (sum of e2e over the wall time, Little's law). */
+    meanConcurrency: nonNeg,
+  }),
+  goodRequests: count,
+  slos: z.array(LlmSloResult),
+  /** Native paths: TTFT split into its parts. */
+  ttftSplit: z.strictObject({ submit: LatencySummary, delay: LatencySummary, workerFirstChunk: LatencySummary }).optional(),
+  /** Requests told cold or warm, and TTFT of each; `by` says how. */
+  coldWarm: z
+    .strictObject({
+      by: z.string(),
+      cold: z.strictObject({ count: count, ttft: Percentiles }),
+      warm: z.strictObject({ count: count, ttft: Percentiles }),
+    })
+    .optional(),
+  /** §2.3 stream-chunk metrics over time, the last value of each second: columns named by `fields`. */
+  engineMetrics: z.strictObject({ fields: z.array(z.string()), points: z.array(z.array(z.number())) }).optional(),
+  /** The generator kept its schedule: send lateness (intended vs actual send). */
+  validity: z.strictObject({ valid: z.boolean(), reasons: z.array(z.string()), sendLateness: Percentiles }),
+  /** The first completed request's text (truncated), for comparing the paths. */
+  sampleText: z.string().optional(),
+  requestRecords: z.array(LlmRequestRecord),
+  requestsOmitted: count,
+  /** Sweep: the level did not keep up with its offered rate. */
+  saturated: z.boolean().optional(),
+});
+export type LlmRun = z.infer<typeof LlmRun>;
+
+export const LlmSection = z.strictObject({
+  model: z.string().nullable(),
+  mode: z.enum(['constant', 'poisson', 'concurrency', 'sweep']),
+  workload: z.strictObject({
+    prompt: z.string(),
+    output: z.string(),
+    dataset: z.string().optional(),
+    seed: z.number().int(),
+    /** How prompt lengths were made without a tokenizer, and the error to expect. */
+    approximation: z.string(),
+  }),
+  slos: z.array(z.string()),
+  runs: z.array(LlmRun),
+  /** On an emulator: what the whole run cost on its deployment model's billing meter. */
+  cost: RunCost.optional(),
+  /** That cost over the output tokens the runs counted, per million; null without a price or a token. */
+  costPerMillionOutputTokensUsd: nonNeg.nullable().optional(),
+  /** Sweep: per path, the highest offered rate whose run met every SLO (null: none did, or no SLO was given). */
+  sweepAnswers: z.array(z.strictObject({ path: LlmPath, maxRatePerSec: nonNeg.nullable(), saturationRatePerSec: nonNeg.nullable() })).optional(),
+});
+export type LlmSection = z.infer<typeof LlmSection>;
+
 // ---------------------------------------------------------------- fuzz
 
 export const FuzzProperty = z.strictObject({
@@ -665,6 +809,7 @@ export const QbenchResult = z.strictObject({
   load: LoadSection.optional(),
   fuzz: FuzzSection.optional(),
   plan: PlanSection.optional(),
+  llm: LlmSection.optional(),
   overall: OverallVerdict,
 });
 export type QbenchResult = z.infer<typeof QbenchResult>;

@@ -2,7 +2,7 @@
 // conformance, load, fuzz and plan sections of the result model. A definite failure of the target
 // outranks an invalid measurement; an interrupted or broken run outranks both.
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import type { CheckResult, Finding, LoadScenarioResult, OverallVerdict, QbenchResult } from './model.js';
+import type { CheckResult, Finding, LlmLoad, LlmRun, LlmSection, LoadScenarioResult, OverallVerdict, QbenchResult } from './model.js';
 
 export interface OverallExtras {
   /** The run was stopped by SIGINT/SIGTERM before it finished. */
@@ -52,6 +52,46 @@ export function scenarioInconclusiveWhy(s: LoadScenarioResult): string {
   return [s.verdict.summary, ...unmet].join('; ');
 }
 
+/** A load level in words: `constant 2/s`, `Poisson 2/s`, `concurrency 8`. */
+export function llmLoadLabel(l: LlmLoad): string {
+  return l.kind === 'rate' ? `${l.arrivals === 'poisson' ? 'Poisson' : 'constant'} ${l.ratePerSec}/s` : `concurrency ${l.concurrency}`;
+}
+
+/** One LLM run in words: its path (and API), and its load level. */
+export function llmRunLabel(r: LlmRun): string {
+  return `${r.path}${r.path === 'openai' ? ` ${r.api}${r.streamed ? ' SSE' : ' no-stream'}` : ''} at ${llmLoadLabel(r.load)}`;
+}
+
+/**
+ * An LLM section's failures and invalid runs. Every SLO of a run at a fixed level must hold; a
+ * sweep's levels are measured, not judged (its higher levels are meant to break the SLOs): a
+ * sweep with SLOs fails when no level of a path met them all. A run with no successful request fails.
+ */
+export function llmVerdicts(llm: LlmSection): { failures: string[]; invalid: string[] } {
+  const failures: string[] = [];
+  const invalid: string[] = [];
+  for (const r of llm.runs) {
+    const label = `llm ${llmRunLabel(r)}`;
+    if (!r.validity.valid) invalid.push(`${label}: measurement invalid: ${r.validity.reasons.join('; ')}`);
+    const sent = r.requests.completed + r.requests.failed;
+    if (sent > 0 && r.requests.completed === 0) {
+      failures.push(`${label}: every request failed (${r.requests.errors[0] ?? 'no answer'})`);
+      continue;
+    }
+    if (r.role !== 'fixed') continue;
+    const broken = r.slos.filter((x) => !x.holds);
+    if (broken.length > 0) {
+      failures.push(`${label}: ${broken.map((x) => (x.kind === 'percentile' ? `SLO ${x.text} not met (observed ${x.valueMs === null ? 'no data' : `${x.valueMs} ms`})` : `SLO ${x.text} met by ${x.metRequests} of ${sent} requests`)).join('; ')}`);
+    }
+  }
+  if (llm.slos.length > 0) {
+    for (const a of llm.sweepAnswers ?? []) {
+      if (a.maxRatePerSec === null) failures.push(`llm ${a.path} sweep: no rate level met every SLO (${llm.slos.join(', ')})`);
+    }
+  }
+  return { failures, invalid };
+}
+
 /** Compute the overall verdict from the sections (the `overall` field of the input is ignored). */
 export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall?: unknown }, extras: OverallExtras = {}): OverallVerdict {
   const failures: string[] = [];
@@ -94,6 +134,12 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
     else if (p.status === 'error') failures.push(`fuzz ${p.clause.section} ${p.name}: errored: ${p.error ?? 'unknown error'}`);
   }
 
+  if (result.llm) {
+    const v = llmVerdicts(result.llm);
+    failures.push(...v.failures);
+    invalid.push(...v.invalid);
+  }
+
   // A plan fails when no setting meets its SLOs (within its budget): what would be needed is the reason.
   if (result.plan && result.plan.chosen === null) failures.push(...result.plan.needed.map((n) => `plan: ${n}`));
 
@@ -110,6 +156,7 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
     result.load ? `${result.load.scenarios.length} load scenarios` : '',
     result.fuzz ? `${result.fuzz.properties.length} fuzz properties` : '',
     result.plan ? `a plan of ${result.plan.points.length} settings` : '',
+    result.llm ? `${result.llm.runs.length} LLM runs` : '',
   ].filter(Boolean);
   return verdict('pass', EXIT.OK, [ran.length > 0 ? `passed: ${ran.join(', ')}` : 'nothing was run', ...notes]);
 }

@@ -22,6 +22,7 @@ import { parseTwin, trafficFromFlags } from '../../src/sim/index.js';
 import { buildMeta } from '../../src/result/machine.js';
 import { computeOverall } from '../../src/result/overall.js';
 import { SCHEMA_VERSION } from '../../src/result/model.js';
+import { llmRun, llmSection } from '../unit/report/llm-sample.js';
 
 const CHROMIUM = process.env['QBENCH_CHROMIUM'] ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -175,6 +176,33 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     for (const c of check.charts) {
       expect(c.drawn, `chart ${c.id} drawn`).toBe('true');
       expect(c.seriesPixels, `chart ${c.id} has data pixels`).toBeGreaterThan(150);
+    }
+  }, 60_000);
+
+  it('renders the LLM section: TTFT and ITL against rate and concurrency, tokens/s, goodput, cold vs warm, engine metrics, every one drawn', async () => {
+    const runs = [
+      ...['openai', 'stream'].flatMap((p, k) => [
+        llmRun({ kind: 'concurrency', concurrency: 1 }, 'sweep-serial', [100 + k * 20, 110, 105], p as 'openai' | 'stream'),
+        llmRun({ kind: 'concurrency', concurrency: 8 }, 'sweep-saturation', [400 + k * 20, 450, 500], p as 'openai' | 'stream'),
+        ...[2, 3, 4].map((rate) => llmRun({ kind: 'rate', ratePerSec: rate, arrivals: 'uniform' }, 'sweep-rate', [100 * rate + k * 20, 110 * rate, 120 * rate], p as 'openai' | 'stream')),
+      ]),
+    ];
+    const started = new Date();
+    const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta: buildMeta({ command: ['qbench', 'llm'], startedAt: started, endedAt: started, target: { kind: 'emulator', queueUrl: 'http://127.0.0.1:1', endpointId: 'demo', timeScale: 1 } }), llm: llmSection(runs, [{ path: 'openai', maxRatePerSec: 2, saturationRatePerSec: 5 }, { path: 'stream', maxRatePerSec: 2, saturationRatePerSec: 5 }]) };
+    const file = path.join(OUT_DIR, 'llm.html');
+    await mkdir(OUT_DIR, { recursive: true });
+    await writeFile(file, renderHtml({ ...partial, overall: computeOverall(partial) }));
+    const check = await openReport(file, 'llm.png');
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.requests).toEqual([]);
+    const ids = check.charts.map((c) => c.id);
+    // Engine metrics at each path's saturating level (runs 1 and 6).
+    expect(ids).toEqual(expect.arrayContaining(['llm-ttft-rate', 'llm-itl-rate', 'llm-ttft-concurrency', 'llm-itl-concurrency', 'llm-tokens-concurrency', 'llm-goodput-rate', 'llm-cold-warm', 'llm-engine-1', 'llm-engine-6']));
+    expect(ids.filter((id) => id.startsWith('llm-engine-'))).toHaveLength(2);
+    for (const c of check.charts) {
+      expect(c.drawn, `chart ${c.id} drawn`).toBe('true');
+      // The cold-warm chart is markers only: fewer pixels than a line.
+      expect(c.seriesPixels, `chart ${c.id} has data pixels`).toBeGreaterThan(c.id === 'llm-cold-warm' ? 20 : 150);
     }
   }, 60_000);
 

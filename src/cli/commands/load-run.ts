@@ -1,7 +1,7 @@
 // The work of `qbench load` (declared in load.ts): resolve the target and the shard, run the
 // scenarios with live progress, and write every report.
-import { readFile } from 'node:fs/promises';
-import { usageError, configError } from '../../errors.js';
+import { usageError } from '../../errors.js';
+import { emulatorConfigOf } from '../emulator-config-flags.js';
 import type { ExitCode } from '../../exit-codes.js';
 import { resolveTarget } from '../../load/target.js';
 import { runLoad } from '../../load/run-load.js';
@@ -38,17 +38,7 @@ export async function runLoadCommand(f: Flags<typeof loadOptions>, io: CliIo, in
   const params = Object.fromEntries(pairs(f.param, false)) as Record<string, string>;
   const metrics = parseMetricsFlags(f.metrics);
 
-  let emulatorConfig: Record<string, unknown> = {};
-  if (f.emulatorConfig !== undefined) {
-    try {
-      emulatorConfig = JSON.parse(await readFile(f.emulatorConfig, 'utf8')) as Record<string, unknown>;
-    } catch (e) {
-      throw configError(`--emulator-config: cannot read ${f.emulatorConfig}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  if (f.timeScale !== undefined) emulatorConfig['timeScale'] = f.timeScale;
-  if (f.scaleRateWindows !== undefined) emulatorConfig['scaleRateWindows'] = f.scaleRateWindows;
-  if (f.target !== 'emulator' && Object.keys(emulatorConfig).length > 0) throw usageError('--time-scale, --scale-rate-windows and --emulator-config apply only to --target emulator');
+  const emulatorConfig = await emulatorConfigOf(f, '--time-scale, --scale-rate-windows and --emulator-config');
 
   const shard = resolveShard(f.shard, f.shards, io.env);
   const startAtMs = resolveStartAt(f.startAt, io.env);

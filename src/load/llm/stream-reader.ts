@@ -20,7 +20,11 @@ export class SseTokenReader {
   private doneAtMs: number | undefined;
   private unparsed = 0;
 
-  constructor(startMs: number) {
+  /** `onChunk` sees every parsed chunk as it is counted (the caller keeps its text, say). */
+  constructor(
+    startMs: number,
+    private readonly onChunk?: (chunk: unknown) => void,
+  ) {
     this.timer = new TokenTimer(startMs);
   }
 
@@ -37,21 +41,25 @@ export class SseTokenReader {
         this.doneAtMs = atMs;
         return;
       }
-      const chunk = chunkOfSseData(event.data);
-      if (chunk === undefined) this.unparsed += 1;
-      else this.timer.observe(atMs, chunk);
+      this.count(atMs, event.data);
     }
+  }
+
+  private count(atMs: number, data: string): void {
+    const chunk = chunkOfSseData(data);
+    if (chunk === undefined) {
+      this.unparsed += 1;
+      return;
+    }
+    this.timer.observe(atMs, chunk);
+    this.onChunk?.(chunk);
   }
 
   /** The body ended at `atMs`; the request ends at `[DONE]` when it came, else here. */
   end(atMs: number): StreamReadResult {
     const done = this.doneAtMs !== undefined;
     const last = done ? { events: [], truncated: false } : this.parser.end();
-    for (const event of last.events) {
-      const chunk = chunkOfSseData(event.data);
-      if (chunk === undefined) this.unparsed += 1;
-      else this.timer.observe(atMs, chunk);
-    }
+    for (const event of last.events) this.count(atMs, event.data);
     return { metrics: this.timer.finish(this.doneAtMs ?? atMs), done, truncated: last.truncated, unparsedEvents: this.unparsed };
   }
 }

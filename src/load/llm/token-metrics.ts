@@ -2,6 +2,9 @@
 // OpenAI chat and completions chunks and the native `/stream` items (WIRE-COMPAT "LLM workers").
 // It avoids the pitfalls named there: the first token is the first chunk that carries one (never a
 // role-only or empty chunk), and a chunk of k tokens after a gap g gives k inter-token samples of g/k.
+// Chunks that arrive at the same time (the events one read completed, the items of one /stream
+// answer) are one arrival: their tokens share its gap, so a server that writes one token per event
+// but several events per write gives the ITL of one that writes one multi-token event.
 
 /** Token usage as the server reported it. */
 export interface TokenUsage {
@@ -105,6 +108,9 @@ export function tokensInChunk(chunk: unknown): ChunkTokens {
 export class TokenTimer {
   private firstTokenAtMs: number | undefined;
   private lastTokenAtMs: number | undefined;
+  /** The last arrival's tokens and the gap before it (undefined for the first arrival, which has no gap). */
+  private arrivalTokens = 0;
+  private arrivalGapMs: number | undefined;
   private lastArrivalMs: number;
   private readonly itl: number[] = [];
   private chunkTokens = 0;
@@ -132,9 +138,19 @@ export class TokenTimer {
       // The first token-carrying chunk marks TTFT; the tokens it carries beyond the first have no
       // gap of their own to measure, so they give no ITL sample.
       this.firstTokenAtMs = atMs;
+      this.arrivalTokens = c.tokens;
+      this.arrivalGapMs = undefined;
+    } else if (atMs === this.lastTokenAtMs) {
+      // Part of the last arrival: its gap is shared by all its tokens (none at the first arrival).
+      const gap = this.arrivalGapMs;
+      if (gap !== undefined) this.itl.length -= this.arrivalTokens;
+      this.arrivalTokens += c.tokens;
+      if (gap !== undefined) for (let i = 0; i < this.arrivalTokens; i++) this.itl.push(gap / this.arrivalTokens);
     } else {
-      const perToken = (atMs - this.lastTokenAtMs) / c.tokens;
-      for (let i = 0; i < c.tokens; i++) this.itl.push(perToken);
+      const gap = atMs - this.lastTokenAtMs;
+      this.arrivalTokens = c.tokens;
+      this.arrivalGapMs = gap;
+      for (let i = 0; i < c.tokens; i++) this.itl.push(gap / c.tokens);
     }
     this.lastTokenAtMs = atMs;
     this.chunkTokens += c.tokens;

@@ -4,8 +4,8 @@
 // without attributes; properties, system-out and system-err in every testsuite).
 import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../../result/compare-model.js';
-import type { CheckResult, FuzzProperty, LoadScenarioResult, PlanSection, QbenchResult, TargetInfo } from '../../result/model.js';
-import { findingOutcome } from '../../result/overall.js';
+import type { CheckResult, FuzzProperty, LlmSection, LoadScenarioResult, PlanSection, QbenchResult, TargetInfo } from '../../result/model.js';
+import { findingOutcome, llmRunLabel } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { fmtChange, validityWarnings } from './format.js';
 import { planHeadline } from './plan.js';
@@ -197,6 +197,52 @@ function planCases(p: PlanSection): Case[] {
   });
 }
 
+/**
+ * The LLM section as test cases: per run, the generator's validity, that some request succeeded,
+ * and each SLO (a sweep level's SLO that missed is skipped: the sweep measures levels that are
+ * meant to break them, and its own case says whether any level met them all).
+ */
+function llmCases(llm: LlmSection): Case[] {
+  const cases: Case[] = [];
+  for (const r of llm.runs) {
+    const label = llmRunLabel(r);
+    const classname = `qbench.llm.${r.path}`;
+    const sent = r.requests.completed + r.requests.failed;
+    cases.push({
+      name: `${label}: generator validity`,
+      classname,
+      timeSec: sec(r.wallMs),
+      outcome: r.validity.valid ? { kind: 'pass' } : { kind: 'error', type: 'invalid-measurement', message: r.validity.reasons[0] ?? 'measurement invalid', body: r.validity.reasons.join('\n') },
+    });
+    cases.push({
+      name: `${label}: requests succeed`,
+      classname,
+      timeSec: 0,
+      outcome: sent > 0 && r.requests.completed === 0 ? { kind: 'failure', type: 'requests-failed', message: `every one of ${sent} requests failed`, body: r.requests.errors.join('\n') } : { kind: 'pass' },
+    });
+    for (const x of r.slos) {
+      const figure = x.kind === 'percentile' ? `observed ${x.valueMs === null ? 'no data' : `${x.valueMs} ms`}` : `met by ${x.metRequests} of ${sent} requests`;
+      const outcome: Outcome = x.holds
+        ? { kind: 'pass' }
+        : r.role === 'fixed'
+          ? { kind: 'failure', type: 'slo-not-met', message: `${x.text}: ${figure}`, body: `${label}\nTTFT p99 ${r.ttft.percentiles.p99} ms, ITL p99 ${r.itl.percentiles.p99} ms, TPOT p99 ${r.tpot.percentiles.p99} ms, e2e p99 ${r.e2e.percentiles.p99} ms` }
+          : { kind: 'skipped', message: `${x.text}: ${figure} (a sweep level: measured, not judged)` };
+      cases.push({ name: `${label}: SLO ${x.text}`, classname: `${classname}.slo`, timeSec: 0, outcome });
+    }
+  }
+  if (llm.slos.length > 0) {
+    for (const a of llm.sweepAnswers ?? []) {
+      cases.push({
+        name: `${a.path} sweep: a rate level meets every SLO`,
+        classname: `qbench.llm.${a.path}.sweep`,
+        timeSec: 0,
+        outcome: a.maxRatePerSec === null ? { kind: 'failure', type: 'slo-not-met', message: `no rate level met ${llm.slos.join(', ')}`, body: `saturation at ${a.saturationRatePerSec ?? 'unknown'} requests/s` } : { kind: 'pass' },
+      });
+    }
+  }
+  return cases;
+}
+
 /** Render a result as JUnit XML. */
 export function renderJunit(r: QbenchResult): string {
   const host = r.meta.machine.hostname;
@@ -258,6 +304,19 @@ export function renderJunit(r: QbenchResult): string {
       properties: { ...baseProps, twin: p.twin.file, traffic: p.traffic.description, settings: String(p.grid.settings), seeds: p.seeds.join(',') },
       cases: planCases(p),
       out: planHeadline(p),
+    });
+  }
+  if (r.llm) {
+    const l = r.llm;
+    suites.push({
+      name: 'llm',
+      pkg: 'qbench.llm',
+      timestamp: junitTime(r.meta.startedAt),
+      hostname: host,
+      timeSec: sec(l.runs.reduce((a, x) => a + x.wallMs, 0)),
+      properties: { ...baseProps, mode: l.mode, workload: `${l.workload.prompt}; output ${l.workload.output}; seed ${l.workload.seed}`, slos: l.slos.join(', ') },
+      cases: llmCases(l),
+      out: l.runs.map((x) => `${llmRunLabel(x)}: ${x.requests.completed} ok, ${x.requests.failed} failed, TTFT p50 ${x.ttft.percentiles.p50} ms, ${x.throughput.outputTokensPerSec} tokens/s, goodput ${x.throughput.goodputPerSec}/s`).join('\n'),
     });
   }
   if (r.incomplete) {

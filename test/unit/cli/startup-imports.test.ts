@@ -28,7 +28,7 @@ describe('start-up imports', () => {
   });
 
   it('every command has a declaration and a -run module', () => {
-    expect(declarations.length).toBe(13);
+    expect(declarations.length).toBe(14);
     for (const d of declarations) expect(runModules, rel(d)).toContain(d.replace(/\.ts$/, '-run.ts'));
   });
 

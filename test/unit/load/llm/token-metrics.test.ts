@@ -1,6 +1,6 @@
 // Token timing (src/load/llm/token-metrics.ts, stream-reader.ts) against scripted streams whose
 // every time is known: a role-only or empty first chunk, chunks of 1-5 tokens after known gaps
-// (some of 0 ms), empty chunks between, a usage chunk, [DONE]; encoded to SSE bytes and read in
+// (some of 0 ms: one arrival, its gap shared by all its tokens), empty chunks between, a usage chunk, [DONE]; encoded to SSE bytes and read in
 // random chunkings at the time each byte was sent. Every metric must equal the script's exactly.
 // The seed is printed; QBENCH_TEST_SEED replays a run.
 import fc from 'fast-check';
@@ -82,14 +82,26 @@ function play(s: Script): { timed: Timed[]; doneAtMs: number; expected: RequestT
   const itl: number[] = [];
   let total = 0;
   let chunks = 1;
+  // Chunks 0 ms apart are one arrival: its gap shared by all their tokens (the first arrival has none).
+  let arrivalGap: number | undefined;
+  let arrivalTokens = 0;
   s.chunks.forEach((c, i) => {
-    if (i > 0) {
+    if (i === 0) arrivalTokens = c.tokens.length;
+    else {
       if (c.emptyBefore) {
         timed.push({ atMs: t + Math.floor(c.gapMs / 2), chunk: emptyChunk(s.format, false) });
         chunks += 1;
       }
       t += c.gapMs;
-      for (let k = 0; k < c.tokens.length; k++) itl.push(c.gapMs / c.tokens.length);
+      if (c.gapMs === 0) {
+        if (arrivalGap !== undefined) itl.length -= arrivalTokens;
+        arrivalTokens += c.tokens.length;
+        if (arrivalGap !== undefined) for (let k = 0; k < arrivalTokens; k++) itl.push(arrivalGap / arrivalTokens);
+      } else {
+        arrivalGap = c.gapMs;
+        arrivalTokens = c.tokens.length;
+        for (let k = 0; k < c.tokens.length; k++) itl.push(c.gapMs / c.tokens.length);
+      }
     }
     total += c.tokens.length;
     timed.push({ atMs: t, chunk: tokenChunk(s.format, c.tokens, total, s.includeUsage) });
