@@ -406,6 +406,45 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   return Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
 }
 
+export interface SecondBurstSizing {
+  /** Job slots of the workers up (workers x jobs per worker) that took the first burst whole. */
+  readonly slots: number;
+  /** How long a slot holds a job, target ms (a warm job's dispatch and execution). */
+  readonly jobMs: number;
+  /** The longest a first-burst job waited (its delayTime) with no worker starting, target ms. */
+  readonly longestWaitMs: number;
+  /** Jobs meant to wait for the scaler beyond what the slots get through (the plan's burst). */
+  readonly waitingJobs: number;
+  /** Jobs the budget can spare for it. */
+  readonly affordable: number;
+}
+
+export interface SecondBurst {
+  readonly jobs: number;
+  /** The longest scaler reaction it was sized to outlast, target ms. */
+  readonly reactionMs: number;
+  /** How long its jobs keep the slots taken and the queue non-empty, target ms. */
+  readonly coversMs: number;
+  /** The budget cut it below what the reaction asks for. */
+  readonly capped: boolean;
+}
+
+/**
+ * A second burst for when the workers up took the first whole before the scaler acted: the
+ * slots' own share (each works through a job every jobMs) over the longest plausible reaction
+ * (QUEUE_DELAY's 6 s and its check, or twice the longest wait the first burst showed without a
+ * start, and one check more), the slots' first jobs, and the plan's burst on top to wait for the
+ * scaler (so that the workers it starts, up to workersMax, have jobs to start for); within what
+ * the budget spares.
+ */
+export function secondBurstSize(s: SecondBurstSizing): SecondBurst {
+  const reactionMs = Math.max(LONGEST_DELAY_MS, 2 * s.longestWaitMs) + QUEUE_DELAY_CHECK_MS;
+  const jobMs = Math.max(1, s.jobMs);
+  const wanted = s.slots * Math.ceil(reactionMs / jobMs) + s.slots + s.waitingJobs;
+  const jobs = Math.max(0, Math.min(wanted, s.affordable));
+  return { jobs, reactionMs, coversMs: jobs <= s.slots ? 0 : ((jobs - s.slots) / s.slots) * jobMs, capped: jobs < wanted };
+}
+
 /**
  * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
  * each job ran on its worker for its executionTime up to its end (its answer less half a round
@@ -568,7 +607,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
   const b = obs.burst;
   const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
-  const scaleUps: ScaleUp[] = [...obs.scaleUps, ...(b === undefined ? [] : [{ source: 'burst' as const, jobs: b.jobs, workersBefore: b.workersBefore, workersAfter: b.peakWorkers }])];
+  const scaleUps: ScaleUp[] = [...obs.scaleUps, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
   const scaler =
     o.given.scalerType !== undefined && o.given.scalerValue !== undefined
       ? undefined

@@ -131,6 +131,16 @@ export interface Observations {
   /** Workers still up after the quiet wait (active workers); undefined: not measured. */
   restWorkers: number | undefined;
   burst: BurstObservation | undefined;
+  /**
+   * A burst the workers up took whole, no worker starting (active workers faster than the
+   * scaler): a second, larger burst was sent and `burst` is that one.
+   */
+  absorbedBurst?: BurstObservation | undefined;
+  /**
+   * Real ms (the calibration's clock) at which a worker the burst started became ready after the
+   * burst's last job had ended: it went idle then, not at that job's end; undefined: none did.
+   */
+  burstLateReadyMs?: number | undefined;
   readonly streams: StreamSample[];
   /** Classes whose first streamed job brought no chunk. */
   readonly nonStreamingClasses: string[];

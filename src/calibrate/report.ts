@@ -53,6 +53,8 @@ export interface CalibrationReport {
   readonly fits: readonly FitEntry[];
   readonly idleTimeoutSamplesMs: readonly number[];
   readonly burst: BurstObservation | undefined;
+  /** A first burst the workers up took whole (no worker started): `burst` is the larger one sent after it. */
+  readonly absorbedBurst?: BurstObservation;
   readonly notes: readonly string[];
   /** What <out>/emulator.json holds. */
   readonly emulatorConfig: Readonly<Record<string, unknown>>;
