@@ -4,8 +4,8 @@
 //  - a warm job's delayTime is the dispatch to an idle worker;
 //  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
-import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
-import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
+import { quantileMs, SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
+import { fitSamples, precisionOf, wilson95, type Fit, type Precision } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
 
 export type SettingSource = 'measured' | 'given' | 'service default';
@@ -31,7 +31,7 @@ export interface GivenSettings {
   readonly gpuCount?: number | undefined;
 }
 
-export type TimingPart = 'dispatch' | 'execution' | 'overhead' | 'coldStart' | 'firstChunk' | 'chunkGap';
+export type TimingPart = 'dispatch' | 'execution' | 'overhead' | 'coldStart' | 'throttle' | 'firstChunk' | 'chunkGap';
 
 export interface PartFit {
   readonly part: TimingPart;
@@ -46,9 +46,24 @@ export interface PartFit {
   readonly derivation: string;
 }
 
+/** Workers that waited for GPU capacity before their cold start (the model's timing.throttle), as measured. */
+export interface ThrottleEstimate {
+  /** Worker starts watched on a /health that counts throttled workers, and those seen throttled. */
+  readonly starts: number;
+  readonly throttled: number;
+  /** throttled / starts, and its 95% interval (Wilson). */
+  readonly probability: number;
+  readonly low: number;
+  readonly high: number;
+  /** What the twin was given, in words. */
+  readonly detail: string;
+}
+
 export interface Inferred {
   readonly settings: readonly SettingValue[];
   readonly fits: readonly PartFit[];
+  /** Undefined: no worker start was watched where /health counts throttled workers. */
+  readonly throttle: ThrottleEstimate | undefined;
   readonly deployment: DeploymentSettings;
   readonly notes: readonly string[];
 }
@@ -281,6 +296,7 @@ const MORE_SAMPLES_FLAG: Readonly<Record<TimingPart, string>> = {
   overhead: '--warm-jobs',
   execution: '--warm-jobs (every finished job is a sample)',
   coldStart: '--cold-starts',
+  throttle: '--cold-starts (each start that waits for capacity is a sample)',
   firstChunk: '--stream-jobs',
   chunkGap: '--stream-jobs',
 };
@@ -291,6 +307,7 @@ const CONSEQUENCE: Readonly<Record<TimingPart, string>> = {
   execution: 'a queue near capacity multiplies that error in delayTime',
   overhead: "every job's end to end carries it",
   coldStart: 'every job that waits for a starting worker carries it',
+  throttle: 'every job that waits for a worker waiting for capacity carries it',
   firstChunk: "every streamed job's time to first chunk carries it",
   chunkGap: "every streamed job's chunk rate carries it",
 };
@@ -602,6 +619,13 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
   add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker (starting) to it no longer starting`, true));
+  // Throttling: starts seen throttled on /health waited for capacity before their cold start
+  // (timed from the wait's end); the share of starts that did is the probability.
+  const th = obs.throttle;
+  const throttleFit = partFit('throttle', [...th.waitsMs], `${th.waitsMs.length} waits for GPU capacity read to their end, of ${th.throttled} worker start(s) seen throttled on /health (of ${th.starts} watched): from the sighting to the worker leaving the throttled count`);
+  add(throttleFit);
+  const throttle = throttleEstimate(th, throttleFit);
+  notes.push(`throttle: ${throttle?.detail ?? `not measured (no worker start was watched on a /health that counts throttled workers); the twin has no throttling; measuring it takes worker starts (cold batches, --cold-starts > 0, or a burst that scales up) on a /health that reports workers.throttled: about ${Math.ceil((Z95 * Z95 * 0.25) / 0.01)} starts for its probability within ±10 points`}`);
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
@@ -706,6 +730,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const chunkGap = fitOf('chunkGap');
   const timing: TimingModel = {
     ...(fitOf('coldStart') !== undefined ? { coldStart: fitOf('coldStart') } : {}),
+    ...(throttle !== undefined && throttle.throttled > 0 && throttleFit !== undefined ? { throttle: { probability: throttle.probability, duration: throttleFit.fit.dist } } : {}),
     ...(fitOf('dispatch') !== undefined ? { dispatch: fitOf('dispatch') } : {}),
     ...(execution !== undefined ? { execution } : {}),
     ...(firstChunk !== undefined && chunkGap !== undefined ? { stream: { firstChunk, chunkGap, tokensPerChunk: Math.max(1, Math.round(tokens.length > 0 ? median(tokens) : 1)) } } : {}),
@@ -725,8 +750,23 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     timing,
   };
   notes.push(...precisionNotes(fits));
-  if (b !== undefined && b.throttledSeen > 0) notes.push(`${b.throttledSeen} worker(s) were seen throttled (waiting for GPU capacity) during the burst: throttling is not fitted, the twin starts workers without it`);
   const failed = obs.jobs.filter((j) => j.status !== 'COMPLETED');
   if (failed.length > 0) notes.push(`${failed.length} job(s) did not complete (${[...new Set(failed.map((j) => j.status))].join(', ')}): their timings are left out of the fits`);
-  return { settings, fits, deployment, notes };
+  return { settings, fits, throttle, deployment, notes };
+}
+
+const Z95 = 1.959964;
+
+/** The throttle probability from the starts watched, and what the twin is given, in words; undefined: none watched. */
+export function throttleEstimate(th: Observations['throttle'], fit: PartFit | undefined): ThrottleEstimate | undefined {
+  if (th.starts === 0) return undefined;
+  const probability = th.throttled / th.starts;
+  const { low, high } = wilson95(probability, th.starts);
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  const share = `${th.throttled} of ${th.starts} worker starts watched waited for GPU capacity (throttled on /health)`;
+  let detail: string;
+  if (th.throttled === 0) detail = `none of the ${th.starts} worker starts watched waited for GPU capacity (throttled on /health): the twin has no throttling (at 95% the probability is below ${pct(high)})`;
+  else if (fit === undefined) detail = `${share}, but no wait was read to its end: the twin has no throttling; measuring it takes a throttled start watched until it leaves the throttled count (a longer watch, --cold-starts)`;
+  else detail = `${share}: probability ${pct(probability)} (95%: ${pct(low)}-${pct(high)}), the wait fitted from ${fit.samplesMs.length - fit.fit.outliersMs.length} of them (median ${Math.round(quantileMs(fit.fit.dist, 0.5))} ms); the cold start is timed from the wait's end`;
+  return { starts: th.starts, throttled: th.throttled, probability, low, high, detail };
 }

@@ -124,6 +124,11 @@ export interface Observations {
    * both alike (see StartTracker in phases.ts).
    */
   readonly workerStartsMs: number[];
+  /**
+   * Worker starts watched where /health counts throttled workers (waiting for GPU capacity):
+   * how many, how many were seen throttled, and each wait read to its end, target ms.
+   */
+  readonly throttle: { starts: number; throttled: number; readonly waitsMs: number[] };
   /** One per cold batch whose first new worker and jobs' starts were seen. */
   readonly coldReactions: ColdReaction[];
   /** Cold batches read to their end with no worker stopping (the burst is added from `burst`). */

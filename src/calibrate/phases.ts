@@ -100,33 +100,56 @@ const readyOf = (h: HealthRecord): number => h.workers.idle + h.workers.running 
  * their durations whatever the order; starts spread over several spans are paired first in,
  * first out (a fast start that overtakes a full one lends it its start; the sum is kept). A span
  * in which a worker stopped ends the reading: later counts could hide a start behind a stop.
+ *
+ * A start may first wait for GPU capacity (throttled on /health, DEPLOYMENT-FACTS.md) and then
+ * cold-start: the throttled count splits the two. A new worker counted throttled waits; one that
+ * leaves the throttled count (the count falls) begins its cold start then; a new worker not
+ * counted throttled begins it at once. The cold start runs from that beginning to ready, the wait
+ * from the throttled sighting to its leaving (each paired first in, first out). A wait shorter
+ * than a poll's span is not seen: that start reads as unthrottled.
  */
 export class StartTracker {
   private readonly starts: PollSpan[] = [];
+  /** Where each cold start began: a new worker not throttled, or one leaving the throttled count. */
+  private readonly coldBegins: PollSpan[] = [];
   private readonly readies: PollSpan[] = [];
+  private readonly throttleIns: PollSpan[] = [];
+  private readonly throttleOuts: PollSpan[] = [];
   private stopped = false;
   /** Some /health answer carried an initializing count: starting workers are told from ready ones. */
   private sawStartingCount = false;
+  private sawThrottledCount = false;
 
   constructor(
     private up: number,
     private ready: number,
+    private throttled = 0,
   ) {}
 
   /** One /health answer: `span` from the poll before to this one (real ms). */
   observe(h: HealthRecord, span: PollSpan): void {
     const up = workersUp(h);
     const ready = readyOf(h);
+    const throttled = h.workers.throttled ?? 0;
     if (h.workers.initializing !== undefined || h.workers.throttled !== undefined) this.sawStartingCount = true;
+    if (h.workers.throttled !== undefined) this.sawThrottledCount = true;
     if (!this.stopped) {
       if (up < this.up || ready < this.ready) this.stopped = true;
       else {
-        for (let i = this.up; i < up; i += 1) this.starts.push(span);
+        const fresh = up - this.up;
+        // New workers counted throttled; the rest of the change is workers that left it.
+        const ins = Math.min(fresh, Math.max(0, throttled - this.throttled));
+        const outs = ins - (throttled - this.throttled);
+        for (let i = 0; i < fresh; i += 1) this.starts.push(span);
+        for (let i = 0; i < ins; i += 1) this.throttleIns.push(span);
+        for (let i = 0; i < outs; i += 1) this.throttleOuts.push(span);
+        for (let i = 0; i < fresh - ins + outs; i += 1) this.coldBegins.push(span);
         for (let i = this.ready; i < ready; i += 1) this.readies.push(span);
       }
     }
     this.up = up;
     this.ready = ready;
+    this.throttled = throttled;
   }
 
   /** The span the first new worker was seen in. */
@@ -145,6 +168,11 @@ export class StartTracker {
    */
   get timesStarts(): boolean {
     return this.sawStartingCount;
+  }
+
+  /** Whether /health said how many workers were throttled: a start's wait for capacity is told from its cold start. */
+  get timesThrottle(): boolean {
+    return this.sawThrottledCount;
   }
 
   /** Workers seen starting and not yet seen ready (0 once a stop ended the reading). */
@@ -167,14 +195,34 @@ export class StartTracker {
     return new Set(this.starts.map((s) => s.toMs)).size;
   }
 
+  /** Starts first seen throttled (waiting for capacity). */
+  get throttledCount(): number {
+    return this.throttleIns.length;
+  }
+
   /**
-   * Each paired start's duration, real ms (spanGap: a worker that appeared ready took half the
-   * span it appeared in).
+   * Each paired cold start's duration, real ms, from its beginning (after any wait for capacity)
+   * to ready (spanGap: a worker that appeared ready took half the span it appeared in).
    */
   durationsMs(): number[] {
-    const n = Math.min(this.starts.length, this.readies.length);
-    return Array.from({ length: n }, (_, i) => spanGap(this.starts[i] as PollSpan, this.readies[i] as PollSpan));
+    const n = Math.min(this.coldBegins.length, this.readies.length);
+    return Array.from({ length: n }, (_, i) => spanGap(this.coldBegins[i] as PollSpan, this.readies[i] as PollSpan));
   }
+
+  /** Each paired wait for capacity, real ms: from the throttled sighting to its leaving. */
+  throttleWaitsMs(): number[] {
+    const n = Math.min(this.throttleIns.length, this.throttleOuts.length);
+    return Array.from({ length: n }, (_, i) => spanGap(this.throttleIns[i] as PollSpan, this.throttleOuts[i] as PollSpan));
+  }
+}
+
+/** What one reading of worker starts adds to the observations (cold starts, waits for capacity, the counts). */
+function recordStarts(ctx: PhaseContext, tracker: StartTracker): void {
+  ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+  if (!tracker.timesThrottle) return;
+  ctx.obs.throttle.starts += tracker.startCount;
+  ctx.obs.throttle.throttled += tracker.throttledCount;
+  ctx.obs.throttle.waitsMs.push(...tracker.throttleWaitsMs().map((ms) => ms * ctx.timeScale));
 }
 
 export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: ColdOptions): Promise<PhaseOutcome> {
@@ -230,7 +278,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // starting and ready, and each job first seen IN_PROGRESS, are read on the same polls, so a
       // slow client or network moves every mark alike. Each change happened between the last poll
       // without it and the first with it.
-      const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health));
+      const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health), rest.last.health.workers.throttled ?? 0);
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
       // The span each job was first seen started in (no longer IN_QUEUE).
       const started = new Map<string, PollSpan>();
@@ -262,7 +310,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
           throw ctx.deadline.signal.reason as Error;
         }
       }
-      if (tracker.timesStarts) ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+      if (tracker.timesStarts) recordStarts(ctx, tracker);
       else untimed = true;
       if (tracker.startSpans > 1) staggered += 1;
       if (o.batchFor === undefined && !tracker.stopSeen && tracker.startCount > 0 && tracker.startCount < subs.length && tracker.startCount < batch) {
@@ -345,7 +393,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const before = await ctx.target.health();
     const startMs = ctx.target.clock.now();
     const timeline: HealthPoint[] = [];
-    const tracker = new StartTracker(workersUp(before.health), readyOf(before.health));
+    const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0);
     let previousMs = midOf(before);
     // Every job is taken from the budget as it is created: a job past the budget is never sent.
     const sends = Array.from({ length: count }, (_, i) => {
@@ -376,7 +424,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
       // Still starting at the end of the watch: when it went idle is not known (no idle sample).
       ctx.obs.burstLateReadyMs = tracker.pending > 0 ? undefined : lateReadyMs;
 
-      if (tracker.timesStarts) ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+      if (tracker.timesStarts) recordStarts(ctx, tracker);
     }
     const failed = settled.filter((s) => s.status === 'rejected');
     const jobs = settled.length - failed.filter((s) => s.status === 'rejected' && s.reason instanceof Error && s.reason.name === 'BudgetExhaustedError').length;

@@ -3,7 +3,7 @@
 // samples and goodness of fit, the burst's /health timeline, and the emulator config written.
 import type { Distribution } from '../deployment/index.js';
 import type { GoodnessOfFit, Precision } from './fit.js';
-import type { PartFit, SettingValue, TimingPart } from './infer.js';
+import type { PartFit, SettingValue, ThrottleEstimate, TimingPart } from './infer.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
 
@@ -51,6 +51,8 @@ export interface CalibrationReport {
   readonly jobs: { readonly total: number; readonly completed: number; readonly byPhase: Readonly<Record<string, number>> };
   readonly settings: readonly SettingValue[];
   readonly fits: readonly FitEntry[];
+  /** Starts that waited for GPU capacity (the twin's timing.throttle, its wait the `throttle` fit); absent: none watched. */
+  readonly throttle?: ThrottleEstimate;
   readonly idleTimeoutSamplesMs: readonly number[];
   readonly burst: BurstObservation | undefined;
   /** A first burst the workers up took whole (no worker started): `burst` is the larger one sent after it. */
