@@ -518,8 +518,11 @@ export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly
   const min = get('workersMin')?.value as number;
   const max = get('workersMax')?.value as number;
   const jpw = get('jobsPerWorker')?.value as number;
-  const noFlex = min >= max && get('workersMax')?.source !== 'service default';
   const b = o.obs.burst;
+  const wmax = get('workersMax');
+  // workersMax only as a lower bound: no worker was seen starting for a burst or a batch.
+  const maxAtLeast = wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore) && o.obs.scaleUps.every((u) => u.workersAfter <= u.workersBefore);
+  const noFlex = min >= max && get('workersMax')?.source !== 'service default' && !maxAtLeast;
   const scale = o.obs.timeScale;
   const idle = get('idleTimeoutS');
   if (idle?.source === 'service default') {
@@ -536,9 +539,8 @@ export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly
         (noFlex ? `: with workersMin = workersMax (${max}) workers start only when the endpoint is deployed, so it changes nothing in steady traffic` : '; measuring it takes cold batches (--cold-starts > 0) and a --max-duration that allows the idle gaps'),
     );
   }
-  const wmax = get('workersMax');
   const exec = o.executionMedianMs;
-  if (wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore) && o.obs.scaleUps.every((u) => u.workersAfter <= u.workersBefore)) {
+  if (maxAtLeast && b !== undefined) {
     // Jobs that keep the workers up busy for longer than the longest QUEUE_DELAY reaction (6 s and a check).
     const need = exec === undefined || exec <= 0 ? undefined : Math.ceil((Math.max(1, b.workersBefore) * jpw * 8_000) / exec);
     notes.push(
