@@ -102,12 +102,15 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     if (p.burstJobs > 0 && !deadline.signal.aborted) await burstPhase(ctx, o.classes, p.burstJobs);
     // The workers up took the whole burst before the scaler acted (active workers faster than its
     // reaction): nothing said workersMax, the scaler or the idle timeout. A second burst, large
-    // enough to keep their slots taken past the longest plausible reaction, does.
+    // enough to keep their slots taken past the longest plausible reaction, does (unless every
+    // one of them was given).
     const firstBurst = obs.burst;
-    if (firstBurst !== undefined && atRest > 0 && firstBurst.workersBefore <= atRest && firstBurst.peakWorkers <= firstBurst.workersBefore && !(o.given.workersMax !== undefined && o.given.workersMax <= firstBurst.workersBefore) && !deadline.signal.aborted) {
+    const allGiven = o.given.workersMax !== undefined && o.given.scalerType !== undefined && o.given.scalerValue !== undefined && o.given.idleTimeoutS !== undefined;
+    if (firstBurst !== undefined && !allGiven && atRest > 0 && firstBurst.workersBefore <= atRest && firstBurst.peakWorkers <= firstBurst.workersBefore && !(o.given.workersMax !== undefined && o.given.workersMax <= firstBurst.workersBefore) && !deadline.signal.aborted) {
       const jpw = o.given.jobsPerWorker ?? Math.max(1, Math.round(firstBurst.maxJobsPerRunningWorker));
       const burstJobs = obs.jobs.filter((j) => j.phase === 'burst' && j.status === 'COMPLETED');
-      const execMs = burstJobs.map((j) => (j.delayMs ?? 0) + (j.executionMs ?? 0)).sort((a, b) => a - b);
+      // How long a slot holds a job: a warm job's dispatch and execution; with no warm job, the burst's executions.
+      const execMs = burstJobs.map((j) => j.executionMs ?? 0).sort((a, b) => a - b);
       const jobMs = warmJobMs(obs) > 0 ? warmJobMs(obs) : (execMs[execMs.length >> 1] ?? 0);
       const second = secondBurstSize({
         slots: firstBurst.workersBefore * jpw,
@@ -121,7 +124,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       if (second.jobs > firstBurst.jobs) {
         obs.absorbedBurst = firstBurst;
         obs.notes.push(
-          `${why}: a second burst of ${second.jobs} jobs was sent, ${second.capped ? `all the budget (--max-jobs) spared, short of what keeps those slots taken past the longest plausible scaler reaction (${(second.reactionMs / 1_000).toFixed(0)} s): it covers ${(second.coversMs / 1_000).toFixed(1)} s` : `enough to keep those slots taken for ${(second.coversMs / 1_000).toFixed(1)} s, past the longest plausible scaler reaction (${(second.reactionMs / 1_000).toFixed(0)} s: QUEUE_DELAY's 6 s and its check, or twice the longest wait seen without a start), and the plan's ${p.burstJobs} more to wait for the scaler`}: its scale-up gives workersMax, the scaler and (as it ends) the idle timeout, its workers' starts cold-start samples`,
+          `${why}: a second burst of ${second.jobs} jobs was sent, ${second.capped ? `all the budget (--max-jobs) spared, short of what keeps those slots taken past the longest plausible scaler reaction (${(second.reactionMs / 1_000).toFixed(0)} s): it covers ${(second.coversMs / 1_000).toFixed(1)} s` : `enough to keep those slots taken for ${(second.coversMs / 1_000).toFixed(1)} s, past the longest plausible scaler reaction (${(second.reactionMs / 1_000).toFixed(0)} s: QUEUE_DELAY's 6 s and its check, or twice the longest wait seen without a start), and the plan's ${p.burstJobs} more to wait for the scaler`}, so that a scale-up shows workersMax and the scaler and its end the idle timeout (its workers' starts are cold-start samples)`,
         );
         await burstPhase(ctx, o.classes, second.jobs, { timeStartsWithinMs: maxIdleWaitMs });
       } else obs.notes.push(`${why}; the budget (--max-jobs) spares ${Math.max(0, second.jobs)} job(s), no more than that burst: no second burst was sent (raise --max-jobs to let one outlast the scaler's reaction)`);
