@@ -4,9 +4,10 @@
 //  - a warm job's delayTime is the dispatch to an idle worker;
 //  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
-import { quantileMs, SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
-import { fitSamples, precisionOf, wilson95, type Fit, type Precision } from './fit.js';
+import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
+import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
+import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
 
 export type SettingSource = 'measured' | 'given' | 'service default';
 
@@ -44,19 +45,6 @@ export interface PartFit {
   readonly precision: Precision;
   /** Which jobs the samples come from and how they were derived. */
   readonly derivation: string;
-}
-
-/** Workers that waited for GPU capacity before their cold start (the model's timing.throttle), as measured. */
-export interface ThrottleEstimate {
-  /** Worker starts watched on a /health that counts throttled workers, and those seen throttled. */
-  readonly starts: number;
-  readonly throttled: number;
-  /** throttled / starts, and its 95% interval (Wilson). */
-  readonly probability: number;
-  readonly low: number;
-  readonly high: number;
-  /** What the twin was given, in words. */
-  readonly detail: string;
 }
 
 export interface Inferred {
@@ -627,7 +615,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const throttleFit = partFit('throttle', [...th.waitsMs], `${th.waitsMs.length} waits for GPU capacity read to their end, of ${th.throttled} worker start(s) seen throttled on /health (of ${th.starts} watched): from the sighting to the worker leaving the throttled count`);
   add(throttleFit);
   const throttle = throttleEstimate(th, throttleFit);
-  notes.push(`throttle: ${throttle?.detail ?? `not measured (no worker start was watched on a /health that counts throttled workers); the twin has no throttling; measuring it takes worker starts (cold batches, --cold-starts > 0, or a burst that scales up) on a /health that reports workers.throttled: about ${Math.ceil((Z95 * Z95 * 0.25) / 0.01)} starts for its probability within ±10 points`}`);
+  notes.push(throttleNote(throttle));
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
@@ -757,18 +745,3 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   return { settings, fits, throttle, deployment, notes };
 }
 
-const Z95 = 1.959964;
-
-/** The throttle probability from the starts watched, and what the twin is given, in words; undefined: none watched. */
-export function throttleEstimate(th: Observations['throttle'], fit: PartFit | undefined): ThrottleEstimate | undefined {
-  if (th.starts === 0) return undefined;
-  const probability = th.throttled / th.starts;
-  const { low, high } = wilson95(probability, th.starts);
-  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
-  const share = `${th.throttled} of ${th.starts} worker starts watched waited for GPU capacity (throttled on /health)`;
-  let detail: string;
-  if (th.throttled === 0) detail = `none of the ${th.starts} worker starts watched waited for GPU capacity (throttled on /health): the twin has no throttling (at 95% the probability is below ${pct(high)})`;
-  else if (fit === undefined) detail = `${share}, but no wait was read to its end: the twin has no throttling; measuring it takes a throttled start watched until it leaves the throttled count (a longer watch, --cold-starts)`;
-  else detail = `${share}: probability ${pct(probability)} (95%: ${pct(low)}-${pct(high)}), the wait fitted from ${fit.samplesMs.length - fit.fit.outliersMs.length} of them (median ${Math.round(quantileMs(fit.fit.dist, 0.5))} ms); the cold start is timed from the wait's end`;
-  return { starts: th.starts, throttled: th.throttled, probability, low, high, detail };
-}

@@ -3,7 +3,8 @@
 // samples and goodness of fit, the burst's /health timeline, and the emulator config written.
 import type { Distribution } from '../deployment/index.js';
 import type { GoodnessOfFit, Precision } from './fit.js';
-import type { PartFit, SettingValue, ThrottleEstimate, TimingPart } from './infer.js';
+import type { PartFit, SettingValue, TimingPart } from './infer.js';
+import type { ThrottleEstimate } from './throttle.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
 
