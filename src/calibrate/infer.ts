@@ -608,7 +608,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // /status on the same polls. The worker's start is from its first sight (starting) to its
   // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
-  add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker (starting) to it no longer starting`, true));
+  add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true));
   // Throttling: starts seen throttled on /health waited for capacity before their cold start
   // (timed from the wait's end); the share of starts that did is the probability.
   const th = obs.throttle;
@@ -744,4 +744,3 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   if (failed.length > 0) notes.push(`${failed.length} job(s) did not complete (${[...new Set(failed.map((j) => j.status))].join(', ')}): their timings are left out of the fits`);
   return { settings, fits, throttle, deployment, notes };
 }
-
