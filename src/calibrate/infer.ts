@@ -604,11 +604,12 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     );
   }
 
-  // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
-  // /status on the same polls. The worker's start is from its first sight (starting) to its
-  // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
+  // Cold starts: workers started by cold batches (or a second burst), watched on /health (and
+  // the jobs on /status) on the same polls. A worker's cold start is from its first sight
+  // starting, or the end of its wait for capacity, to ready; the scaler's reaction is what
+  // delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
-  add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true));
+  add(partFit('coldStart', [...starts], `${starts.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true));
   // Throttling: starts seen throttled on /health waited for capacity before their cold start
   // (timed from the wait's end); the share of starts that did is the probability.
   const th = obs.throttle;
