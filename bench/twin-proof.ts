@@ -1,6 +1,6 @@
 // The property-based proof over generated ground truths (test/unit/calibrate/twin-proof.ts): each
 // truth is calibrated in-process by the calibration's own code (public queue operations only, time
-// scale 60, the proof plan: at most 129 jobs of a 150-job budget), then judged: every scaling setting against
+// scale 60, the proof plan: 129 jobs of a 150-job budget, up to all 150 with a second burst), then judged: every scaling setting against
 // the truth's, and the written twin against the truth simulated on the truth's own settings under
 // traffic sized from its capacity (8 seeds, about 32,000 jobs per config, common seeds): e2e and
 // delayTime p50/p90/p99, cold starts per hour and cost. Prints each truth's seed (replay one with
@@ -24,7 +24,7 @@ const { values } = parseArgs({
 });
 const tolerance = Number(values.tolerance);
 const PLANS = { proof: PROOF_PLAN_INPUT, url: URL_PLAN_INPUT } as const;
-if (values.plan !== 'proof' && values.plan !== 'url') throw new Error('--plan must be proof (at most 129 jobs of 150) or url (the by-URL test\'s, at most 85 jobs of 100)');
+if (values.plan !== 'proof' && values.plan !== 'url') throw new Error('--plan must be proof (129 jobs of 150 planned) or url (the by-URL test\'s, 85 jobs of 100 planned)');
 const planInput = PLANS[values.plan];
 if (!(tolerance > 0)) throw new Error('--tolerance must be a number above 0 (0.1: 10%)');
 const keys: string[] = [];

@@ -310,7 +310,8 @@ export interface Precision {
   readonly method: string;
 }
 
-const Z95 = 1.959964;
+/** The standard normal's 97.5% quantile: a two-sided 95% interval is ± this many standard errors. */
+export const Z95 = 1.959964;
 /** ln(1.05): a median within ±5%. */
 const LN_FIVE_PERCENT = Math.log(1.05);
 

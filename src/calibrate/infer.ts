@@ -8,6 +8,7 @@ import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type Exec
 import { SECOND_MS } from '../spec/index.js';
 import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
+import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
 
 export type SettingSource = 'measured' | 'given' | 'service default';
 
@@ -32,7 +33,7 @@ export interface GivenSettings {
   readonly gpuCount?: number | undefined;
 }
 
-export type TimingPart = 'dispatch' | 'execution' | 'overhead' | 'coldStart' | 'firstChunk' | 'chunkGap';
+export type TimingPart = 'dispatch' | 'execution' | 'overhead' | 'coldStart' | 'throttle' | 'firstChunk' | 'chunkGap';
 
 export interface PartFit {
   readonly part: TimingPart;
@@ -50,6 +51,8 @@ export interface PartFit {
 export interface Inferred {
   readonly settings: readonly SettingValue[];
   readonly fits: readonly PartFit[];
+  /** Undefined: no worker start was watched where /health counts throttled workers. */
+  readonly throttle: ThrottleEstimate | undefined;
   readonly deployment: DeploymentSettings;
   readonly notes: readonly string[];
 }
@@ -282,6 +285,7 @@ const MORE_SAMPLES_FLAG: Readonly<Record<TimingPart, string>> = {
   overhead: '--warm-jobs',
   execution: '--warm-jobs (every finished job is a sample)',
   coldStart: '--cold-starts',
+  throttle: '--cold-starts (each start that waits for capacity is a sample)',
   firstChunk: '--stream-jobs',
   chunkGap: '--stream-jobs',
 };
@@ -292,6 +296,7 @@ const CONSEQUENCE: Readonly<Record<TimingPart, string>> = {
   execution: 'a queue near capacity multiplies that error in delayTime',
   overhead: "every job's end to end carries it",
   coldStart: 'every job that waits for a starting worker carries it',
+  throttle: 'every job that waits for a worker waiting for capacity carries it',
   firstChunk: "every streamed job's time to first chunk carries it",
   chunkGap: "every streamed job's chunk rate carries it",
 };
@@ -408,6 +413,45 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   return Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
 }
 
+export interface SecondBurstSizing {
+  /** Job slots of the workers up (workers x jobs per worker) that took the first burst whole. */
+  readonly slots: number;
+  /** How long a slot holds a job, target ms (a warm job's dispatch and execution). */
+  readonly jobMs: number;
+  /** The longest a first-burst job waited (its delayTime) with no worker starting, target ms. */
+  readonly longestWaitMs: number;
+  /** Jobs meant to wait for the scaler beyond what the slots get through (the plan's burst). */
+  readonly waitingJobs: number;
+  /** Jobs the budget can spare for it. */
+  readonly affordable: number;
+}
+
+export interface SecondBurst {
+  readonly jobs: number;
+  /** The longest scaler reaction it was sized to outlast, target ms. */
+  readonly reactionMs: number;
+  /** How long its jobs keep the slots taken and the queue non-empty, target ms. */
+  readonly coversMs: number;
+  /** The budget cut it below what the reaction asks for. */
+  readonly capped: boolean;
+}
+
+/**
+ * A second burst for when the workers up took the first whole before the scaler acted: the
+ * slots' own share (each works through a job every jobMs) over the longest plausible reaction
+ * (QUEUE_DELAY's 6 s and its check, or twice the longest wait the first burst showed without a
+ * start, and one check more), the slots' first jobs, and the plan's burst on top to wait for the
+ * scaler (so that the workers it starts, up to workersMax, have jobs to start for); within what
+ * the budget spares.
+ */
+export function secondBurstSize(s: SecondBurstSizing): SecondBurst {
+  const reactionMs = Math.max(LONGEST_DELAY_MS, 2 * s.longestWaitMs) + QUEUE_DELAY_CHECK_MS;
+  const jobMs = Math.max(1, s.jobMs);
+  const wanted = s.slots * Math.ceil(reactionMs / jobMs) + s.slots + s.waitingJobs;
+  const jobs = Math.max(0, Math.min(wanted, s.affordable));
+  return { jobs, reactionMs, coversMs: jobs <= s.slots ? 0 : ((jobs - s.slots) / s.slots) * jobMs, capped: jobs < wanted };
+}
+
 /**
  * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
  * each job ran on its worker for its executionTime up to its end (its answer less half a round
@@ -464,8 +508,11 @@ export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly
   const min = get('workersMin')?.value as number;
   const max = get('workersMax')?.value as number;
   const jpw = get('jobsPerWorker')?.value as number;
-  const noFlex = min >= max && get('workersMax')?.source !== 'service default';
   const b = o.obs.burst;
+  const wmax = get('workersMax');
+  // workersMax only as a lower bound: no worker was seen starting for a burst or a batch.
+  const maxAtLeast = wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore) && o.obs.scaleUps.every((u) => u.workersAfter <= u.workersBefore);
+  const noFlex = min >= max && get('workersMax')?.source !== 'service default' && !maxAtLeast;
   const scale = o.obs.timeScale;
   const idle = get('idleTimeoutS');
   if (idle?.source === 'service default') {
@@ -482,9 +529,8 @@ export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly
         (noFlex ? `: with workersMin = workersMax (${max}) workers start only when the endpoint is deployed, so it changes nothing in steady traffic` : '; measuring it takes cold batches (--cold-starts > 0) and a --max-duration that allows the idle gaps'),
     );
   }
-  const wmax = get('workersMax');
   const exec = o.executionMedianMs;
-  if (wmax?.source === 'measured' && b !== undefined && (b.firstScaleUpMs === undefined || b.peakWorkers <= b.workersBefore) && o.obs.scaleUps.every((u) => u.workersAfter <= u.workersBefore)) {
+  if (maxAtLeast && b !== undefined) {
     // Jobs that keep the workers up busy for longer than the longest QUEUE_DELAY reaction (6 s and a check).
     const need = exec === undefined || exec <= 0 ? undefined : Math.ceil((Math.max(1, b.workersBefore) * jpw * 8_000) / exec);
     notes.push(
@@ -560,17 +606,25 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     );
   }
 
-  // Cold starts: jobs sent with no worker up, the worker watched on /health and the job on
-  // /status on the same polls. The worker's start is from its first sight (starting) to its
-  // first job; the scaler's reaction is what delayTime holds before the worker's first sight.
+  // Cold starts: workers started by cold batches (or a second burst), watched on /health (and
+  // the jobs on /status) on the same polls. A worker's cold start is from its first sight
+  // starting, or the end of its wait for capacity, to ready; the scaler's reaction is what
+  // delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
-  add(partFit('coldStart', [...starts], `${starts.length} workers started by jobs sent with no worker up (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker (starting) to it no longer starting`, true));
+  add(partFit('coldStart', [...starts], `${starts.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true));
+  // Throttling: starts seen throttled on /health waited for capacity before their cold start
+  // (timed from the wait's end); the share of starts that did is the probability.
+  const th = obs.throttle;
+  const throttleFit = partFit('throttle', [...th.waitsMs], `${th.waitsMs.length} waits for GPU capacity read to their end, of ${th.throttled} worker start(s) seen throttled on /health (of ${th.starts} watched): from the sighting to the worker leaving the throttled count`);
+  add(throttleFit);
+  const throttle = throttleEstimate(th, throttleFit);
+  notes.push(throttleNote(throttle));
   // The burst's first scale-up is timed from its send: the job reached the queue half a round
   // trip and (in the model) its overhead later.
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
   const b = obs.burst;
   const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
-  const scaleUps: ScaleUp[] = [...obs.scaleUps, ...(b === undefined ? [] : [{ source: 'burst' as const, jobs: b.jobs, workersBefore: b.workersBefore, workersAfter: b.peakWorkers }])];
+  const scaleUps: ScaleUp[] = [...obs.scaleUps, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
   const scaler =
     o.given.scalerType !== undefined && o.given.scalerValue !== undefined
       ? undefined
@@ -669,6 +723,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const chunkGap = fitOf('chunkGap');
   const timing: TimingModel = {
     ...(fitOf('coldStart') !== undefined ? { coldStart: fitOf('coldStart') } : {}),
+    ...(throttle !== undefined && throttle.throttled > 0 && throttleFit !== undefined ? { throttle: { probability: throttle.probability, duration: throttleFit.fit.dist } } : {}),
     ...(fitOf('dispatch') !== undefined ? { dispatch: fitOf('dispatch') } : {}),
     ...(execution !== undefined ? { execution } : {}),
     ...(firstChunk !== undefined && chunkGap !== undefined ? { stream: { firstChunk, chunkGap, tokensPerChunk: Math.max(1, Math.round(tokens.length > 0 ? median(tokens) : 1)) } } : {}),
@@ -688,8 +743,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     timing,
   };
   notes.push(...precisionNotes(fits));
-  if (b !== undefined && b.throttledSeen > 0) notes.push(`${b.throttledSeen} worker(s) were seen throttled (waiting for GPU capacity) during the burst: throttling is not fitted, the twin starts workers without it`);
   const failed = obs.jobs.filter((j) => j.status !== 'COMPLETED');
   if (failed.length > 0) notes.push(`${failed.length} job(s) did not complete (${[...new Set(failed.map((j) => j.status))].join(', ')}): their timings are left out of the fits`);
-  return { settings, fits, deployment, notes };
+  return { settings, fits, throttle, deployment, notes };
 }

@@ -124,6 +124,11 @@ export interface Observations {
    * both alike (see StartTracker in phases.ts).
    */
   readonly workerStartsMs: number[];
+  /**
+   * Worker starts watched where /health counts throttled workers (waiting for GPU capacity):
+   * how many, how many were seen throttled, and each wait read to its end, target ms.
+   */
+  readonly throttle: { starts: number; throttled: number; readonly waitsMs: number[] };
   /** One per cold batch whose first new worker and jobs' starts were seen. */
   readonly coldReactions: ColdReaction[];
   /** Cold batches read to their end with no worker stopping (the burst is added from `burst`). */
@@ -131,6 +136,16 @@ export interface Observations {
   /** Workers still up after the quiet wait (active workers); undefined: not measured. */
   restWorkers: number | undefined;
   burst: BurstObservation | undefined;
+  /**
+   * A burst the workers up took whole, no worker starting (active workers faster than the
+   * scaler): a second, larger burst was sent and `burst` is that one.
+   */
+  absorbedBurst?: BurstObservation | undefined;
+  /**
+   * Real ms (the calibration's clock) at which a worker the burst started became ready after the
+   * burst's last job had ended: it went idle then, not at that job's end; undefined: none did.
+   */
+  burstLateReadyMs?: number | undefined;
   readonly streams: StreamSample[];
   /** Classes whose first streamed job brought no chunk. */
   readonly nonStreamingClasses: string[];

@@ -1,7 +1,9 @@
 // The measurement phases, in the order they run, each bounded by the job budget and the deadline:
 //  - warm: one job at a time (a worker stays warm): dispatch, execution and overhead samples;
 //  - burst: many jobs at once with /health polled throughout: the scaler's reaction, the scale-up
-//    timeline, the most workers reached, jobs per worker;
+//    timeline, the most workers reached, jobs per worker; when the active workers took it whole
+//    before the scaler acted, a second, larger burst (secondBurstSize) whose workers' starts are
+//    timed too;
 //  - cold: wait until the idle timeout has brought the workers down to the count at rest (the
 //    active workers), then a batch sized past the idle active workers' slots: each flex worker it
 //    starts is a cold-start sample, each wait (and one after the last batch) an idle-timeout sample;
@@ -41,6 +43,8 @@ export interface ColdOptions {
    * narrowed to the workers one gap started.
    */
   readonly batchFor?: ((scaleUps: readonly ScaleUp[]) => number) | undefined;
+  /** The batch is sized to keep the active workers' slots taken past a waiting scaler's reaction: one cut below that size is not sent. */
+  readonly outlastsActive?: boolean | undefined;
 }
 
 /** The real instant the latest job ended on its worker: its answer, less half a round trip. */
@@ -96,33 +100,56 @@ const readyOf = (h: HealthRecord): number => h.workers.idle + h.workers.running 
  * their durations whatever the order; starts spread over several spans are paired first in,
  * first out (a fast start that overtakes a full one lends it its start; the sum is kept). A span
  * in which a worker stopped ends the reading: later counts could hide a start behind a stop.
+ *
+ * A start may first wait for GPU capacity (throttled on /health, DEPLOYMENT-FACTS.md) and then
+ * cold-start: the throttled count splits the two. A new worker counted throttled waits; one that
+ * leaves the throttled count (the count falls) begins its cold start then; a new worker not
+ * counted throttled begins it at once. The cold start runs from that beginning to ready, the wait
+ * from the throttled sighting to its leaving (each paired first in, first out). A wait shorter
+ * than a poll's span is not seen: that start reads as unthrottled.
  */
 export class StartTracker {
   private readonly starts: PollSpan[] = [];
+  /** Where each cold start began: a new worker not throttled, or one leaving the throttled count. */
+  private readonly coldBegins: PollSpan[] = [];
   private readonly readies: PollSpan[] = [];
+  private readonly throttleIns: PollSpan[] = [];
+  private readonly throttleOuts: PollSpan[] = [];
   private stopped = false;
   /** Some /health answer carried an initializing count: starting workers are told from ready ones. */
   private sawStartingCount = false;
+  private sawThrottledCount = false;
 
   constructor(
     private up: number,
     private ready: number,
+    private throttled = 0,
   ) {}
 
   /** One /health answer: `span` from the poll before to this one (real ms). */
   observe(h: HealthRecord, span: PollSpan): void {
     const up = workersUp(h);
     const ready = readyOf(h);
+    const throttled = h.workers.throttled ?? 0;
     if (h.workers.initializing !== undefined || h.workers.throttled !== undefined) this.sawStartingCount = true;
+    if (h.workers.throttled !== undefined) this.sawThrottledCount = true;
     if (!this.stopped) {
       if (up < this.up || ready < this.ready) this.stopped = true;
       else {
-        for (let i = this.up; i < up; i += 1) this.starts.push(span);
+        const fresh = up - this.up;
+        // New workers counted throttled; the rest of the change is workers that left it.
+        const ins = Math.min(fresh, Math.max(0, throttled - this.throttled));
+        const outs = ins - (throttled - this.throttled);
+        for (let i = 0; i < fresh; i += 1) this.starts.push(span);
+        for (let i = 0; i < ins; i += 1) this.throttleIns.push(span);
+        for (let i = 0; i < outs; i += 1) this.throttleOuts.push(span);
+        for (let i = 0; i < fresh - ins + outs; i += 1) this.coldBegins.push(span);
         for (let i = this.ready; i < ready; i += 1) this.readies.push(span);
       }
     }
     this.up = up;
     this.ready = ready;
+    this.throttled = throttled;
   }
 
   /** The span the first new worker was seen in. */
@@ -141,6 +168,11 @@ export class StartTracker {
    */
   get timesStarts(): boolean {
     return this.sawStartingCount;
+  }
+
+  /** Whether /health said how many workers were throttled: a start's wait for capacity is told from its cold start. */
+  get timesThrottle(): boolean {
+    return this.sawThrottledCount;
   }
 
   /** Workers seen starting and not yet seen ready (0 once a stop ended the reading). */
@@ -163,14 +195,34 @@ export class StartTracker {
     return new Set(this.starts.map((s) => s.toMs)).size;
   }
 
+  /** Starts first seen throttled (waiting for capacity). */
+  get throttledCount(): number {
+    return this.throttleIns.length;
+  }
+
   /**
-   * Each paired start's duration, real ms (spanGap: a worker that appeared ready took half the
-   * span it appeared in).
+   * Each paired cold start's duration, real ms, from its beginning (after any wait for capacity)
+   * to ready (spanGap: a worker that appeared ready took half the span it appeared in).
    */
   durationsMs(): number[] {
-    const n = Math.min(this.starts.length, this.readies.length);
-    return Array.from({ length: n }, (_, i) => spanGap(this.starts[i] as PollSpan, this.readies[i] as PollSpan));
+    const n = Math.min(this.coldBegins.length, this.readies.length);
+    return Array.from({ length: n }, (_, i) => spanGap(this.coldBegins[i] as PollSpan, this.readies[i] as PollSpan));
   }
+
+  /** Each paired wait for capacity, real ms: from the throttled sighting to its leaving. */
+  throttleWaitsMs(): number[] {
+    const n = Math.min(this.throttleIns.length, this.throttleOuts.length);
+    return Array.from({ length: n }, (_, i) => spanGap(this.throttleIns[i] as PollSpan, this.throttleOuts[i] as PollSpan));
+  }
+}
+
+/** What one reading of worker starts adds to the observations (cold starts, waits for capacity, the counts). */
+function recordStarts(ctx: PhaseContext, tracker: StartTracker): void {
+  ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+  if (!tracker.timesThrottle) return;
+  ctx.obs.throttle.starts += tracker.startCount;
+  ctx.obs.throttle.throttled += tracker.throttledCount;
+  ctx.obs.throttle.waitsMs.push(...tracker.throttleWaitsMs().map((ms) => ms * ctx.timeScale));
 }
 
 export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: ColdOptions): Promise<PhaseOutcome> {
@@ -185,8 +237,12 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     // last worker to go idle is the last to stop. Undefined: not known (no idle sample then).
     // After a burst whose last /health still showed a worker starting, that worker went idle
     // when it came up, after the last job: the first gap gives no idle sample then.
+    // A burst that timed its starts watched them to their end: a worker that became ready after
+    // the last job went idle then (burstLateReadyMs).
     const tail = ctx.obs.burst?.timeline.at(-1);
-    let lastIdleFromMs = tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : lastJobEndMs(ctx);
+    const lateReadyMs = ctx.obs.burstLateReadyMs;
+    const jobEndMs = lastJobEndMs(ctx);
+    let lastIdleFromMs = lateReadyMs !== undefined ? Math.max(lateReadyMs, jobEndMs ?? lateReadyMs) : tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : jobEndMs;
     // A batch that started fewer workers than it had jobs (workersMax, a REQUEST_COUNT value over
     // 1, several jobs per worker) says how many one decision starts: later batches send that many.
     let batch = o.batch;
@@ -206,7 +262,13 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // The batch is sent at once (each job still passes the budget's counter): one scaling
       // decision starts a worker for each, so their starts begin together. Never more than the
       // budget has left (at least one: a spent budget then says so).
-      const k = Math.max(1, Math.min(o.batchFor?.(ctx.obs.scaleUps) ?? batch, count - jobs, ctx.target.budget.left));
+      const sized = o.batchFor?.(ctx.obs.scaleUps) ?? batch;
+      const k = Math.max(1, Math.min(sized, count - jobs, ctx.target.budget.left));
+      // A batch cut below its size with active workers up: they would take it whole before the
+      // scaler acts, a batch spent for nothing.
+      if (o.outlastsActive === true && o.floorWorkers > 0 && k < sized) {
+        return { jobs, reason: `${count - jobs} job(s) of the plan or the budget left, short of the ${sized} a batch needs to outlast the ${o.floorWorkers} active worker(s): no batch sent` };
+      }
       const settled = await Promise.allSettled(Array.from({ length: k }, () => ctx.target.submit(cls.body)));
       const subs = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -216,7 +278,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // starting and ready, and each job first seen IN_PROGRESS, are read on the same polls, so a
       // slow client or network moves every mark alike. Each change happened between the last poll
       // without it and the first with it.
-      const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health));
+      const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health), rest.last.health.workers.throttled ?? 0);
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
       // The span each job was first seen started in (no longer IN_QUEUE).
       const started = new Map<string, PollSpan>();
@@ -248,7 +310,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
           throw ctx.deadline.signal.reason as Error;
         }
       }
-      if (tracker.timesStarts) ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+      if (tracker.timesStarts) recordStarts(ctx, tracker);
       else untimed = true;
       if (tracker.startSpans > 1) staggered += 1;
       if (o.batchFor === undefined && !tracker.stopSeen && tracker.startCount > 0 && tracker.startCount < subs.length && tracker.startCount < batch) {
@@ -274,6 +336,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     // The last batch's scale-down: one more wait (no job) for its workers to stop, an idle sample.
     if (lastIdleFromMs !== undefined && !ctx.deadline.signal.aborted) {
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+      if (rest.reached) ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
       if (rest.reached && rest.droppedAtMs !== undefined && rest.droppedAtMs > lastIdleFromMs) ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
@@ -316,22 +379,54 @@ export function summarizeBurst(jobs: number, workersBefore: number, timeline: re
   };
 }
 
-export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], count: number): Promise<PhaseOutcome> {
+export interface BurstOptions {
+  /**
+   * Time the workers the burst starts (cold-start samples, as in the cold batches), watching
+   * /health on after its jobs have ended until each is ready, for at most this many real ms.
+   * Absent: the burst only reads its scale-up.
+   */
+  readonly timeStartsWithinMs?: number | undefined;
+}
+
+export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], count: number, o: BurstOptions = {}): Promise<PhaseOutcome> {
   return runPhase(ctx, 'burst', async () => {
     const before = await ctx.target.health();
     const startMs = ctx.target.clock.now();
     const timeline: HealthPoint[] = [];
+    const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0);
+    let previousMs = midOf(before);
     // Every job is taken from the budget as it is created: a job past the budget is never sent.
     const sends = Array.from({ length: count }, (_, i) => {
       const cls = classes[i % classes.length] as InputClass;
       return ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal).then((j) => recordJob(ctx, 'burst', cls.id, j, 'busy'));
     });
     const all = Promise.allSettled(sends);
-    const onPoint = (h: TimedHealth) => timeline.push(healthPoint(h, startMs, ctx.timeScale));
+    const onPoint = (h: TimedHealth) => {
+      timeline.push(healthPoint(h, startMs, ctx.timeScale));
+      tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+      previousMs = midOf(h);
+    };
     await watchHealth(ctx, all, onPoint);
     const settled = await all;
-    const failed = settled.filter((s) => s.status === 'rejected');
     ctx.obs.burst = summarizeBurst(count, workersUp(before.health), timeline);
+    if (o.timeStartsWithinMs !== undefined) {
+      // Workers still starting when the jobs ended: watched until ready (each a sample); one that
+      // became ready then went idle then, after the last job.
+      const endMs = ctx.target.clock.now() + o.timeStartsWithinMs;
+      let lateReadyMs: number | undefined;
+      while (tracker.pending > 0 && ctx.target.clock.now() < endMs && (await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) {
+        const h = await ctx.target.health();
+        const pendingBefore = tracker.pending;
+        tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+        previousMs = midOf(h);
+        if (tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;
+      }
+      // Still starting at the end of the watch: when it went idle is not known (no idle sample).
+      ctx.obs.burstLateReadyMs = tracker.pending > 0 ? undefined : lateReadyMs;
+
+      if (tracker.timesStarts) recordStarts(ctx, tracker);
+    }
+    const failed = settled.filter((s) => s.status === 'rejected');
     const jobs = settled.length - failed.filter((s) => s.status === 'rejected' && s.reason instanceof Error && s.reason.name === 'BudgetExhaustedError').length;
     const firstFailure = failed[0];
     return firstFailure === undefined ? { jobs } : { jobs, reason: `${failed.length} of ${count} burst jobs did not finish: ${stopReason(ctx, firstFailure.status === 'rejected' ? firstFailure.reason : undefined)}` };

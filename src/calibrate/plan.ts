@@ -93,9 +93,9 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
     plan.coldBatch > 1
       ? `  cold      ${plan.coldStarts} job(s), ${plan.coldBatch} at once after each idle gap (the workers stopped; ${Math.ceil(plan.coldStarts / plan.coldBatch)} gaps, more if a batch starts fewer workers): each worker they start is a sample`
       : `  cold      ${plan.coldStarts} job(s), each after the workers have stopped (an idle gap)`,
-    `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout`,
+    `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout; if the workers up take them all before the scaler acts, a second, larger burst from what the budget spares`,
     `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,
-    `  budget    at most ${plan.totalJobs} jobs (--max-jobs ${plan.maxJobs}), at most ${s(plan.maxDurationMs)} (--max-duration)`,
+    `  budget    ${plan.totalJobs} jobs planned, never more than ${plan.maxJobs} (--max-jobs, a second burst included), at most ${s(plan.maxDurationMs)} (--max-duration)`,
     `  cost      at most ${cost.workerSecondsAtMost} worker-seconds: ${cost.basis}`,
     cost.dollarsAtMost === undefined
       ? '            no price: name the GPU with --gpu-type (or --price-per-s) for a $ figure'

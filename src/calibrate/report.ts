@@ -4,6 +4,7 @@
 import type { Distribution } from '../deployment/index.js';
 import type { GoodnessOfFit, Precision } from './fit.js';
 import type { PartFit, SettingValue, TimingPart } from './infer.js';
+import type { ThrottleEstimate } from './throttle.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
 
@@ -51,8 +52,12 @@ export interface CalibrationReport {
   readonly jobs: { readonly total: number; readonly completed: number; readonly byPhase: Readonly<Record<string, number>> };
   readonly settings: readonly SettingValue[];
   readonly fits: readonly FitEntry[];
+  /** Starts that waited for GPU capacity (the twin's timing.throttle, its wait the `throttle` fit); absent: none watched. */
+  readonly throttle?: ThrottleEstimate;
   readonly idleTimeoutSamplesMs: readonly number[];
   readonly burst: BurstObservation | undefined;
+  /** A first burst the workers up took whole (no worker started): `burst` is the larger one sent after it. */
+  readonly absorbedBurst?: BurstObservation;
   readonly notes: readonly string[];
   /** What <out>/emulator.json holds. */
   readonly emulatorConfig: Readonly<Record<string, unknown>>;

@@ -1,12 +1,13 @@
 // One calibration from start to end: the round trip first (/health, no job), then the phases in
-// order (warm, burst, cold, stream) within the job budget and the deadline, unfinished jobs
-// cancelled when it stops early, then the fits and settings, the report and the emulator config.
+// order (warm, burst, a second burst when active workers took the first whole, cold, stream)
+// within the job budget and the deadline, unfinished jobs cancelled when it stops early, then
+// the fits and settings, the report and the emulator config.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { Deadline, JobBudget } from './budget.js';
-import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, warmJobMs, type GivenSettings } from './infer.js';
+import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
 import type { PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase } from './phases.js';
@@ -65,6 +66,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     jobs: [],
     idleTimeoutSamplesMs: [],
     workerStartsMs: [],
+    throttle: { starts: 0, throttled: 0, waitsMs: [] },
     coldReactions: [],
     scaleUps: [],
     restWorkers: undefined,
@@ -98,6 +100,35 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     // timeout from.
     if (p.warmJobs > 0) await warmPhase(ctx, o.classes, p.warmJobs);
     if (p.burstJobs > 0 && !deadline.signal.aborted) await burstPhase(ctx, o.classes, p.burstJobs);
+    // The workers up took the whole burst before the scaler acted (active workers faster than its
+    // reaction): nothing said workersMax, the scaler or the idle timeout. A second burst, large
+    // enough to keep their slots taken past the longest plausible reaction, does (unless every
+    // one of them was given).
+    const firstBurst = obs.burst;
+    const allGiven = o.given.workersMax !== undefined && o.given.scalerType !== undefined && o.given.scalerValue !== undefined && o.given.idleTimeoutS !== undefined;
+    if (firstBurst !== undefined && !allGiven && atRest > 0 && firstBurst.workersBefore <= atRest && firstBurst.peakWorkers <= firstBurst.workersBefore && !(o.given.workersMax !== undefined && o.given.workersMax <= firstBurst.workersBefore) && !deadline.signal.aborted) {
+      const jpw = o.given.jobsPerWorker ?? Math.max(1, Math.round(firstBurst.maxJobsPerRunningWorker));
+      const burstJobs = obs.jobs.filter((j) => j.phase === 'burst' && j.status === 'COMPLETED');
+      // How long a slot holds a job: a warm job's dispatch and execution; with no warm job, the burst's executions.
+      const execMs = burstJobs.map((j) => j.executionMs ?? 0).sort((a, b) => a - b);
+      const jobMs = warmJobMs(obs) > 0 ? warmJobMs(obs) : (execMs[execMs.length >> 1] ?? 0);
+      const second = secondBurstSize({
+        slots: firstBurst.workersBefore * jpw,
+        jobMs,
+        longestWaitMs: Math.max(0, ...burstJobs.map((j) => j.delayMs ?? 0)),
+        waitingJobs: p.burstJobs,
+        affordable: budget.left - p.streamJobs * o.classes.length,
+      });
+      const why =
+        `the burst of ${firstBurst.jobs} jobs was taken whole by the ${firstBurst.workersBefore} worker(s) up (${firstBurst.workersBefore * jpw} slot(s) at ${Math.round(jobMs)} ms a job) with no worker starting`;
+      if (second.jobs > firstBurst.jobs) {
+        obs.absorbedBurst = firstBurst;
+        obs.notes.push(
+          `${why}: a second burst of ${second.jobs} jobs was sent, ${second.capped ? `all the budget (--max-jobs) spared, short of what keeps those slots taken past the longest plausible scaler reaction (${(second.reactionMs / 1_000).toFixed(0)} s): it covers ${(second.coversMs / 1_000).toFixed(1)} s` : `enough to keep those slots taken for ${(second.coversMs / 1_000).toFixed(1)} s, past the longest plausible scaler reaction (${(second.reactionMs / 1_000).toFixed(0)} s: QUEUE_DELAY's 6 s and its check, or twice the longest wait seen without a start), and the plan's ${p.burstJobs} more to wait for the scaler`}, so that a scale-up shows workersMax and the scaler and its end the idle timeout (its workers' starts are cold-start samples)`,
+        );
+        await burstPhase(ctx, o.classes, second.jobs, { timeStartsWithinMs: maxIdleWaitMs });
+      } else obs.notes.push(`${why}; the budget (--max-jobs) spares ${Math.max(0, second.jobs)} job(s), no more than that burst: no second burst was sent (raise --max-jobs to let one outlast the scaler's reaction)`);
+    }
     if (p.coldStarts > 0 && !deadline.signal.aborted) {
       const b = obs.burst;
       const sizing = {
@@ -109,10 +140,13 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
         jobMs: warmJobMs(obs),
         queueDelayMs: burstReactionMs(obs),
       };
-      const burstUp: ScaleUp[] = b === undefined ? [] : [{ source: 'burst', jobs: b.jobs, workersBefore: b.workersBefore, workersAfter: b.peakWorkers }];
+      const burstUp: ScaleUp[] = [obs.absorbedBurst, b].flatMap((x): ScaleUp[] => (x === undefined ? [] : [{ source: 'burst', jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]));
       // With no burst, nothing sizes the batches: --cold-batch, narrowed to what one gap started.
       const batchFor = b === undefined ? undefined : (ups: readonly ScaleUp[]) => coldBatchSize([...burstUp, ...ups], sizing);
-      await coldPhase(ctx, o.classes[0] as InputClass, p.coldStarts, { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor });
+      // The stream phase's jobs are kept back (a second burst may have spent the rest): with none
+      // left, the phase still waits for the scale-down (the idle timeout, the workers at rest).
+      const coldJobs = Math.min(p.coldStarts, budget.left - p.streamJobs * o.classes.length);
+      await coldPhase(ctx, o.classes[0] as InputClass, coldJobs, { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor, outlastsActive: b !== undefined && !sizing.atOnce });
     }
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
   } finally {
@@ -138,8 +172,10 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     jobs: jobCounts(obs),
     settings: inferred.settings,
     fits: inferred.fits.map(fitEntry),
+    ...(inferred.throttle !== undefined ? { throttle: inferred.throttle } : {}),
     idleTimeoutSamplesMs: obs.idleTimeoutSamplesMs,
     burst: obs.burst,
+    ...(obs.absorbedBurst !== undefined ? { absorbedBurst: obs.absorbedBurst } : {}),
     notes: [...obs.notes, ...inferred.notes, ...(obs.nonStreamingClasses.length > 0 ? [`no chunk came from /stream for class(es) ${obs.nonStreamingClasses.join(', ')}: the handler does not stream them`] : [])],
     emulatorConfig: twinEmulatorConfig(o.endpointId, inferred.deployment),
   };

@@ -34,7 +34,7 @@ describe('qbench calibrate --yes', () => {
     const code = await main(['calibrate', '--target', `http://127.0.0.1:${port}/v2/ep`, '--yes', '--max-jobs', '50', '--max-duration', '20s', '--warm-jobs', '3', '--cold-starts', '1', '--burst-jobs', '2', '--stream-jobs', '1', '--out', path.join(dir, 'out')], io);
     expect(requests, out).toBeGreaterThan(0);
     expect(code, out).not.toBe(0);
-    expect(atFirstRequest).toMatch(/at most 7 jobs \(--max-jobs 50\), at most 20 s \(--max-duration\)/);
+    expect(atFirstRequest).toMatch(/7 jobs planned, never more than 50 \(--max-jobs, a second burst included\), at most 20 s \(--max-duration\)/);
     expect(atFirstRequest).toMatch(/at most \d+ worker-seconds: 5 workers/);
   });
 });

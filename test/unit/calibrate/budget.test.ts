@@ -99,7 +99,7 @@ describe('qbench calibrate without --yes', () => {
     const code = await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep'], io);
     expect(code).toBe(EXIT.USAGE);
     expect(err).toMatch(/--yes/);
-    expect(out).toMatch(/at most 45 jobs \(--max-jobs 100\)/);
+    expect(out).toMatch(/45 jobs planned, never more than 100 \(--max-jobs, a second burst included\)/);
     expect(out).toMatch(/at most \d+ worker-seconds/);
   });
 

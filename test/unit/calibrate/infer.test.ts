@@ -25,7 +25,7 @@ const job = (o: Partial<JobSample>): JobSample => ({
 });
 
 function observations(jobs: JobSample[], extra: Partial<Observations> = {}): Observations {
-  return { timeScale: 1, rttRealMs: 10, jobs, idleTimeoutSamplesMs: [], workerStartsMs: [], coldReactions: [], scaleUps: [], restWorkers: undefined, burst: undefined, streams: [], nonStreamingClasses: [], phases: [], notes: [], ...extra };
+  return { timeScale: 1, rttRealMs: 10, jobs, idleTimeoutSamplesMs: [], workerStartsMs: [], throttle: { starts: 0, throttled: 0, waitsMs: [] }, coldReactions: [], scaleUps: [], restWorkers: undefined, burst: undefined, streams: [], nonStreamingClasses: [], phases: [], notes: [], ...extra };
 }
 
 const burst = (o: Partial<BurstObservation>): BurstObservation => ({

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { StartTracker } from '../../../src/calibrate/phases.js';
 import type { HealthRecord } from '../../../src/spec/index.js';
 
-const health = (initializing: number, running: number, idle = 0): HealthRecord => ({
+const health = (initializing: number, running: number, idle = 0, throttled?: number): HealthRecord => ({
   jobs: { completed: 0, failed: 0, inProgress: running, inQueue: 0, retried: 0 },
-  workers: { idle, running, initializing },
+  workers: { idle, running, initializing, ...(throttled !== undefined ? { throttled } : {}) },
 });
 
 /** Feed `polls` 10 real ms apart, from a pool at rest (nothing up) at 0 ms. */
@@ -72,5 +72,36 @@ describe('StartTracker', () => {
     t.observe(health(1, 0, 1), { fromMs: 0, toMs: 10 });
     t.observe(health(0, 1, 1), { fromMs: 10, toMs: 20 });
     expect(t.durationsMs()).toEqual([10]);
+  });
+
+  it('a start seen throttled waits for capacity first: the wait from its sighting to leaving the count, the cold start from there to ready', () => {
+    // Two start in (0, 10): one throttled, one initializing; the unthrottled one is ready in (10, 20);
+    // the throttled one leaves the count in (30, 40) and is ready in (50, 60).
+    const t = track([health(1, 0, 0, 1), health(0, 1, 0, 1), health(0, 1, 0, 1), health(1, 1, 0, 0), health(1, 1, 0, 0), health(0, 2, 0, 0)]);
+    expect(t.timesThrottle).toBe(true);
+    expect(t.startCount).toBe(2);
+    expect(t.throttledCount).toBe(1);
+    expect(t.throttleWaitsMs()).toEqual([30]);
+    // Cold starts: 5 -> 15 (unthrottled) and 35 -> 55 (after the wait), not 5 -> 55.
+    expect(t.durationsMs()).toEqual([10, 20]);
+  });
+
+  it('a new throttled start and a wait ending in the same span: the count alone says both', () => {
+    const t = new StartTracker(1, 0, 1);
+    // One throttled worker up before; in (0, 10) it leaves the count (initializing) while a new one arrives throttled.
+    t.observe(health(1, 0, 0, 1), { fromMs: 0, toMs: 10 });
+    expect(t.throttledCount).toBe(0);
+    expect(t.startCount).toBe(1);
+    // The count did not move, so no wait is seen ending: the new start reads as unthrottled.
+    expect(t.durationsMs()).toEqual([]);
+    t.observe(health(0, 1, 0, 1), { fromMs: 10, toMs: 20 });
+    expect(t.durationsMs()).toEqual([10]);
+  });
+
+  it('a /health without a throttled count times a throttled start whole, as a cold start', () => {
+    const t = track([health(1, 0), health(1, 0), health(0, 1)]);
+    expect(t.timesThrottle).toBe(false);
+    expect(t.throttledCount).toBe(0);
+    expect(t.durationsMs()).toEqual([20]);
   });
 });

@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTwin } from '../../../src/sim/index.js';
-import { calibrateTruth, describeVerdict, judge, PROOF_PLAN_INPUT, SCALING_SETTINGS, truthArb, truthOf, truthOfSeed, type Truth } from './twin-proof.js';
+import { quantileMs, type DeploymentSettingsInput, type Distribution } from '../../../src/deployment/index.js';
+import { calibrateTruth, describeVerdict, ENDPOINT, judge, PROOF_PLAN_INPUT, SCALING_SETTINGS, truthArb, truthOf, truthOfSeed, type Truth } from './twin-proof.js';
 
 const TOLERANCE = 0.1;
 
@@ -22,9 +23,12 @@ const TOLERANCE = 0.1;
  *  - 26: REQUEST_COUNT 6, 1 active of 5, 2 jobs a worker, a cold-start mixture, 18% throttled: 2.5%;
  *  - 23: QUEUE_DELAY 3 with a worker at once, 2 active of 5, 12% throttled: 0.9%;
  *  - 17: QUEUE_DELAY 5 and no worker at once, 0..4, log-normal cold starts: 5.0%;
- *  - 22: REQUEST_COUNT 3 with a worker at once, 2 active of 5, 27% throttled: 6.1%.
+ *  - 22: REQUEST_COUNT 3 with a worker at once, 2 active of 5, 27% throttled: 6.1%;
+ *  - 8: QUEUE_DELAY 4 whose active worker (1 of 3, 3 jobs each) takes the whole first burst
+ *    before the scaler acts: the second burst measures workersMax, the scaler and the idle
+ *    timeout: 3.5% (delay p50).
  */
-const SEEDED = ['one-active', 'emulator-default', '26', '23', '17', '22'] as const;
+const SEEDED = ['one-active', 'emulator-default', '26', '23', '17', '22', '8'] as const;
 
 describe('the calibrated twin of generated ground truths', () => {
   it('a seed replays its truth, and every drawn truth is a deployment the schema accepts', () => {
@@ -50,6 +54,55 @@ describe('the calibrated twin of generated ground truths', () => {
       for (const f of v.figures) expect(f.error, `${f.name}\n${text}`).toBeLessThanOrEqual(TOLERANCE);
     });
   }
+
+  it('truth 13: two active workers take the first burst whole; the second burst measures workersMax, the scaler and the idle timeout, and the report says what it sent', { timeout: 60_000 }, async () => {
+    // QUEUE_DELAY 3, 2..5 workers of 2 jobs, 300 ms jobs: 40 jobs drain in 3 s, before the scaler acts.
+    // Its figures hang on the 3 worker starts the budget leaves (delay p90 12% off): the settings are the claim here.
+    const cal = await calibrateTruth(truthOf('13'));
+    const value = (n: string) => cal.report.settings.find((x) => x.name === n)?.value;
+    expect(cal.report.absorbedBurst?.peakWorkers).toBe(2);
+    expect(cal.report.burst?.jobs).toBe(69);
+    expect([value('workersMin'), value('workersMax'), value('scalerType'), value('scalerValue'), value('jobsPerWorker')]).toEqual([2, 5, 'QUEUE_DELAY', 3, 2]);
+    expect(Math.abs((value('idleTimeoutS') as number) - 120)).toBeLessThanOrEqual(1);
+    expect(cal.report.notes.some((n) => n.includes('a second burst of 69 jobs was sent'))).toBe(true);
+    expect(cal.report.budget.jobsSent).toBeLessThanOrEqual(PROOF_PLAN_INPUT.maxJobs);
+  });
+
+  it('over drawn truths that throttle, the twin throttles: the truth\'s probability within the 95% interval of the starts seen throttled, its wait within a factor of 2', { timeout: 60_000 }, async () => {
+    let drawn = 0;
+    let fitted = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), async (seed) => {
+        const truth = truthOfSeed(seed);
+        const t = truth.deployment.timing?.throttle;
+        fc.pre(t !== undefined);
+        drawn += 1;
+        const cal = await calibrateTruth(truth);
+        const th = cal.report.throttle;
+        // No start watched (no worker above the active ones started): named so, with what measuring takes.
+        if (th === undefined) {
+          expect(cal.report.notes.some((n) => n.startsWith('throttle: not measured')), `seed ${seed}`).toBe(true);
+          return;
+        }
+        if (t === undefined) return;
+        expect(th.low, `seed ${seed}`).toBeLessThanOrEqual(t.probability);
+        expect(th.high, `seed ${seed}`).toBeGreaterThanOrEqual(t.probability);
+        const twin = (cal.report.emulatorConfig['deployments'] as Record<string, DeploymentSettingsInput>)[ENDPOINT]?.timing?.throttle;
+        if (th.throttled === 0) {
+          expect(twin).toBeUndefined();
+          return;
+        }
+        expect(twin?.probability).toBeCloseTo(th.probability, 9);
+        fitted += 1;
+        const ratio = quantileMs(twin?.duration as Distribution, 0.5) / quantileMs(t.duration, 0.5);
+        expect(ratio, `seed ${seed}`).toBeGreaterThan(0.5);
+        expect(ratio, `seed ${seed}`).toBeLessThan(2);
+      }),
+      { seed: 5, numRuns: 4 },
+    );
+    expect(drawn).toBe(4);
+    expect(fitted).toBeGreaterThan(0);
+  });
 
   it('over drawn truths, a scaling setting the calibration did not measure is never silently a default: the report names it with what the twin used', { timeout: 60_000 }, async () => {
     await fc.assert(

@@ -165,7 +165,8 @@ export const PROOF_TIME_SCALE = 60;
  * The proof's calibration plan, the issue's budget of 150 jobs: 40 warm jobs, 48 cold-start jobs
  * (batches of 4 flex workers: about 20 worker starts, a mixture's share within about ±15
  * points), a burst of 40 (enough for 6 workers of 3 jobs, or 6 workers at REQUEST_COUNT 6:
- * ceil(40 / 6) = 7), 1 stream job: at most 129 jobs.
+ * ceil(40 / 6) = 7), 1 stream job: 129 jobs, and up to the whole budget when active workers take the
+ * burst whole (a second burst, then fewer cold jobs).
  */
 export const PROOF_PLAN_INPUT = { classes: 1, warmJobs: 40, coldStarts: 48, coldBatch: 4, burstJobs: 40, streamJobs: 1, maxJobs: 150, maxDurationMs: 10 * 60_000 } as const;
 
