@@ -45,7 +45,6 @@ export interface LlmRunOptions extends LlmRequestSettings {
   readonly transport?: LlmTransport | undefined;
 }
 
-const REQUEST_TIMEOUT_MS = 600_000;
 const HEALTH_EVERY_MS = 500;
 const POLL_GAP_MS = 20;
 /** After an answer is whole, how long the rest of its body may take before its connection is closed. */
@@ -67,7 +66,8 @@ const sleep = async (ms: number, signal?: AbortSignal): Promise<void> => {
 export function undiciTransport(queueUrl: string, apiKey: string | undefined, connections: number): LlmTransport & { close(): Promise<void> } {
   const base = new URL(queueUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
-  const pool = new Pool(base.origin, { connections, pipelining: 1, headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: 10_000 });
+  // No timeouts of undici's own: each request enforces --timeout itself (request.ts), up to 1 h.
+  const pool = new Pool(base.origin, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000 });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
   return {
