@@ -5,6 +5,7 @@ import type { QbenchComparison } from '../../result/compare-model.js';
 import type { QbenchResult } from '../../result/model.js';
 import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { fuzzReplayCommand } from './evidence.js';
+import { llmPlanMarkdownLines } from './llm-plan.js';
 import { planMarkdownLines } from './plan.js';
 import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
 
@@ -87,6 +88,7 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
   }
 
   if (r.plan) out.push(...planMarkdownLines(r.plan, cell));
+  if (r.llmPlan) out.push(...llmPlanMarkdownLines(r.llmPlan, cell));
 
   if (o.status !== 'pass') {
     out.push('<details><summary>All reasons</summary>', '', ...o.reasons.map((x) => `- ${cell(x)}`), '', '</details>', '');
