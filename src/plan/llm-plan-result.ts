@@ -59,7 +59,7 @@ function neededOf(i: LlmPlanSectionInput, engine: LlmEngine, offeredTokensPerSec
   for (const v of best?.verdicts ?? []) {
     if (v.holds || v.valueMs === undefined) continue;
     const floor = v.slo.metric === 'itl' || v.slo.metric === 'tpot' ? ' (the engine decodes a token every ' + ms(1_000 / engine.decodeTokensPerSec) + ' alone; chunk batching spreads the gaps a client reads)' : '';
-    out.push(`${v.slo.text}: ${ms(v.valueMs)} even with ${most} workers of concurrency ${best?.jobsPerWorker ?? '?'}${floor}: more workers${v.slo.metric === 'ttft' || v.slo.metric === 'e2e' ? ' (--workers-min)' : ''}, a lower concurrency (--jobs-per-worker), or a faster engine`);
+    out.push(`${v.slo.text}: ${ms(v.valueMs)} even with ${most} worker${most === 1 ? '' : 's'} of concurrency ${best?.jobsPerWorker ?? '?'}${floor}: more workers${v.slo.metric === 'ttft' || v.slo.metric === 'e2e' ? ' (--workers-min)' : ''}, a lower concurrency (--jobs-per-worker), or a faster engine`);
   }
   if (out.length === 0) out.push(`no setting of up to ${most} workers meets ${plan.points[0]?.verdicts.map((v) => v.slo.text).join(', ') ?? 'the SLOs'}: try more workers (--workers-min)`);
   return out;
