@@ -6,6 +6,8 @@ import type { GoodnessOfFit, Precision } from './fit.js';
 import type { PartFit, SettingValue, TimingPart } from './infer.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
+import type { FittedRates, LlmFit } from './llm-fit.js';
+import type { LlmProbeResult } from './llm-probe.js';
 
 export const CALIBRATION_SCHEMA_VERSION = 1;
 
@@ -54,8 +56,20 @@ export interface CalibrationReport {
   readonly idleTimeoutSamplesMs: readonly number[];
   readonly burst: BurstObservation | undefined;
   readonly notes: readonly string[];
+  /** --llm: the LLM probe's observations and the engine rates fitted to them (absent when it did not run or stopped). */
+  readonly llm?: LlmCalibration;
   /** What <out>/emulator.json holds. */
   readonly emulatorConfig: Readonly<Record<string, unknown>>;
+}
+
+/** The LLM probe (llm-probe.ts) in the report: what it measured, the fit, and the engine written into the twin. */
+export interface LlmCalibration {
+  readonly requestsSent: number;
+  readonly ttft: LlmProbeResult['ttft'];
+  readonly decode: LlmProbeResult['decode'];
+  readonly fit: LlmFit;
+  /** The fitted rates (4 significant digits) written into deployments.<id>.engine of the twin, the engine's other settings at their defaults. */
+  readonly engine: FittedRates;
 }
 
 export function fitEntry(f: PartFit): FitEntry {

@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
+import { LlmEngine } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
 import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
@@ -15,6 +16,9 @@ import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport
 import { renderCalibrationHtml } from './report-html.js';
 import { CalibrationTarget, queuePort, REAL_CLOCK, workersUp, type DeploymentPort, type RealClock } from './target.js';
 import { twinEmulatorConfig } from './twin-config.js';
+import { openAiProbePort, probeLlm, type LlmProbePort } from './llm-probe.js';
+import type { FittedRates } from './llm-fit.js';
+import type { LlmCalibration } from './report.js';
 
 export interface CalibrationOptions {
   readonly queueUrl: string;
@@ -35,6 +39,8 @@ export interface CalibrationOptions {
   readonly log: (line: string) => void;
   /** Tests: a fake deployment and clock instead of HTTP and real time. */
   readonly port?: DeploymentPort;
+  /** Tests: the LLM probe's endpoint instead of the OpenAI route by HTTP (with plan.llmRequests > 0). */
+  readonly llmPort?: LlmProbePort | undefined;
   readonly clock?: RealClock;
 }
 
@@ -58,6 +64,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
   const deadline = new Deadline(o.plan.maxDurationMs, () => clock.now(), o.signal);
   const target = new CalibrationTarget(port, budget, clock, o.healthPollMs);
   let cancelledAtEnd: number;
+  let llm: LlmCalibration | undefined;
   const obs: Observations = {
     timeScale: o.timeScale.value,
     rttRealMs: 0,
@@ -115,6 +122,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       await coldPhase(ctx, o.classes[0] as InputClass, p.coldStarts, { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor });
     }
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
+    if ((p.llmRequests ?? 0) > 0) llm = await llmPhase(o, budget, deadline, obs, clock);
   } finally {
     cancelledAtEnd = await target.cancelOpen();
     deadline.close();
@@ -141,8 +149,45 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     idleTimeoutSamplesMs: obs.idleTimeoutSamplesMs,
     burst: obs.burst,
     notes: [...obs.notes, ...inferred.notes, ...(obs.nonStreamingClasses.length > 0 ? [`no chunk came from /stream for class(es) ${obs.nonStreamingClasses.join(', ')}: the handler does not stream them`] : [])],
-    emulatorConfig: twinEmulatorConfig(o.endpointId, inferred.deployment),
+    ...(llm !== undefined ? { llm } : {}),
+    emulatorConfig: twinEmulatorConfig(o.endpointId, llm === undefined ? inferred.deployment : { ...inferred.deployment, engine: LlmEngine.parse(llm.engine) }),
   };
+}
+
+/** A fitted rate kept to 4 significant digits: the twin's file stays readable, the probe's noise is larger. */
+const fourDigits = (x: number): number => Number(x.toPrecision(4));
+
+/**
+ * The LLM probe after the queue phases: every request leaves through the job budget and not past
+ * the deadline; times read in the target's ms (real ms x time scale). A probe that stops (budget,
+ * deadline, an HTTP error) leaves a note and no engine.
+ */
+async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Deadline, obs: Observations, clock: RealClock): Promise<LlmCalibration | undefined> {
+  if (deadline.signal.aborted) {
+    obs.notes.push('the LLM probe did not run: the --max-duration was reached first; no engine fitted');
+    return undefined;
+  }
+  const scale = o.timeScale.value;
+  const inner = o.llmPort ?? openAiProbePort(o.queueUrl, o.endpointId, o.apiKey, () => clock.now() * scale);
+  const port: LlmProbePort = {
+    complete(promptTokens, maxTokens) {
+      deadline.signal.throwIfAborted();
+      budget.take();
+      return inner.complete(promptTokens, maxTokens);
+    },
+  };
+  o.log(`llm: probing ${o.plan.llmRequests ?? 0} request(s) over the OpenAI route`);
+  try {
+    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests });
+    const f = r.fit.rates;
+    const engine: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
+    obs.notes.push(...r.fit.notes.map((n) => `LLM probe: ${n}`));
+    return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, fit: r.fit, engine };
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    obs.notes.push(`the LLM probe stopped: ${deadline.signal.aborted ? String((deadline.signal.reason as Error | undefined)?.message ?? why) : why}; no engine fitted`);
+    return undefined;
+  }
 }
 
 export interface WrittenCalibration {
