@@ -1,7 +1,7 @@
 // The calibration report (calibration.json; the HTML page renders the same object): what was
 // planned and spent, each phase's outcome, each setting measured or given, each fit with its
 // samples and goodness of fit, the burst's /health timeline, and the emulator config written.
-import type { Distribution } from '../deployment/index.js';
+import type { Distribution, StreamBatch } from '../deployment/index.js';
 import type { GoodnessOfFit, Precision } from './fit.js';
 import type { PartFit, SettingValue, TimingPart } from './infer.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
@@ -68,8 +68,11 @@ export interface LlmCalibration {
   readonly ttft: LlmProbeResult['ttft'];
   readonly decode: LlmProbeResult['decode'];
   readonly fit: LlmFit;
-  /** The fitted rates (4 significant digits) written into deployments.<id>.engine of the twin, the engine's other settings at their defaults. */
-  readonly engine: FittedRates;
+  /**
+   * Written into deployments.<id>.engine of the twin (the engine's other settings at their
+   * defaults): the fitted rates (4 significant digits) and the chunk batching the streams showed.
+   */
+  readonly engine: FittedRates & { readonly streamBatch: StreamBatch };
 }
 
 export function fitEntry(f: PartFit): FitEntry {

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
-import { LlmEngine } from '../deployment/index.js';
+import { LlmEngine, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
 import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
@@ -158,6 +158,20 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
 const fourDigits = (x: number): number => Number(x.toPrecision(4));
 
 /**
+ * The chunk batching the probe's streams showed (worker-vllm's: a first chunk of `min` tokens,
+ * each next one `growthFactor` times the last, up to `max`), read from the stream with the most
+ * chunks: a token a chunk when no chunk held more.
+ */
+export function streamBatchOf(streams: readonly (readonly number[])[]): StreamBatch {
+  const longest = streams.reduce<readonly number[]>((a, b) => (b.length > a.length ? b : a), []);
+  const max = Math.max(1, ...streams.flat());
+  if (max === 1) return { min: 1, max: 1, growthFactor: 1 };
+  const min = Math.max(1, longest[0] ?? 1);
+  const growthFactor = Math.max(1, fourDigits((longest[1] ?? min) / min));
+  return { min: Math.min(min, max), max, growthFactor };
+}
+
+/**
  * The LLM probe after the queue phases: every request leaves through the job budget and not past
  * the deadline; times read in the target's ms (real ms x time scale). A probe that stops (budget,
  * deadline, an HTTP error) leaves a note and no engine.
@@ -169,18 +183,22 @@ async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Dead
   }
   const scale = o.timeScale.value;
   const inner = o.llmPort ?? openAiProbePort(o.queueUrl, o.endpointId, o.apiKey, () => clock.now() * scale);
+  const chunkTokens: number[][] = [];
   const port: LlmProbePort = {
-    complete(promptTokens, maxTokens) {
+    async complete(promptTokens, maxTokens) {
       deadline.signal.throwIfAborted();
       budget.take();
-      return inner.complete(promptTokens, maxTokens);
+      const a = await inner.complete(promptTokens, maxTokens);
+      if (maxTokens > 1) chunkTokens.push(a.chunks.map((c) => c.tokens));
+      return a;
     },
   };
   o.log(`llm: probing ${o.plan.llmRequests ?? 0} request(s) over the OpenAI route`);
   try {
     const r = await probeLlm({ port, maxRequests: o.plan.llmRequests });
     const f = r.fit.rates;
-    const engine: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
+    const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
+    const engine = { ...rates, streamBatch: streamBatchOf(chunkTokens) };
     obs.notes.push(...r.fit.notes.map((n) => `LLM probe: ${n}`));
     return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, fit: r.fit, engine };
   } catch (e) {

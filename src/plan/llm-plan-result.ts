@@ -30,14 +30,14 @@ export function describeEngine(e: LlmEngine): string {
   return `decode ${e.decodeTokensPerSec.toFixed(1)} tok/s alone, contention ${e.decodeContention.toFixed(3)} per stream; prefill ${Math.round(e.prefillTokensPerSec)} tok/s + ${e.prefillBaseMs.toFixed(1)} ms (${e.scheduler}); ${batch}`;
 }
 
-/** Why one setting misses, in words: each SLO missed with its figure, unfinished requests, or overload. */
+/** Why one setting misses, in words: each SLO missed with its figure, requests left unfinished, or overload. */
 function missesOf(p: LlmPlanPoint, offeredTokensPerSec: number, engine: LlmEngine): string[] {
   if (p.overloaded) {
     const peak = p.workers * peakDecodeTokensPerSec(engine, p.jobsPerWorker);
-    return [`overloaded: ${offeredTokensPerSec.toFixed(0)} output tok/s offered, ${p.workers} worker(s) of concurrency ${p.jobsPerWorker} decode at most ${peak.toFixed(0)}`];
+    return [`overloaded (${offeredTokensPerSec.toFixed(0)} output tok/s offered, ${p.workers} worker(s) of concurrency ${p.jobsPerWorker} decode at most ${peak.toFixed(0)})`];
   }
-  const out = p.verdicts.filter((v) => !v.holds).map((v) => `${v.slo.text} at ${v.valueMs === undefined ? 'no figure' : ms(v.valueMs)}`);
-  if (p.completedShare < 1) out.push(`${((1 - p.completedShare) * 100).toFixed(1)}% of the measured requests did not complete within the simulated span`);
+  const out = p.verdicts.filter((v) => !v.holds).map((v) => `misses ${v.slo.text} at ${v.valueMs === undefined ? 'no figure' : ms(v.valueMs)}`);
+  if (p.completedShare < 1) out.push(`leaves ${((1 - p.completedShare) * 100).toFixed(1)}% of the measured requests unfinished within the simulated span`);
   return out;
 }
 

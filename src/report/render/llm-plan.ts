@@ -52,7 +52,7 @@ function sloRows(plan: LlmPlanSection, p: LlmPlanPoint): string[][] {
 export function llmNearMissLines(plan: LlmPlanSection): string[] {
   return plan.nearMisses.map((m) => {
     const p = pointAt(plan, m.point);
-    return `${fmtUsdPerHour(p.costPerHourUsd)} ${describeLlmSetting(p)}: misses ${m.misses.join('; ')}`;
+    return `${fmtUsdPerHour(p.costPerHourUsd)} ${describeLlmSetting(p)}: ${m.misses.join('; ')}`;
   });
 }
 

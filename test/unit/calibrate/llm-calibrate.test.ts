@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { LlmProbePort } from '../../../src/calibrate/llm-probe.js';
 import { probeRequests } from '../../../src/calibrate/llm-probe.js';
 import { planCalibration, type CalibrationPlan } from '../../../src/calibrate/plan.js';
-import { writeCalibration } from '../../../src/calibrate/run-calibration.js';
+import { streamBatchOf, writeCalibration } from '../../../src/calibrate/run-calibration.js';
 import { main, type CliIo } from '../../../src/cli/main.js';
 import { decodeStepMs, prefillStepMs } from '../../../src/deployment/index.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
@@ -77,7 +77,7 @@ describe('calibrate --llm', () => {
     const e = r.llm?.engine;
     expect(e).toBeDefined();
     // The fake follows the formulas exactly: the fit gives them back to its 4 significant digits.
-    expect(e).toEqual({ prefillBaseMs: 30, prefillTokensPerSec: 4_000, decodeTokensPerSec: 40, decodeContention: 0.2 });
+    expect(e).toEqual({ prefillBaseMs: 30, prefillTokensPerSec: 4_000, decodeTokensPerSec: 40, decodeContention: 0.2, streamBatch: { min: 1, max: 1, growthFactor: 1 } });
     const twin = parseEmulatorConfig({ ...r.emulatorConfig, apiKey: 'twin-key' });
     expect(twin.deployments['ep']?.engine).toMatchObject(TRUE_ENGINE);
     const dir = await mkdtemp(path.join(tmpdir(), 'qbench-llm-cal-'));
@@ -94,6 +94,12 @@ describe('calibrate --llm', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("reads the streams' chunk batching: a token a chunk, or worker-vllm's growing batches", () => {
+    expect(streamBatchOf([[1, 1, 1], [1, 1]])).toEqual({ min: 1, max: 1, growthFactor: 1 });
+    expect(streamBatchOf([[1, 3, 9, 27, 24], [1, 3, 9]])).toEqual({ min: 1, max: 27, growthFactor: 3 });
+    expect(streamBatchOf([[4, 4, 4]])).toEqual({ min: 4, max: 4, growthFactor: 1 });
   });
 
   it('a probe the budget stops leaves a note and no engine', async () => {
