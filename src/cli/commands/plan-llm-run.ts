@@ -1,24 +1,19 @@
 // The work of `qbench plan --llm` (declared in plan.ts): check the flags of an LLM plan, read the
 // twin and its engine, plan warm workers and per-worker concurrency for the token SLOs on the
 // virtual clock (src/plan/llm-plan.ts), and write the answer with every report.
-import path from 'node:path';
 import { usageError } from '../../errors.js';
 import type { ExitCode } from '../../exit-codes.js';
 import { endpointDeployment } from '../../emulator/config.js';
 import { planLlm } from '../../plan/llm-plan.js';
 import { llmPlanSection } from '../../plan/llm-plan-result.js';
 import { LLM_SLO_FORMS } from '../../plan/slo.js';
-import { collectMachineInfo, buildMeta } from '../../result/machine.js';
-import { SCHEMA_VERSION, type QbenchResult } from '../../result/model.js';
-import { computeOverall } from '../../result/overall.js';
-import { renderConsole } from '../../report/render/console.js';
-import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { loadTwin } from '../../sim/index.js';
 import type { LlmTraffic } from '../../sim/llm-simulate.js';
 import { MAX_RATE_PER_SEC } from '../../sim/traffic.js';
 import type { CliIo, Invocation } from '../command.js';
 import type { Flags } from '../options.js';
 import { LLM_PLAN_LIMITS, type PLAN_OPTIONS } from './plan.js';
+import { writePlanResult } from './plan-run.js';
 
 /** Arrivals simulated when --duration is not given; the first tenth of the span is not measured (the workers fill up). */
 export const LLM_PLAN_DEFAULT_DURATION_S = 600;
@@ -72,18 +67,5 @@ export async function runLlmPlan(f: Flags<typeof PLAN_OPTIONS>, io: CliIo, invoc
   const wallStart = performance.now();
   const plan = planLlm({ twin, endpointId, traffic, slos: f.slos.map((s) => s.text), workers, concurrency: jobsPerWorker, seed: f.seed });
   const llmPlan = llmPlanSection({ plan, twin, twinFile: f.twin, traffic, workers, jobsPerWorker, budgetPerHourUsd: f.budgetPerHourUsd, seed: f.seed, wallMs: performance.now() - wallStart });
-  const meta = buildMeta({
-    command: invocation.commandLine,
-    startedAt,
-    endedAt: new Date(),
-    target: { kind: 'simulation', queueUrl: path.resolve(f.twin), endpointId, timeScale: 1 },
-    machine: collectMachineInfo(),
-  });
-  const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, llmPlan };
-  const result: QbenchResult = { ...partial, overall: computeOverall(partial) };
-  const dir = await runReportDir(startedAt, f.out);
-  const written = await writeAllReports(result, dir, { updateLatest: f.out === undefined });
-  io.stdout(renderConsole(result));
-  io.stdout(`\nreports: ${written.dir}\n`);
-  return result.overall.exitCode as ExitCode;
+  return writePlanResult({ llmPlan }, endpointId, startedAt, f, io, invocation);
 }

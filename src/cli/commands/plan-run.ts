@@ -79,14 +79,19 @@ export async function runPlanCommand(f: Flags<typeof PLAN_OPTIONS>, io: CliIo, i
     onProgress: progressPrinter(io),
     signal: io.signal,
   });
+  return writePlanResult({ plan }, plan.twin.endpointId, startedAt, f, io, invocation);
+}
+
+/** A plan's result (the queue's `plan` or `llmPlan`): judged, written in every format under --out, printed; its exit code. */
+export async function writePlanResult(section: Pick<QbenchResult, 'plan' | 'llmPlan'>, endpointId: string, startedAt: Date, f: { readonly twin: string; readonly out?: string | undefined }, io: CliIo, invocation: Invocation): Promise<ExitCode> {
   const meta = buildMeta({
     command: invocation.commandLine,
     startedAt,
     endedAt: new Date(),
-    target: { kind: 'simulation', queueUrl: path.resolve(f.twin), endpointId: plan.twin.endpointId, timeScale: 1 },
+    target: { kind: 'simulation', queueUrl: path.resolve(f.twin), endpointId, timeScale: 1 },
     machine: collectMachineInfo(),
   });
-  const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, plan };
+  const partial = { schemaVersion: SCHEMA_VERSION, kind: 'qbench-result' as const, meta, ...section };
   const result: QbenchResult = { ...partial, overall: computeOverall(partial) };
   const dir = await runReportDir(startedAt, f.out);
   const written = await writeAllReports(result, dir, { updateLatest: f.out === undefined });

@@ -7,40 +7,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LlmProbePort } from '../../../src/calibrate/llm-probe.js';
 import { probeRequests } from '../../../src/calibrate/llm-probe.js';
 import { planCalibration, type CalibrationPlan } from '../../../src/calibrate/plan.js';
 import { streamBatchOf, writeCalibration } from '../../../src/calibrate/run-calibration.js';
 import { main, type CliIo } from '../../../src/cli/main.js';
-import { decodeStepMs, prefillStepMs } from '../../../src/deployment/index.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { EXIT } from '../../../src/exit-codes.js';
 import { parseResult } from '../../../src/result/read-result.js';
 import { calibrateFake, fakeDeployment } from './fake-deployment.js';
+import { formulaLlmPort } from './fake-llm.js';
 
 const TRUE_ENGINE = { decodeTokensPerSec: 40, decodeContention: 0.2, prefillTokensPerSec: 4_000, prefillBaseMs: 30 };
-
-/** An OpenAI route on one worker that follows the engine's formulas (test/unit/plan/llm-plan.test.ts's fake); counts its requests. */
-function fakeLlm(): LlmProbePort & { sent: () => number } {
-  let inFlight = 0;
-  let sent = 0;
-  return {
-    sent: () => sent,
-    async complete(promptTokens, maxTokens) {
-      sent += 1;
-      const i = inFlight;
-      inFlight += 1;
-      await Promise.resolve();
-      const n = inFlight;
-      const allStarted = 5 * (n - 1) + prefillStepMs(TRUE_ENGINE, promptTokens);
-      const chunks = [{ atMs: 5 * i + prefillStepMs(TRUE_ENGINE, promptTokens), tokens: 1 }];
-      for (let k = 1; k < maxTokens; k += 1) chunks.push({ atMs: allStarted + k * decodeStepMs(TRUE_ENGINE, n), tokens: 1 });
-      await Promise.resolve();
-      inFlight -= 1;
-      return { sentAtMs: 0, chunks };
-    },
-  };
-}
 
 const plan = (p: Partial<CalibrationPlan>): CalibrationPlan => planCalibration({ classes: 1, warmJobs: 3, coldStarts: 0, coldBatch: 1, burstJobs: 0, streamJobs: 0, maxJobs: 40, maxDurationMs: 20_000, ...p });
 
@@ -70,7 +47,7 @@ describe('calibrate --llm', () => {
 
   it("fits the engine after the queue phases within the budget and writes it into the twin, which plan --llm reads", async () => {
     const d = fakeDeployment();
-    const llm = fakeLlm();
+    const llm = formulaLlmPort(TRUE_ENGINE);
     const r = await calibrateFake(d, plan({ llmRequests: 25 }), {}, llm);
     expect(llm.sent()).toBe(25);
     expect(r.budget.jobsSent).toBe(3 + 25);
@@ -103,7 +80,7 @@ describe('calibrate --llm', () => {
   });
 
   it('a probe the budget stops leaves a note and no engine', async () => {
-    const llm = fakeLlm();
+    const llm = formulaLlmPort(TRUE_ENGINE);
     // A plan past its budget (planCalibration would refuse it): 3 warm jobs leave 22 for a probe of 25.
     const over: CalibrationPlan = { ...plan({}), llmRequests: 25, maxJobs: 25, totalJobs: 28 };
     const r = await calibrateFake(fakeDeployment(), over, {}, llm);
