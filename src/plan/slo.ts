@@ -90,6 +90,8 @@ export const SloList = z
 export interface LlmSloText {
   readonly kind: 'llm';
   readonly text: string;
+  /** An e2e SLO the queue plan cannot judge (`p75(e2e)<8s`): why, for a plan without --llm. */
+  readonly queueProblem?: string;
 }
 
 export const LLM_SLO_FORMS = 'with --llm: p<N>(ttft|itl|tpot|e2e)<duration, e.g. p99(ttft)<2s, p95(itl)<=60ms (N: 50, 75, 90, 95, 99 or 99.9)';
@@ -101,7 +103,8 @@ export const PlanSloText = z.string().transform((input, ctx): Slo | LlmSloText =
   const text = input.trim();
   const parsed = parseSlo(text);
   if (typeof parsed !== 'string') return parsed;
-  if (LLM_SLO.test(text)) return { kind: 'llm', text };
+  const llm = LLM_SLO.exec(text);
+  if (llm !== null) return { kind: 'llm', text, ...(llm[1]?.toLowerCase() === 'e2e' ? { queueProblem: parsed } : {}) };
   ctx.addIssue({ code: 'custom', message: `${parsed}; accepted: ${SLO_FORMS}; ${LLM_SLO_FORMS}` });
   return z.NEVER;
 });

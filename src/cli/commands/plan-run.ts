@@ -13,7 +13,7 @@ import { runReportDir, writeAllReports } from '../../report/write-all.js';
 import { runPlan } from '../../plan/run-plan.js';
 import { loadTrafficProfile, loadTwin, trafficFromFlags } from '../../sim/index.js';
 import { readPartIntervals, type PartInterval } from '../../plan/precision.js';
-import type { Slo } from '../../plan/slo.js';
+import { SLO_FORMS, type Slo } from '../../plan/slo.js';
 import type { CliIo, Invocation } from '../command.js';
 import type { Flags } from '../options.js';
 import { PLAN_DEFAULTS, type PLAN_OPTIONS } from './plan.js';
@@ -52,7 +52,11 @@ export async function runPlanCommand(f: Flags<typeof PLAN_OPTIONS>, io: CliIo, i
     ['--output-tokens', f.outputTokens],
     ['--jobs-per-worker', f.jobsPerWorker],
   ].flatMap(([flag, v]) => (v === undefined ? [] : [`${String(flag)} plans an LLM endpoint: add --llm`]));
-  const tokenSlos = f.slos.flatMap((s) => (s.kind === 'llm' ? [`--slo "${s.text}" judges tokens: add --llm (with --prompt-tokens and --output-tokens), or judge the jobs with p<N>(e2e), p<N>(delay) or cold(share)`] : []));
+  const tokenSlos = f.slos.flatMap((s) => {
+    if (s.kind !== 'llm') return [];
+    if (s.queueProblem !== undefined) return [`--slo ${s.queueProblem}; accepted: ${SLO_FORMS}`];
+    return [`--slo "${s.text}" judges tokens: add --llm (with --prompt-tokens and --output-tokens), or judge the jobs with p<N>(e2e), p<N>(delay) or cold(share)`];
+  });
   if (llmOnly.length + tokenSlos.length > 0) throw usageError(`invalid options for qbench plan:\n${[...llmOnly, ...tokenSlos].map((x) => `  ✖ ${x}`).join('\n')}`);
   const slos = f.slos.filter((s): s is Slo => s.kind !== 'llm');
   const fromFlags = f.ratePerSec !== undefined || f.durationMs !== undefined;

@@ -70,6 +70,10 @@ describe('qbench plan --llm: the flag grammar', () => {
     expect(r.code).toBe(EXIT.USAGE);
     expect(r.err).toContain('--prompt-tokens plans an LLM endpoint: add --llm');
     expect(r.err).toContain('--slo "p99(ttft)<2s" judges tokens: add --llm');
+    // An e2e percentile the queue plan does not measure is refused as the queue plan refuses it.
+    const p75 = await plan(['--twin', twin, '--rate', '1', '--duration', '5m', '--slo', 'p75(e2e)<8s']);
+    expect(p75.code).toBe(EXIT.USAGE);
+    expect(p75.err).toMatch(/--slo "p75\(e2e\)<8s": p75 is not measured by a simulation; use p50, p90, p95, p99; accepted: p<N>\(e2e\)<duration/);
   });
 
   it('refuses a malformed SLO, a token count out of range, no worker and a twin without an engine', async () => {
