@@ -16,7 +16,7 @@ import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport
 import { renderCalibrationHtml } from './report-html.js';
 import { CalibrationTarget, queuePort, REAL_CLOCK, workersUp, type DeploymentPort, type RealClock } from './target.js';
 import { twinEmulatorConfig } from './twin-config.js';
-import { openAiProbePort, probeLlm, type LlmProbePort } from './llm-probe.js';
+import { openAiProbePort, probeLlm, type LlmProbePort, type StreamedAnswer } from './llm-probe.js';
 import type { FittedRates } from './llm-fit.js';
 import type { LlmCalibration } from './report.js';
 
@@ -158,14 +158,34 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
 const fourDigits = (x: number): number => Number(x.toPrecision(4));
 
 /**
+ * Tokens per batch of one stream: the tokens of the chunks that arrived together (one read: on the
+ * OpenAI route a batch is several events in one write), in order.
+ */
+export function arrivalBatches(chunks: StreamedAnswer['chunks']): number[] {
+  const out: number[] = [];
+  let lastAt: number | undefined;
+  for (const c of chunks) {
+    if (c.atMs === lastAt && out.length > 0) out[out.length - 1] = (out[out.length - 1] as number) + c.tokens;
+    else out.push(c.tokens);
+    lastAt = c.atMs;
+  }
+  return out;
+}
+
+/** A token a chunk when at least this share of the batches held one token (two tokens of a stream read together when the host was late are not batching). */
+const SINGLE_TOKEN_SHARE = 0.9;
+
+/**
  * The chunk batching the probe's streams showed (worker-vllm's: a first chunk of `min` tokens,
  * each next one `growthFactor` times the last, up to `max`), read from the stream with the most
- * chunks: a token a chunk when no chunk held more.
+ * chunks: a token a chunk when nearly every batch held one. `max` is the largest batch seen, below
+ * the worker's own when the streams ended first.
  */
 export function streamBatchOf(streams: readonly (readonly number[])[]): StreamBatch {
   const longest = streams.reduce<readonly number[]>((a, b) => (b.length > a.length ? b : a), []);
-  const max = Math.max(1, ...streams.flat());
-  if (max === 1) return { min: 1, max: 1, growthFactor: 1 };
+  const all = streams.flat();
+  const max = Math.max(1, ...all);
+  if (max === 1 || all.filter((n) => n === 1).length >= SINGLE_TOKEN_SHARE * all.length) return { min: 1, max: 1, growthFactor: 1 };
   const min = Math.max(1, longest[0] ?? 1);
   const growthFactor = Math.max(1, fourDigits((longest[1] ?? min) / min));
   return { min: Math.min(min, max), max, growthFactor };
@@ -189,7 +209,7 @@ async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Dead
       deadline.signal.throwIfAborted();
       budget.take();
       const a = await inner.complete(promptTokens, maxTokens);
-      if (maxTokens > 1) chunkTokens.push(a.chunks.map((c) => c.tokens));
+      if (maxTokens > 1) chunkTokens.push(arrivalBatches(a.chunks));
       return a;
     },
   };

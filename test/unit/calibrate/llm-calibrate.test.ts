@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeRequests } from '../../../src/calibrate/llm-probe.js';
 import { planCalibration, type CalibrationPlan } from '../../../src/calibrate/plan.js';
-import { streamBatchOf, writeCalibration } from '../../../src/calibrate/run-calibration.js';
+import { arrivalBatches, streamBatchOf, writeCalibration } from '../../../src/calibrate/run-calibration.js';
 import { main, type CliIo } from '../../../src/cli/main.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { EXIT } from '../../../src/exit-codes.js';
@@ -75,8 +75,13 @@ describe('calibrate --llm', () => {
 
   it("reads the streams' chunk batching: a token a chunk, or worker-vllm's growing batches", () => {
     expect(streamBatchOf([[1, 1, 1], [1, 1]])).toEqual({ min: 1, max: 1, growthFactor: 1 });
+    // Two tokens read together once in 20 batches: a late read, not batching.
+    expect(streamBatchOf([[...Array<number>(18).fill(1), 2]])).toEqual({ min: 1, max: 1, growthFactor: 1 });
     expect(streamBatchOf([[1, 3, 9, 27, 24], [1, 3, 9]])).toEqual({ min: 1, max: 27, growthFactor: 3 });
     expect(streamBatchOf([[4, 4, 4]])).toEqual({ min: 4, max: 4, growthFactor: 1 });
+    // Events read together are one batch (the OpenAI route writes a batch's events at once).
+    const at = (atMs: number) => ({ atMs, tokens: 1 });
+    expect(arrivalBatches([at(10), at(20), at(20), at(20), at(30), at(30)])).toEqual([1, 3, 2]);
   });
 
   it('a probe the budget stops leaves a note and no engine', async () => {
