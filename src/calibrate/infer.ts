@@ -6,9 +6,12 @@
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
 import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
-import { fitSamples, precisionOf, type Fit, type Precision } from './fit.js';
+import { fitSamples, precisionOf } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
 import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
+import type { PartFit, TimingPart } from './part-fit.js';
+
+export type { PartFit, TimingPart } from './part-fit.js';
 
 export type SettingSource = 'measured' | 'given' | 'service default';
 
@@ -33,20 +36,6 @@ export interface GivenSettings {
   readonly gpuCount?: number | undefined;
 }
 
-export type TimingPart = 'dispatch' | 'execution' | 'overhead' | 'coldStart' | 'throttle' | 'firstChunk' | 'chunkGap';
-
-export interface PartFit {
-  readonly part: TimingPart;
-  /** The input class, for execution by class. */
-  readonly classId?: string;
-  /** Samples in target ms, as fitted. */
-  readonly samplesMs: readonly number[];
-  readonly fit: Fit;
-  /** How precisely the samples (outliers left out) place the fit. */
-  readonly precision: Precision;
-  /** Which jobs the samples come from and how they were derived. */
-  readonly derivation: string;
-}
 
 export interface Inferred {
   readonly settings: readonly SettingValue[];

@@ -69,13 +69,22 @@ function gapAfter(a: StreamedAnswer, fromMs: number): number | undefined {
   return b > 0 ? b : undefined;
 }
 
+export const LLM_PROBE_DEFAULTS = { promptLengths: [32, 512, 2048], repeats: 3, concurrency: [1, 2, 4, 8], decodeTokens: 64, maxRequests: 60 } as const;
+
+/** Requests the probe sends with these options: a warm-up, each prompt length x repeats, and every stream of every batch. */
+export function probeRequests(o: Pick<LlmProbeOptions, 'promptLengths' | 'repeats' | 'concurrency'> = {}): number {
+  const lengths = o.promptLengths ?? LLM_PROBE_DEFAULTS.promptLengths;
+  const concurrency = o.concurrency ?? LLM_PROBE_DEFAULTS.concurrency;
+  return 1 + lengths.length * (o.repeats ?? LLM_PROBE_DEFAULTS.repeats) + concurrency.reduce((s, n) => s + n, 0);
+}
+
 export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
-  const lengths = o.promptLengths ?? [32, 512, 2048];
-  const repeats = o.repeats ?? 3;
-  const concurrency = o.concurrency ?? [1, 2, 4, 8];
-  const decodeTokens = o.decodeTokens ?? 64;
-  const maxRequests = o.maxRequests ?? 60;
-  const needed = 1 + lengths.length * repeats + concurrency.reduce((s, n) => s + n, 0);
+  const lengths = o.promptLengths ?? LLM_PROBE_DEFAULTS.promptLengths;
+  const repeats = o.repeats ?? LLM_PROBE_DEFAULTS.repeats;
+  const concurrency = o.concurrency ?? LLM_PROBE_DEFAULTS.concurrency;
+  const decodeTokens = o.decodeTokens ?? LLM_PROBE_DEFAULTS.decodeTokens;
+  const maxRequests = o.maxRequests ?? LLM_PROBE_DEFAULTS.maxRequests;
+  const needed = probeRequests(o);
   if (needed > maxRequests) throw usageError(`the LLM probe needs ${needed} requests (a warm-up, ${lengths.length} prompt lengths x ${repeats} and ${concurrency.join(' + ')} streams), above its budget of ${maxRequests}`);
   // A warm-up first, not measured: it waits for a worker's cold start and warms the connection.
   await o.port.complete(lengths[0] ?? DECODE_PROMPT_TOKENS, 1);

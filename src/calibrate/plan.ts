@@ -4,6 +4,7 @@
 // the GPU type is known (DEPLOYMENT-FACTS.md: billing per worker-second, the flex price).
 import { usageError } from '../errors.js';
 import { priceOf, SERVICE_DEFAULTS } from '../deployment/index.js';
+import { LLM_PROBE_DEFAULTS } from './llm-probe.js';
 
 export interface PlanInput {
   readonly classes: number;
@@ -17,6 +18,8 @@ export interface PlanInput {
   readonly streamJobs: number;
   readonly maxJobs: number;
   readonly maxDurationMs: number;
+  /** Requests of the LLM probe (llm-probe.ts) over the OpenAI route; 0 or absent: no probe. */
+  readonly llmRequests?: number;
 }
 
 export interface CalibrationPlan extends PlanInput {
@@ -27,10 +30,11 @@ export interface CalibrationPlan extends PlanInput {
 export function planCalibration(p: PlanInput): CalibrationPlan {
   const warm = p.warmJobs * p.classes;
   const stream = p.streamJobs * p.classes;
-  const totalJobs = warm + p.coldStarts + p.burstJobs + stream;
+  const llm = p.llmRequests ?? 0;
+  const totalJobs = warm + p.coldStarts + p.burstJobs + stream + llm;
   if (totalJobs > p.maxJobs) {
     throw usageError(
-      `the plan needs ${totalJobs} jobs (warm ${p.warmJobs} x ${p.classes} class(es), cold starts ${p.coldStarts}, burst ${p.burstJobs}, stream ${p.streamJobs} x ${p.classes}), over --max-jobs ${p.maxJobs}: raise --max-jobs or lower --warm-jobs, --cold-starts, --burst-jobs or --stream-jobs`,
+      `the plan needs ${totalJobs} jobs (warm ${p.warmJobs} x ${p.classes} class(es), cold starts ${p.coldStarts}, burst ${p.burstJobs}, stream ${p.streamJobs} x ${p.classes}${llm > 0 ? `, LLM probe ${llm} (--llm)` : ''}), over --max-jobs ${p.maxJobs}: raise --max-jobs or lower --warm-jobs, --cold-starts, --burst-jobs or --stream-jobs`,
     );
   }
   return { ...p, totalJobs };
@@ -95,6 +99,9 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
       : `  cold      ${plan.coldStarts} job(s), each after the workers have stopped (an idle gap)`,
     `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout; if the workers up take them all before the scaler acts, a second, larger burst from what the budget spares`,
     `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,
+    ...((plan.llmRequests ?? 0) > 0
+      ? [`  llm       ${plan.llmRequests} request(s) over /openai/v1/completions (SSE): a warm-up, one-token requests at ${LLM_PROBE_DEFAULTS.promptLengths.join(', ')} prompt tokens x ${LLM_PROBE_DEFAULTS.repeats}, then ${LLM_PROBE_DEFAULTS.concurrency.join(', ')} streams of ${LLM_PROBE_DEFAULTS.decodeTokens} tokens at once (hold the endpoint at one worker)`]
+      : []),
     `  budget    ${plan.totalJobs} jobs planned, never more than ${plan.maxJobs} (--max-jobs, a second burst included), at most ${s(plan.maxDurationMs)} (--max-duration)`,
     `  cost      at most ${cost.workerSecondsAtMost} worker-seconds: ${cost.basis}`,
     cost.dollarsAtMost === undefined

@@ -97,6 +97,26 @@ function burstChart(r: CalibrationReport): ChartSpec | undefined {
   };
 }
 
+/** The LLM probe's fit in one line: the engine's rates and how far the observations sit from them. */
+export function describeLlmFit(l: NonNullable<CalibrationReport['llm']>): string {
+  const e = l.engine;
+  return `decode ${e.decodeTokensPerSec} tok/s alone, contention ${e.decodeContention} per stream; prefill ${e.prefillTokensPerSec} tok/s + ${e.prefillBaseMs} ms (residuals: TTFT ${l.fit.ttftResidualMaxMs.toFixed(1)} ms, gap ${(l.fit.itlResidualMaxShare * 100).toFixed(1)}% at most; ${l.requestsSent} requests)`;
+}
+
+/** The LLM probe's section: its observations beside the fitted lines, and the engine written. */
+function llmSection(r: CalibrationReport): string {
+  const l = r.llm;
+  if (l === undefined) return '';
+  const e = l.engine;
+  const ttft = l.ttft.map((t) => `<tr><td class="num">${t.promptTokens}</td><td class="num">${esc(fmtMs(t.ttftMs))}</td><td class="num">${esc(fmtMs(e.prefillBaseMs + (t.promptTokens / e.prefillTokensPerSec) * 1_000))}</td></tr>`).join('');
+  const decode = l.decode.map((d) => `<tr><td class="num">${d.streams}</td><td class="num">${esc(fmtMs(d.itlMs))}</td><td class="num">${esc(fmtMs((1_000 / e.decodeTokensPerSec) * (1 + e.decodeContention * (d.streams - 1))))}</td></tr>`).join('');
+  return `<h2 id="llm">LLM engine</h2>
+<p class="small muted">The probe over the OpenAI completions route (server-sent events): TTFT of one-token requests sent one at a time (the median of each prompt length), then the inter-token gap of n streams decoding together; least-squares lines fitted (deployments.${esc(r.target.endpointId)}.engine).</p>
+<p>${esc(describeLlmFit(l))}</p>
+<table><thead><tr><th class="num">prompt tokens</th><th class="num">TTFT measured</th><th class="num">fitted</th></tr></thead><tbody>${ttft}</tbody></table>
+<table><thead><tr><th class="num">streams</th><th class="num">gap measured</th><th class="num">fitted</th></tr></thead><tbody>${decode}</tbody></table>`;
+}
+
 export function renderCalibrationHtml(r: CalibrationReport): string {
   const charts: ChartSpec[] = r.fits.map((f, i) => cdfChart(f, `fit-${i}`));
   const burst = burstChart(r);
@@ -129,6 +149,7 @@ export function renderCalibrationHtml(r: CalibrationReport): string {
 <p class="small muted">Each part fitted as log-normal, a two-part log-normal mixture (cold starts) or the samples' own quantiles when no parametric fit passes the Kolmogorov-Smirnov test at 5% (conservative: the parameters come from the same samples). Precision: the 95% interval of each median (and of a mixture's fast share) that the samples allow, and the samples a median known to ±5% would take; the twin inherits this error, and a queue near capacity multiplies it.</p>
 <table><thead><tr><th>part</th><th class="num">samples</th><th>fit</th><th class="num">KS</th><th class="num">5% critical</th><th></th><th>precision</th><th>why</th></tr></thead><tbody>${fits}</tbody></table>
 ${chartCards(charts)}
+${llmSection(r)}
 <h2 id="phases">Phases</h2>
 <table><thead><tr><th>phase</th><th>status</th><th class="num">jobs</th><th class="num">real time</th><th>note</th></tr></thead><tbody>${phases}</tbody></table>
 ${r.notes.length > 0 ? `<div class="warnings"><ul>${r.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : ''}

@@ -1,12 +1,14 @@
 // The calibration report (calibration.json; the HTML page renders the same object): what was
 // planned and spent, each phase's outcome, each setting measured or given, each fit with its
 // samples and goodness of fit, the burst's /health timeline, and the emulator config written.
-import type { Distribution } from '../deployment/index.js';
+import type { Distribution, StreamBatch } from '../deployment/index.js';
 import type { GoodnessOfFit, Precision } from './fit.js';
 import type { PartFit, SettingValue, TimingPart } from './infer.js';
 import type { ThrottleEstimate } from './throttle.js';
 import type { BurstObservation, Observations, PhaseOutcome } from './observations.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
+import type { FittedRates, LlmFit } from './llm-fit.js';
+import type { LlmProbeResult } from './llm-probe.js';
 
 export const CALIBRATION_SCHEMA_VERSION = 1;
 
@@ -59,8 +61,23 @@ export interface CalibrationReport {
   /** A first burst the workers up took whole (no worker started): `burst` is the larger one sent after it. */
   readonly absorbedBurst?: BurstObservation;
   readonly notes: readonly string[];
+  /** --llm: the LLM probe's observations and the engine rates fitted to them (absent when it did not run or stopped). */
+  readonly llm?: LlmCalibration;
   /** What <out>/emulator.json holds. */
   readonly emulatorConfig: Readonly<Record<string, unknown>>;
+}
+
+/** The LLM probe (llm-probe.ts) in the report: what it measured, the fit, and the engine written into the twin. */
+export interface LlmCalibration {
+  readonly requestsSent: number;
+  readonly ttft: LlmProbeResult['ttft'];
+  readonly decode: LlmProbeResult['decode'];
+  readonly fit: LlmFit;
+  /**
+   * Written into deployments.<id>.engine of the twin (the engine's other settings at their
+   * defaults): the fitted rates (4 significant digits) and the chunk batching the streams showed.
+   */
+  readonly engine: FittedRates & { readonly streamBatch: StreamBatch };
 }
 
 export function fitEntry(f: PartFit): FitEntry {

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
+import { LlmEngine, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
 import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
@@ -16,6 +17,9 @@ import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport
 import { renderCalibrationHtml } from './report-html.js';
 import { CalibrationTarget, queuePort, REAL_CLOCK, workersUp, type DeploymentPort, type RealClock } from './target.js';
 import { twinEmulatorConfig } from './twin-config.js';
+import { openAiProbePort, probeLlm, type LlmProbePort, type StreamedAnswer } from './llm-probe.js';
+import type { FittedRates } from './llm-fit.js';
+import type { LlmCalibration } from './report.js';
 
 export interface CalibrationOptions {
   readonly queueUrl: string;
@@ -36,6 +40,8 @@ export interface CalibrationOptions {
   readonly log: (line: string) => void;
   /** Tests: a fake deployment and clock instead of HTTP and real time. */
   readonly port?: DeploymentPort;
+  /** Tests: the LLM probe's endpoint instead of the OpenAI route by HTTP (with plan.llmRequests > 0). */
+  readonly llmPort?: LlmProbePort | undefined;
   readonly clock?: RealClock;
 }
 
@@ -59,6 +65,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
   const deadline = new Deadline(o.plan.maxDurationMs, () => clock.now(), o.signal);
   const target = new CalibrationTarget(port, budget, clock, o.healthPollMs);
   let cancelledAtEnd: number;
+  let llm: LlmCalibration | undefined;
   const obs: Observations = {
     timeScale: o.timeScale.value,
     rttRealMs: 0,
@@ -149,6 +156,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       await coldPhase(ctx, o.classes[0] as InputClass, coldJobs, { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor, outlastsActive: b !== undefined && !sizing.atOnce });
     }
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
+    if ((p.llmRequests ?? 0) > 0) llm = await llmPhase(o, budget, deadline, obs, clock);
   } finally {
     cancelledAtEnd = await target.cancelOpen();
     deadline.close();
@@ -177,8 +185,83 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     burst: obs.burst,
     ...(obs.absorbedBurst !== undefined ? { absorbedBurst: obs.absorbedBurst } : {}),
     notes: [...obs.notes, ...inferred.notes, ...(obs.nonStreamingClasses.length > 0 ? [`no chunk came from /stream for class(es) ${obs.nonStreamingClasses.join(', ')}: the handler does not stream them`] : [])],
-    emulatorConfig: twinEmulatorConfig(o.endpointId, inferred.deployment),
+    ...(llm !== undefined ? { llm } : {}),
+    emulatorConfig: twinEmulatorConfig(o.endpointId, llm === undefined ? inferred.deployment : { ...inferred.deployment, engine: LlmEngine.parse(llm.engine) }),
   };
+}
+
+/** A fitted rate kept to 4 significant digits: the twin's file stays readable, the probe's noise is larger. */
+const fourDigits = (x: number): number => Number(x.toPrecision(4));
+
+/**
+ * Tokens per batch of one stream: the tokens of the chunks that arrived together (one read: on the
+ * OpenAI route a batch is several events in one write), in order.
+ */
+export function arrivalBatches(chunks: StreamedAnswer['chunks']): number[] {
+  const out: number[] = [];
+  let lastAt: number | undefined;
+  for (const c of chunks) {
+    if (c.atMs === lastAt && out.length > 0) out[out.length - 1] = (out[out.length - 1] as number) + c.tokens;
+    else out.push(c.tokens);
+    lastAt = c.atMs;
+  }
+  return out;
+}
+
+/** A token a chunk when at least this share of the batches held one token (two tokens of a stream read together when the host was late are not batching). */
+const SINGLE_TOKEN_SHARE = 0.9;
+
+/**
+ * The chunk batching the probe's streams showed (worker-vllm's: a first chunk of `min` tokens,
+ * each next one `growthFactor` times the last, up to `max`), read from the stream with the most
+ * chunks: a token a chunk when nearly every batch held one. `max` is the largest batch seen, below
+ * the worker's own when the streams ended first.
+ */
+export function streamBatchOf(streams: readonly (readonly number[])[]): StreamBatch {
+  const longest = streams.reduce<readonly number[]>((a, b) => (b.length > a.length ? b : a), []);
+  const all = streams.flat();
+  const max = Math.max(1, ...all);
+  if (max === 1 || all.filter((n) => n === 1).length >= SINGLE_TOKEN_SHARE * all.length) return { min: 1, max: 1, growthFactor: 1 };
+  const min = Math.max(1, longest[0] ?? 1);
+  const growthFactor = Math.max(1, fourDigits((longest[1] ?? min) / min));
+  return { min: Math.min(min, max), max, growthFactor };
+}
+
+/**
+ * The LLM probe after the queue phases: every request leaves through the job budget and not past
+ * the deadline; times read in the target's ms (real ms x time scale). A probe that stops (budget,
+ * deadline, an HTTP error) leaves a note and no engine.
+ */
+async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Deadline, obs: Observations, clock: RealClock): Promise<LlmCalibration | undefined> {
+  if (deadline.signal.aborted) {
+    obs.notes.push('the LLM probe did not run: the --max-duration was reached first; no engine fitted');
+    return undefined;
+  }
+  const scale = o.timeScale.value;
+  const inner = o.llmPort ?? openAiProbePort(o.queueUrl, o.endpointId, o.apiKey, () => clock.now() * scale);
+  const chunkTokens: number[][] = [];
+  const port: LlmProbePort = {
+    async complete(promptTokens, maxTokens) {
+      deadline.signal.throwIfAborted();
+      budget.take();
+      const a = await inner.complete(promptTokens, maxTokens);
+      if (maxTokens > 1) chunkTokens.push(arrivalBatches(a.chunks));
+      return a;
+    },
+  };
+  o.log(`llm: probing ${o.plan.llmRequests ?? 0} request(s) over the OpenAI route`);
+  try {
+    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests });
+    const f = r.fit.rates;
+    const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
+    const engine = { ...rates, streamBatch: streamBatchOf(chunkTokens) };
+    obs.notes.push(...r.fit.notes.map((n) => `LLM probe: ${n}`));
+    return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, fit: r.fit, engine };
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    obs.notes.push(`the LLM probe stopped: ${deadline.signal.aborted ? String((deadline.signal.reason as Error | undefined)?.message ?? why) : why}; no engine fitted`);
+    return undefined;
+  }
 }
 
 export interface WrittenCalibration {

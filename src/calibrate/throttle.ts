@@ -4,7 +4,7 @@
 // `throttle` fit (infer.ts). Together they are the twin's timing.throttle.
 import { quantileMs } from '../deployment/index.js';
 import { wilson95, Z95 } from './fit.js';
-import type { PartFit } from './infer.js';
+import type { PartFit } from './part-fit.js';
 import type { Observations } from './observations.js';
 
 /** Workers that waited for GPU capacity before their cold start (the model's timing.throttle), as measured. */

@@ -84,6 +84,38 @@ export const SloList = z
   .refine((list) => new Set(list.map((s) => s.text)).size === list.length, { error: 'names the same SLO twice' });
 
 /**
+ * An SLO on a token metric for `qbench plan --llm` (`p99(ttft)<2s`, `p95(itl)<=60ms`): told apart
+ * here by its metric, parsed in full by the LLM plan (src/load/llm/goodput.ts parseSlo).
+ */
+export interface LlmSloText {
+  readonly kind: 'llm';
+  readonly text: string;
+  /** An e2e SLO the queue plan cannot judge (`p75(e2e)<8s`): why, for a plan without --llm. */
+  readonly queueProblem?: string;
+}
+
+export const LLM_SLO_FORMS = 'with --llm: p<N>(ttft|itl|tpot|e2e)<duration, e.g. p99(ttft)<2s, p95(itl)<=60ms (N: 50, 75, 90, 95, 99 or 99.9)';
+
+const LLM_SLO = /^p[0-9.]+\s*\(\s*(ttft|itl|tpot|e2e)\s*\)\s*(<=|<)/i;
+
+/** One --slo of `qbench plan`: a queue SLO, or one on a token metric for --llm. */
+export const PlanSloText = z.string().transform((input, ctx): Slo | LlmSloText => {
+  const text = input.trim();
+  const parsed = parseSlo(text);
+  if (typeof parsed !== 'string') return parsed;
+  const llm = LLM_SLO.exec(text);
+  if (llm !== null) return { kind: 'llm', text, ...(llm[1]?.toLowerCase() === 'e2e' ? { queueProblem: parsed } : {}) };
+  ctx.addIssue({ code: 'custom', message: `${parsed}; accepted: ${SLO_FORMS}; ${LLM_SLO_FORMS}` });
+  return z.NEVER;
+});
+
+/** The --slo list of `qbench plan`: at least one, none repeated; queue and LLM SLOs are told apart when it runs. */
+export const PlanSloList = z
+  .array(PlanSloText)
+  .min(1, { error: `needs at least one SLO: ${SLO_FORMS}; ${LLM_SLO_FORMS}` })
+  .refine((list) => new Set(list.map((s) => s.text)).size === list.length, { error: 'names the same SLO twice' });
+
+/**
  * The figure an SLO judges in one simulation: the latency quantile in ms, or the share of jobs
  * that met a cold start (0..1). null when no job completed (no latency to judge).
  */

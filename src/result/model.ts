@@ -769,6 +769,86 @@ export const PlanSection = z.strictObject({
 });
 export type PlanSection = z.infer<typeof PlanSection>;
 
+// ---------------------------------------------------------------- LLM plan
+
+/** An SLO of an LLM plan: a percentile of a token metric below a duration (`p99(ttft)<2s`, `p95(itl)<=60ms`). */
+export const LlmPlanSlo = z.strictObject({
+  text: z.string(),
+  metric: z.enum(['ttft', 'itl', 'tpot', 'e2e']),
+  /** As written: p50, p75, p90, p95, p99 or p99.9. */
+  percentile: z.string(),
+  thresholdMs: nonNeg,
+  inclusive: z.boolean(),
+});
+export type LlmPlanSlo = z.infer<typeof LlmPlanSlo>;
+
+/** One setting of an LLM plan: warm workers and the requests each holds at once, simulated. */
+export const LlmPlanPoint = z.strictObject({
+  workers: z.number().int().positive(),
+  /** Requests one worker holds at once (worker-vllm's MAX_CONCURRENCY). */
+  jobsPerWorker: z.number().int().positive(),
+  ttft: z.strictObject({ p50Ms: msOrNull, p99Ms: msOrNull }),
+  itl: z.strictObject({ p50Ms: msOrNull, p99Ms: msOrNull }),
+  /** Output tokens per second served to the measured requests. */
+  outputTokensPerSec: nonNeg,
+  /** Share of the measured requests that completed. */
+  completedShare: z.number().min(0).max(1),
+  /** Per SLO (in the order of `slos`): the figure judged, ms; null when no request gave one. */
+  sloFigures: z.array(msOrNull),
+  /** Per SLO: met. */
+  meets: z.array(z.boolean()),
+  /** The offered output tokens per second exceed what the workers decode at most: not simulated (the queue would grow without bound). */
+  overloaded: z.boolean(),
+  /** The workers kept up all hour, at the active price. */
+  costPerHourUsd: nonNeg,
+  /** Cost per hour over the output tokens served per hour x 1,000,000; null when nothing was served. */
+  costPerMillionOutputTokensUsd: nonNeg.nullable(),
+  /** Within --budget (true when none was given). */
+  withinBudget: z.boolean(),
+});
+export type LlmPlanPoint = z.infer<typeof LlmPlanPoint>;
+
+export const LlmPlanSection = z.strictObject({
+  twin: z.strictObject({
+    /** The twin's emulator config file. */
+    file: z.string(),
+    endpointId: z.string(),
+    gpuTypeId: z.string(),
+    gpuCount: z.number().int().positive(),
+    /** One worker's price per hour at the active rate. */
+    pricePerWorkerHourUsd: nonNeg,
+    /** The engine's rates, in one line. */
+    engine: z.string(),
+  }),
+  traffic: z.strictObject({
+    /** Poisson arrivals, requests per second. */
+    ratePerSec: z.number().positive(),
+    durationS: z.number().positive(),
+    /** Requests arriving before this are not measured. */
+    warmupS: nonNeg,
+    promptTokens: z.number().int().positive(),
+    outputTokens: z.number().int().positive(),
+    /** What the simulated clients read: OpenAI chat server-sent events or the native stream. */
+    path: z.enum(['chat', 'native']),
+  }),
+  slos: z.array(LlmPlanSlo).min(1),
+  budgetPerHourUsd: nonNeg.optional(),
+  seed: z.number().int(),
+  /** Worker counts and per-worker concurrencies tried; each concurrency bisects the worker counts. */
+  grid: z.strictObject({ workers: z.array(z.number().int().positive()), jobsPerWorker: z.array(z.number().int().positive()) }),
+  points: z.array(LlmPlanPoint),
+  /** Index into `points` of the fewest workers meeting every SLO within the budget (of those, the highest concurrency); null when none. */
+  chosen: count.nullable(),
+  /** The answer in one line. */
+  answer: z.string(),
+  /** Settings cheaper than the chosen one (fewer workers), each with why it misses. */
+  nearMisses: z.array(z.strictObject({ point: count, misses: z.array(z.string()) })),
+  /** When nothing meets the SLOs: what would be needed, in words. */
+  needed: z.array(z.string()),
+  sweep: z.strictObject({ simulations: count, wallMs: nonNeg }),
+});
+export type LlmPlanSection = z.infer<typeof LlmPlanSection>;
+
 // ---------------------------------------------------------------- the whole result
 
 export const OverallVerdict = z.strictObject({
@@ -810,6 +890,8 @@ export const QbenchResult = z.strictObject({
   fuzz: FuzzSection.optional(),
   plan: PlanSection.optional(),
   llm: LlmSection.optional(),
+  /** `qbench plan --llm`: workers and per-worker concurrency of an LLM endpoint for token SLOs. */
+  llmPlan: LlmPlanSection.optional(),
   overall: OverallVerdict,
 });
 export type QbenchResult = z.infer<typeof QbenchResult>;

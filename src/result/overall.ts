@@ -142,6 +142,7 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
 
   // A plan fails when no setting meets its SLOs (within its budget): what would be needed is the reason.
   if (result.plan && result.plan.chosen === null) failures.push(...result.plan.needed.map((n) => `plan: ${n}`));
+  if (result.llmPlan && result.llmPlan.chosen === null) failures.push(...result.llmPlan.needed.map((n) => `LLM plan: ${n}`));
 
   const verdict = (status: OverallVerdict['status'], exitCode: ExitCode, reasons: string[]): OverallVerdict => ({ status, exitCode, reasons, ...(strict ? { strict } : {}) });
   if (extras.interrupted) return verdict('error', EXIT.INTERRUPTED, ['interrupted before the run finished', ...failures, ...invalid]);
@@ -157,6 +158,7 @@ export function computeOverall(result: Omit<QbenchResult, 'overall'> & { overall
     result.fuzz ? `${result.fuzz.properties.length} fuzz properties` : '',
     result.plan ? `a plan of ${result.plan.points.length} settings` : '',
     result.llm ? `${result.llm.runs.length} LLM runs` : '',
+    result.llmPlan ? `an LLM plan of ${result.llmPlan.points.length} settings` : '',
   ].filter(Boolean);
   return verdict('pass', EXIT.OK, [ran.length > 0 ? `passed: ${ran.join(', ')}` : 'nothing was run', ...notes]);
 }

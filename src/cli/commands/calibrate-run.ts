@@ -1,12 +1,14 @@
 // The work of `qbench calibrate` (declared in calibrate.ts): print the plan and its cost, ask
-// before sending, run the phases within the budget and write the twin and its report.
+// before sending, run the phases (and with --llm the LLM probe) within the budget and write the
+// twin and its report.
 import { registerSecret, usageError } from '../../errors.js';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { apiKeyEnvName, parseTarget, requireEndpoint, URL_TARGET_GRAMMAR } from '../../target/index.js';
-import { describeDist, describePrecision } from '../../calibrate/report-html.js';
+import { describeDist, describeLlmFit, describePrecision } from '../../calibrate/report-html.js';
 import { loadInputClasses } from '../../calibrate/inputs.js';
 import { DEFAULT_ASSUMPTIONS, estimateCost, formatPlan, planCalibration } from '../../calibrate/plan.js';
 import { runCalibration, writeCalibration } from '../../calibrate/run-calibration.js';
+import { probeRequests } from '../../calibrate/llm-probe.js';
 import { timestampDirName } from '../../report/write-all.js';
 import type { CliIo, Invocation } from '../command.js';
 import type { Flags } from '../options.js';
@@ -31,6 +33,7 @@ export async function runCalibrate(f: Flags<typeof CALIBRATE_OPTIONS>, io: CliIo
     streamJobs: f.streamJobs,
     maxJobs: f.maxJobs,
     maxDurationMs: f.maxDurationMs,
+    llmRequests: f.llm ? probeRequests() : 0,
   });
   const given = givenSettings(f, endpointId);
   const assumed = <T>(v: T | undefined, fallback: T) => (v === undefined ? { value: fallback, source: 'service default' as const } : { value: v, source: 'given' as const });
@@ -72,9 +75,15 @@ export async function runCalibrate(f: Flags<typeof CALIBRATE_OPTIONS>, io: CliIo
   io.stdout(`\n${report.budget.jobsSent} jobs sent (at most ${plan.maxJobs}), ${(report.budget.realMs / 1000).toFixed(1)} s\n`);
   for (const s of report.settings) io.stdout(`  ${s.name.padEnd(14)} ${String(s.value).padEnd(12)} ${s.source}\n`);
   for (const fit of report.fits) io.stdout(`  ${`${fit.part}${fit.classId !== undefined ? `[${fit.classId}]` : ''}`.padEnd(20)} n=${String(fit.n).padEnd(4)} KS ${fit.gof.ks.toFixed(3)} ${describeDist(fit.dist)}\n${''.padEnd(28)}${describePrecision(fit)}\n`);
+  if (report.llm !== undefined) io.stdout(`  ${'llm engine'.padEnd(20)} ${describeLlmFit(report.llm)}\n`);
   for (const n of report.notes) io.stdout(`  note: ${n}\n`);
   io.stdout(`\nwrote ${written.emulatorConfig}, ${written.json}, ${written.html}\nserve the twin: qbench emulate --emulator-config ${written.emulatorConfig}\n`);
-  if (report.jobs.completed === 0) {
+  if (report.llm !== undefined) io.stdout(`plan on it: qbench plan --twin ${written.emulatorConfig} --llm --rate <requests/s> --prompt-tokens <n> --output-tokens <n> --slo 'p99(ttft)<2s'\n`);
+  if (f.llm && report.llm === undefined) {
+    io.stderr('qbench calibrate: --llm: the LLM probe did not finish: no engine was fitted (see the notes)\n');
+    return EXIT.INVALID_MEASUREMENT;
+  }
+  if (report.jobs.completed === 0 && report.llm === undefined) {
     io.stderr('qbench calibrate: no job completed: nothing was measured (see the notes and phases in the report)\n');
     return EXIT.INVALID_MEASUREMENT;
   }

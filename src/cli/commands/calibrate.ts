@@ -1,7 +1,9 @@
 // `qbench calibrate --target <url> --endpoint <id>`: measure a deployment through its public
 // queue interface within a budget printed (and confirmed) before anything is sent, and write a
 // twin: <out>/emulator.json for `qbench emulate --emulator-config`, calibration.json and .html.
-// Exit 0 done, 2 bad flags (or no --yes without a terminal), 4 no job completed, 5 unreachable.
+// With --llm, also the LLM engine (TTFT against prompt length, token rate against concurrency) from
+// a probe over the OpenAI route, written as deployments.<id>.engine. Exit 0 done, 2 bad flags (or
+// no --yes without a terminal), 4 no job completed or the --llm probe did not finish, 5 unreachable.
 import { z } from 'zod';
 import { SCALER_TYPES, type DeploymentSettings } from '../../deployment/index.js';
 import { DurationMs } from '../../spec/index.js';
@@ -31,6 +33,7 @@ export const CALIBRATE_OPTIONS = {
     streamJobs: option({ flag: 'stream-jobs', kind: 'number', schema: count(200), default: CALIBRATE_DEFAULTS.streamJobs, help: 'Jobs per class read through /stream (the first tells whether the handler streams)' }),
     timeScale: option({ flag: 'time-scale', kind: 'number', schema: z.number({ error: 'must be a number' }).positive({ error: 'must be above 0' }).max(100_000, { error: 'must be at most 100000' }).optional(), help: "The target's ms per real ms: for an emulator started with --time-scale (default 1, the service)" }),
     healthPollMs: option({ flag: 'health-poll-ms', kind: 'number', schema: z.number({ error: 'must be a number' }).min(1, { error: 'must be 1 to 60000' }).max(60_000, { error: 'must be 1 to 60000' }).optional(), help: 'Real ms between /health polls while watching workers (default 250 / time scale, at least 5)' }),
+    llm: option({ flag: 'llm', kind: 'boolean', schema: z.boolean(), default: false, help: "Also fit the endpoint's LLM engine: a probe of 25 requests over /openai/v1/completions (SSE) after the other phases, within --max-jobs; the twin gets deployments.<id>.engine (for qbench plan --llm). Hold the endpoint at one worker" }),
     seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }), default: CALIBRATE_DEFAULTS.seed, help: "Seed of the twin's timing sampler" }),
     workersMin: option({ flag: 'workers-min', kind: 'number', schema: count(1_000).optional(), help: 'Given: active workers (otherwise measured at rest)' }),
     workersMax: option({ flag: 'workers-max', kind: 'number', schema: positive(1_000).optional(), help: "Given: most workers (otherwise the config file's deployment of the endpoint, else the most seen in the burst, a lower bound)" }),
@@ -65,6 +68,9 @@ export function givenSettings(f: Flags<typeof CALIBRATE_OPTIONS>, endpointId: st
 
 export const calibrateCommand = defineCommand({
   options: CALIBRATE_OPTIONS,
-  builder: (y) => y.example('$0 calibrate --target https://api.example --endpoint abc123 --input job.json --gpu-type "4090 PRO" --yes', 'calibrate with your own job body, no prompt'),
+  builder: (y) =>
+    y
+      .example('$0 calibrate --target https://api.example --endpoint abc123 --input job.json --gpu-type "4090 PRO" --yes', 'calibrate with your own job body, no prompt')
+      .example('$0 calibrate --target https://api.example --endpoint llm123 --llm --workers-max 1 --gpu-type L4 --yes', "also fit the LLM engine (TTFT against prompt length, token rate against concurrency)"),
   run: lazyRun(async () => (await import('./calibrate-run.js')).runCalibrate),
 });

@@ -5,6 +5,7 @@ import type { QbenchResult } from '../../result/model.js';
 import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, validityWarnings } from './format.js';
 import { llmConsoleLines } from './llm.js';
+import { llmPlanConsoleLines } from './llm-plan.js';
 import { planConsoleLines } from './plan.js';
 import { textTable } from './table.js';
 
@@ -110,6 +111,7 @@ export function renderConsole(r: QbenchResult, options: ConsoleOptions = {}): st
 
   if (r.plan) out.push(...planConsoleLines(r.plan, (s) => paint('bold', s)));
   if (r.llm) out.push(...llmConsoleLines(r.llm, (s) => paint('bold', s), textTable));
+  if (r.llmPlan) out.push(...llmPlanConsoleLines(r.llmPlan, (s) => paint('bold', s)));
 
   out.push(`${paint('bold', 'Verdict')}: ${status(r.overall.status)} (exit ${r.overall.exitCode})`);
   if (r.overall.status !== 'pass') for (const reason of r.overall.reasons.slice(0, max)) out.push(`  - ${redactSecrets(reason)}`);

@@ -12,6 +12,7 @@ import { compareSections, costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmt
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
 import { PALETTE, scenarioCharts, type ChartSpec } from './html-charts.js';
 import { llmHtml } from './llm.js';
+import { llmPlanHtml } from './llm-plan.js';
 import { planHtml } from './plan.js';
 import { clauseHref } from '../../docs/spec-doc.js';
 
@@ -251,11 +252,14 @@ export function renderHtml(r: QbenchResult): string {
     r.fuzz ? '<a href="#fuzz">Fuzz</a>' : '',
     r.plan ? '<a href="#plan">Plan</a>' : '',
     r.llm ? '<a href="#llm">LLM</a>' : '',
+    r.llmPlan ? '<a href="#llm-plan">LLM plan</a>' : '',
   ].filter(Boolean);
   const plan = r.plan ? planHtml(r.plan, { esc, badge, chartCards }) : undefined;
   if (plan) charts.push(...plan.charts);
   const llm = r.llm ? llmHtml(r.llm, { esc, badge, chartCards }) : undefined;
   if (llm) charts.push(...llm.charts);
+  const llmPlan = r.llmPlan ? llmPlanHtml(r.llmPlan, { esc, badge, chartCards }) : undefined;
+  if (llmPlan) charts.push(...llmPlan.charts);
   const headline = `${r.meta.target.kind === 'emulator' ? 'Emulator' : r.meta.target.kind === 'simulation' ? 'Simulated twin' : 'Remote target'} ${r.meta.target.queueUrl}, ${fmtDuration(r.meta.durationMs)}, ${r.meta.startedAt}`;
   const body = `<h1>qbench report</h1>
 ${verdictBlock(r.overall.status, r.overall.exitCode, headline, r.overall.status === 'pass' ? [] : r.overall.reasons)}
@@ -266,6 +270,7 @@ ${r.load ? `<h2 id="load">Load</h2>${r.load.cost ? `<p class="card small" id="co
 ${fuzzSection(r)}
 ${plan ? plan.html : ''}
 ${llm ? llm.html : ''}
+${llmPlan ? llmPlan.html : ''}
 <footer>qbench ${esc(r.meta.qbenchVersion)} · result schema ${esc(r.schemaVersion)} · charts by uPlot, inlined · this file makes no network requests</footer>`;
   return page(`qbench ${r.overall.status.toUpperCase()} · ${r.meta.startedAt}`, body, charts);
 }

@@ -8,6 +8,7 @@ import type { CheckResult, FuzzProperty, LlmSection, LoadScenarioResult, PlanSec
 import { findingOutcome, llmRunLabel } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
 import { fmtChange, validityWarnings } from './format.js';
+import { llmPlanHeadline, llmPlanJunitCases } from './llm-plan.js';
 import { planHeadline } from './plan.js';
 import { attrs, xmlText, xmlToken } from './xml.js';
 
@@ -317,6 +318,19 @@ export function renderJunit(r: QbenchResult): string {
       properties: { ...baseProps, mode: l.mode, workload: `${l.workload.prompt}; output ${l.workload.output}; seed ${l.workload.seed}`, slos: l.slos.join(', ') },
       cases: llmCases(l),
       out: l.runs.map((x) => `${llmRunLabel(x)}: ${x.requests.completed} ok, ${x.requests.failed} failed, TTFT p50 ${x.ttft.percentiles.p50} ms, ${x.throughput.outputTokensPerSec} tokens/s, goodput ${x.throughput.goodputPerSec}/s`).join('\n'),
+    });
+  }
+  if (r.llmPlan) {
+    const p = r.llmPlan;
+    suites.push({
+      name: 'llm plan',
+      pkg: 'qbench.llmplan',
+      timestamp: junitTime(r.meta.startedAt),
+      hostname: host,
+      timeSec: sec(p.sweep.wallMs),
+      properties: { ...baseProps, twin: p.twin.file, traffic: `${p.traffic.ratePerSec} requests/s of ${p.traffic.promptTokens} + ${p.traffic.outputTokens} tokens`, workers: p.grid.workers.join(','), jobsPerWorker: p.grid.jobsPerWorker.join(','), seed: String(p.seed) },
+      cases: llmPlanJunitCases(p).map((c): Case => ({ name: c.name, classname: 'qbench.llmplan.slo', timeSec: 0, outcome: c.failure === undefined ? { kind: 'pass' } : { kind: 'failure', type: 'slo-not-met', message: c.failure.message, body: c.failure.body } })),
+      out: llmPlanHeadline(p),
     });
   }
   if (r.incomplete) {

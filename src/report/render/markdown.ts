@@ -6,6 +6,7 @@ import type { QbenchResult } from '../../result/model.js';
 import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { fuzzReplayCommand } from './evidence.js';
 import { llmMarkdownLines } from './llm.js';
+import { llmPlanMarkdownLines } from './llm-plan.js';
 import { planMarkdownLines } from './plan.js';
 import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
 
@@ -89,6 +90,7 @@ export function renderMarkdown(r: QbenchResult, options: { htmlReportPath?: stri
 
   if (r.plan) out.push(...planMarkdownLines(r.plan, cell));
   if (r.llm) out.push(...llmMarkdownLines(r.llm, cell));
+  if (r.llmPlan) out.push(...llmPlanMarkdownLines(r.llmPlan, cell));
 
   if (o.status !== 'pass') {
     out.push('<details><summary>All reasons</summary>', '', ...o.reasons.map((x) => `- ${cell(x)}`), '', '</details>', '');

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitEngineRates } from '../../../src/calibrate/llm-fit.js';
-import { probeLlm, type LlmProbePort } from '../../../src/calibrate/llm-probe.js';
+import { probeLlm } from '../../../src/calibrate/llm-probe.js';
+import { formulaLlmPort } from '../calibrate/fake-llm.js';
 import { decodeStepMs, prefillStepMs, type LlmEngineInput } from '../../../src/deployment/index.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { planLlm } from '../../../src/plan/llm-plan.js';
@@ -114,24 +115,7 @@ describe('LLM plan', () => {
 describe('LLM probe (a fake endpoint that follows the engine formulas)', () => {
   it('measures TTFT alone at each prompt length and the gap after every stream started; the fit gives the rates back', async () => {
     const e = { decodeTokensPerSec: 40, decodeContention: 0.2, prefillTokensPerSec: 4_000, prefillBaseMs: 30 };
-    let inFlight = 0;
-    const port: LlmProbePort = {
-      async complete(promptTokens, maxTokens) {
-        const i = inFlight;
-        inFlight += 1;
-        // Every call of a batch is made before any awaits: the count is the batch's size here.
-        await Promise.resolve();
-        const n = inFlight;
-        // Stream i of a batch gets its first token 5 ms after stream i - 1 (a prefill each); all
-        // decode together, a step of step(n) each, once the last one started.
-        const allStarted = 5 * (n - 1) + prefillStepMs(e, promptTokens);
-        const chunks = [{ atMs: 5 * i + prefillStepMs(e, promptTokens), tokens: 1 }];
-        for (let k = 1; k < maxTokens; k += 1) chunks.push({ atMs: allStarted + k * decodeStepMs(e, n), tokens: 1 });
-        await Promise.resolve();
-        inFlight -= 1;
-        return { sentAtMs: 0, chunks };
-      },
-    };
+    const port = formulaLlmPort(e);
     const r = await probeLlm({ port, concurrency: [1, 2, 4], decodeTokens: 32 });
     expect(r.ttft.map((t) => t.ttftMs)).toEqual([30 + 8, 30 + 128, 30 + 512]);
     expect(r.decode.map((d) => d.itlMs)).toEqual([25, 30, 40]);

@@ -118,6 +118,8 @@ describe('merge: sections it cannot combine', () => {
   it('refuses a plan section by name', () => {
     const withPlan = { ...withCost(2, 'http://127.0.0.1:9002', T0, undefined), plan: {} } as unknown as QbenchResult;
     expect(() => mergeResults([{ result: a, source: 'a.json' }, { result: withPlan, source: 'p.json' }])).toThrow(/cannot merge the plan section: p\.json holds a plan/);
+    const withLlmPlan = { ...withCost(2, 'http://127.0.0.1:9002', T0, undefined), llmPlan: {} } as unknown as QbenchResult;
+    expect(() => mergeResults([{ result: a, source: 'a.json' }, { result: withLlmPlan, source: 'l.json' }])).toThrow(/cannot merge the llmPlan section: l\.json holds a plan/);
   });
 
   it('refuses a section it does not know, top-level or in load, by name', () => {
