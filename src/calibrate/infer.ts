@@ -7,7 +7,7 @@
 import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
 import { fitSamples, precisionOf } from './fit.js';
-import type { BurstObservation, ColdReaction, JobSample, Observations, ScaleUp } from './observations.js';
+import type { BurstObservation, ColdReaction, JobSample, JobSpan, Observations, ScaleUp } from './observations.js';
 import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
 import type { PartFit, TimingPart } from './part-fit.js';
 
@@ -141,6 +141,43 @@ export function queueDelayCandidates(reactions: readonly ColdReaction[], checkMs
 /** Workers a REQUEST_COUNT scaler of `value` keeps up for `scaleUp`'s jobs under a cap. */
 export const requestCountWorkers = (value: number, up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap: number): number => Math.min(cap, Math.max(up.workersBefore, Math.ceil(up.jobs / value)));
 
+/** A batch as a REQUEST_COUNT scaler counted it at most: its likeliest peak of requests queued and running, else every job sent. */
+const likeliest = (u: ScaleUp): Pick<ScaleUp, 'jobs' | 'workersBefore'> => ({ jobs: u.peak?.point ?? u.jobs, workersBefore: u.workersBefore });
+
+/**
+ * Whether a REQUEST_COUNT scaler of `value` explains the workers `up` ended with: those it keeps
+ * up for the batch's most requests at once (queued and running: `peak`, a range, when the jobs'
+ * records place them; else every job sent), under a cap.
+ */
+export function requestCountFits(value: number, up: ScaleUp, cap: number): boolean {
+  if (up.peak === undefined) return requestCountWorkers(value, up, cap) === up.workersAfter;
+  const lo = requestCountWorkers(value, { jobs: up.peak.low, workersBefore: up.workersBefore }, cap);
+  const hi = requestCountWorkers(value, { jobs: up.peak.high, workersBefore: up.workersBefore }, cap);
+  return lo <= up.workersAfter && up.workersAfter <= hi;
+}
+
+/**
+ * The most requests of a batch queued and in progress at once (what a REQUEST_COUNT scaler
+ * counts: a job its worker's dispatch holds is in progress), from its jobs' records: each joined
+ * the queue its delayTime before its start (its end less its executionTime) and left it at its
+ * end. `point` places each end `pointShiftMs` before its answer (half a poll); `low` and `high`
+ * narrow and widen each job's span by `marginMs` (the answer's timing).
+ */
+export function requestPeak(spans: readonly JobSpan[], marginMs: number, pointShiftMs: number): { readonly low: number; readonly high: number; readonly point: number } {
+  const most = (widenMs: number) => {
+    const events = spans
+      .map((j) => [j.endMs - pointShiftMs - j.executionMs - j.delayMs - widenMs, j.endMs - pointShiftMs + widenMs] as const)
+      .filter(([a, b]) => b > a)
+      .flatMap(([a, b]) => [{ t: a, d: 1 }, { t: b, d: -1 }])
+      .sort((x, y) => x.t - y.t || x.d - y.d);
+    let open = 0;
+    let top = 0;
+    for (const e of events) top = Math.max(top, (open += e.d));
+    return top;
+  };
+  return { low: most(-marginMs), high: most(marginMs), point: most(0) };
+}
+
 /**
  * REQUEST_COUNT's value from jobs sent at once: a value is allowed when it predicts the workers
  * each batch ended with (ceil(jobs / value), within the cap and never below the workers already
@@ -153,10 +190,13 @@ export const requestCountWorkers = (value: number, up: Pick<ScaleUp, 'jobs' | 'w
 export function requestCountCandidates(scaleUps: readonly ScaleUp[], cap: number | undefined): Candidates {
   const capOf = cap ?? Math.max(1, ...scaleUps.map((u) => u.workersAfter));
   const top = Math.max(1, ...scaleUps.map((u) => u.jobs));
-  const misses = Array.from({ length: top }, (_, i) => ({ v: i + 1, miss: scaleUps.filter((u) => requestCountWorkers(i + 1, u, capOf) !== u.workersAfter).length }));
+  const misses = Array.from({ length: top }, (_, i) => ({ v: i + 1, miss: scaleUps.filter((u) => !requestCountFits(i + 1, u, capOf)).length }));
   const fewest = Math.min(...misses.map((m) => m.miss));
   const values = misses.filter((m) => m.miss === fewest).map((m) => m.v);
-  return { values, value: values[0] as number };
+  // Among those, the one that predicts the most batches from their likeliest counts, then the least.
+  const pointMisses = (v: number) => scaleUps.filter((u) => requestCountWorkers(v, likeliest(u), capOf) !== u.workersAfter).length;
+  const value = values.reduce((best, v) => (pointMisses(v) < pointMisses(best) ? v : best));
+  return { values, value };
 }
 
 /** Workers a pool that starts one for each job beyond the free slots (startOnArrival) ends with after `up`'s jobs, under a cap. */
@@ -173,7 +213,10 @@ export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: numb
   if (scaleUps.length === 0) return undefined;
   const top = Math.max(1, ...scaleUps.map((u) => u.jobs));
   const misses = (atOnce: boolean) =>
-    Array.from({ length: top }, (_, i) => ({ v: i + 1, miss: scaleUps.filter((u) => Math.max(requestCountWorkers(i + 1, u, cap), atOnce ? arrivalWorkers(u, cap, jobsPerWorker) : 0) !== u.workersAfter).length }));
+    Array.from({ length: top }, (_, i) => ({
+      v: i + 1,
+      miss: scaleUps.filter((u) => Math.max(requestCountWorkers(i + 1, likeliest(u), cap), atOnce ? arrivalWorkers(u, cap, jobsPerWorker) : 0) !== u.workersAfter).length,
+    }));
   const fewest = (m: readonly { miss: number }[]) => Math.min(...m.map((x) => x.miss));
   const [mWith, mWithout] = [misses(true), misses(false)];
   const [withIt, without] = [fewest(mWith), fewest(mWithout)];
@@ -214,7 +257,7 @@ export function inferScaler(burst: BurstObservation | undefined, e: ScalerEviden
     const c = requestCountCandidates(e.scaleUps, e.cap);
     const top = Math.max(1, ...e.scaleUps.map((u) => u.jobs));
     const orMore = c.values.at(-1) === top;
-    const seen = e.scaleUps.map((u) => `${u.jobs} job(s) sent at once with ${u.workersBefore} worker(s) up ended with ${u.workersAfter} (${u.source})`).join('; ');
+    const seen = e.scaleUps.map((u) => `${u.jobs} job(s) sent at once${u.peak === undefined ? "" : ` (${u.peak.low === u.peak.high ? u.peak.low : `${u.peak.low}-${u.peak.high}`} queued or running at most, by their records)`} with ${u.workersBefore} worker(s) up ended with ${u.workersAfter} (${u.source})`).join('; ');
     const capWords = e.cap === undefined ? 'the most workers seen standing for workersMax' : `workersMax ${e.cap}`;
     const base = `workers came at once (${Math.round(burstReaction)} ms after a burst), ceil(jobs / value) of them within ${capWords}: ${seen}`;
     if (c.values.length === 1 && !orMore) return { type: 'REQUEST_COUNT', value: c.value, detail: `${base}: only ${c.value} predicts every count` };
@@ -226,7 +269,7 @@ export function inferScaler(burst: BurstObservation | undefined, e: ScalerEviden
       value: c.value,
       ambiguous: c.values,
       detail:
-        `${base}: ambiguous between ${c.values.length > 1 ? listOf(c.values, orMore) : `${top} and any larger value`} (each predicts the same counts); ${c.value} picked, the least (the most workers)` +
+        `${base}: ambiguous between ${c.values.length > 1 ? listOf(c.values, orMore) : `${top} and any larger value`} (each predicts the same counts${e.scaleUps.some((u) => u.peak !== undefined) ? ' within what the records place' : ''}); ${c.value} picked, ${c.value === c.values[0] ? 'the least (the most workers)' : 'the one the likeliest counts by the records predict best'}` +
         (tell === undefined ? '' : `; ${tell} job(s) sent at once with no worker up would tell ${a} from ${b} (--cold-batch ${tell})`),
     };
   }
@@ -324,10 +367,47 @@ export function warmOverheadMs(obs: Observations): number {
   return warm.length === 0 ? 0 : median(warm.map((j) => Math.max(0, j.e2eMs - (j.delayMs as number) - (j.executionMs as number) - rttTargetMs)));
 }
 
-/** A warm job's dispatch and execution (delayTime and executionTime), target ms: their median; 0 with none. */
+/**
+ * A dispatch nearly every job's exceeds: the samples' log-normal median less three of their log
+ * standard deviations (0.13% below it); 0 with under 5 samples.
+ */
+export function lowQuantileMs(samplesMs: readonly number[]): number {
+  const logs = samplesMs.filter((x) => x > 0).map(Math.log);
+  if (logs.length < 5) return 0;
+  const mean = logs.reduce((a, x) => a + x, 0) / logs.length;
+  const sd = Math.sqrt(logs.reduce((a, x) => a + (x - mean) ** 2, 0) / (logs.length - 1));
+  return Math.exp(mean - 3 * sd);
+}
+
+
+
+/** Fewer warm-phase jobs than this that found their worker idle, and the ones that met a start are read too. */
+const MIN_WARM_DISPATCH = 5;
+
+/**
+ * The dispatch samples, target ms: the delayTime of warm-phase jobs that found an idle worker;
+ * when fewer than MIN_WARM_DISPATCH did (a worker that stops during the overhead, an idle timeout
+ * shorter than it), also those that met a worker's start, each from the instant /health showed
+ * that worker ready to its start (its end less executionTime), within one poll.
+ */
+export function dispatchSamples(obs: Observations): { readonly samplesMs: readonly number[]; readonly warm: number; readonly afterStart: number } {
+  const rttTargetMs = obs.rttRealMs * obs.timeScale;
+  const jobs = obs.jobs.filter((j) => completed(j) && j.phase === 'warm');
+  const warm = jobs.filter((j) => j.poolBefore === 'warm' && j.metStart !== true).map((j) => j.delayMs as number);
+  if (warm.length >= MIN_WARM_DISPATCH) return { samplesMs: warm, warm: warm.length, afterStart: 0 };
+  const afterStart = jobs.flatMap((j) =>
+    j.metStart === true && j.workerReadyAtMs !== undefined
+      ? [Math.min(j.delayMs as number, Math.max(0, j.answeredAtMs * obs.timeScale - rttTargetMs / 2 - (j.executionMs as number) - j.workerReadyAtMs * obs.timeScale))]
+      : [],
+  );
+  return { samplesMs: [...warm, ...afterStart], warm: warm.length, afterStart: afterStart.length };
+}
+
+/** A warm job's dispatch and execution, target ms: their median; 0 with none. */
 export function warmJobMs(obs: Observations): number {
-  const warm = obs.jobs.filter((j) => completed(j) && j.phase === 'warm' && j.poolBefore === 'warm');
-  return warm.length === 0 ? 0 : median(warm.map((j) => (j.delayMs as number) + (j.executionMs as number)));
+  const d = dispatchSamples(obs).samplesMs;
+  const exec = obs.jobs.filter((j) => completed(j) && j.phase === 'warm').map((j) => j.executionMs as number);
+  return d.length === 0 || exec.length === 0 ? 0 : median(d) + median(exec);
 }
 
 /**
@@ -443,14 +523,17 @@ export function secondBurstSize(s: SecondBurstSizing): SecondBurst {
 
 /**
  * The most jobs one worker ran at once, from the records of jobs sent together (their workerId):
- * each job ran on its worker for its executionTime up to its end (its answer less half a round
- * trip). Jobs on one worker whose runs overlap by more than a round trip, a poll (what an
- * answer's time may be off by) and a quarter of a run ran side by side, when seen so at least twice; one after another never
- * overlap (each waits for its dispatch after the one before ends). Undefined: no record names its worker. /health's jobs in progress
- * per running worker misses a worker's jobs still in their dispatch (counted in the queue), which
- * a dispatch as long as the execution hides.
+ * each job held a slot of its worker for its executionTime up to its end (its answer less half a
+ * round trip) and, before it, for a dispatch at least `dispatchLowMs` (a low quantile of the
+ * dispatch samples: a dispatch much longer than the execution keeps jobs side by side on one
+ * worker although their runs never overlap). Jobs on one worker whose spans overlap by more than a
+ * round trip, a poll (what an answer's time may be off by) and a quarter of a span held slots side
+ * by side, when seen so at least twice; one after another never overlap (each waits for its
+ * dispatch after the one before ends, and a dispatch under `dispatchLowMs` is rare).
+ * Undefined: no record names its worker. /health's jobs in progress per running worker misses a
+ * worker's jobs still in their dispatch (counted in the queue).
  */
-export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: number, rttTargetMs: number, pollTargetMs = 0): number | undefined {
+export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: number, rttTargetMs: number, pollTargetMs = 0, dispatchLowMs = 0): number | undefined {
   const byWorker = new Map<string, { startMs: number; endMs: number }[]>();
   for (const j of jobs) {
     if (j.workerId === undefined || !completed(j)) continue;
@@ -460,8 +543,8 @@ export function jobsPerWorkerFromRecords(jobs: readonly JobSample[], timeScale: 
     // wait is read on /status polls; a busy host answers late) and an eighth of its run: two
     // jobs count as side by side only when their runs overlap by more than that, which one
     // after the other never do, however late their answers were read.
-    const m = (rttTargetMs + pollTargetMs) / 2 + (j.executionMs as number) / 8;
-    spans.push({ startMs: endMs - (j.executionMs as number) + m, endMs: endMs - m });
+    const m = (rttTargetMs + pollTargetMs) / 2 + ((j.executionMs as number) + dispatchLowMs) / 8;
+    spans.push({ startMs: endMs - (j.executionMs as number) - dispatchLowMs + m, endMs: endMs - m });
     byWorker.set(j.workerId, spans);
   }
   if (byWorker.size === 0) return undefined;
@@ -574,7 +657,13 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
 
   // Dispatch: warm jobs, sent one at a time to an idle worker.
   const warm = done.filter((j) => j.phase === 'warm' && j.poolBefore === 'warm');
-  const dispatch = partFit('dispatch', warm.map((j) => j.delayMs as number), `delayTime of ${warm.length} warm-phase jobs sent to an idle worker`);
+  const ds = dispatchSamples(obs);
+  const dispatch = partFit(
+    'dispatch',
+    [...ds.samplesMs],
+    `delayTime of ${ds.warm} warm-phase jobs sent to an idle worker` +
+      (ds.afterStart > 0 ? `, and of ${ds.afterStart} whose worker had stopped before they reached the queue, from its start seen ready on /health to the job's start (within one poll)` : ''),
+  );
   add(dispatch);
 
   // Execution: every finished job, by class when there are several.
@@ -613,7 +702,10 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
   const b = obs.burst;
   const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
-  const scaleUps: ScaleUp[] = [...obs.scaleUps, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
+  // Each cold batch's most requests at once from its records (a margin of a round trip and a poll).
+  const marginMs = rttTargetMs + (obs.pollRealMs ?? 0) * obs.timeScale;
+  const withPeaks = obs.scaleUps.map((u) => (u.spans === undefined ? u : { ...u, peak: requestPeak(u.spans, marginMs, ((obs.pollRealMs ?? 0) * obs.timeScale) / 2) }));
+  const scaleUps: ScaleUp[] = [...withPeaks, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
   const scaler =
     o.given.scalerType !== undefined && o.given.scalerValue !== undefined
       ? undefined
@@ -637,7 +729,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
 
   // Settings.
   const healthJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
-  const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs, (obs.pollRealMs ?? 0) * obs.timeScale);
+  const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs, (obs.pollRealMs ?? 0) * obs.timeScale, lowQuantileMs(ds.samplesMs));
   const loadJpw = jobsPerWorkerFromLoad(done.filter((j) => j.phase === 'burst'), dispatch === undefined ? 0 : median(dispatch.samplesMs), obs.timeScale, rttTargetMs);
   const measuredJpw =
     healthJpw === undefined && recordsJpw === undefined && loadJpw === undefined

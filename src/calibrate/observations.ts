@@ -31,6 +31,14 @@ export interface JobSample {
   readonly poolBefore: PoolBefore;
   /** The worker that ran it, when the record names one. */
   readonly workerId?: string | undefined;
+  /**
+   * A warm-phase job that found no idle worker when it reached the queue (its worker stopped
+   * during the service's overhead, an idle timeout shorter than the overhead) and ran on a worker
+   * /health showed starting during its wait: its delayTime holds that cold start, not a dispatch.
+   */
+  readonly metStart?: boolean | undefined;
+  /** For a job that met a start: real ms since the calibration started at which /health first showed that worker ready. */
+  readonly workerReadyAtMs?: number | undefined;
 }
 
 /**
@@ -45,11 +53,27 @@ export interface ColdReaction {
 }
 
 /** Jobs sent at once with the workers up before them and once the scaler had answered them. */
+/** One finished job of a batch as its record and answer place it, target ms since the calibration started. */
+export interface JobSpan {
+  /** Its end: the answer that showed it ended, less half a round trip (up to one poll late). */
+  readonly endMs: number;
+  readonly executionMs: number;
+  readonly delayMs: number;
+}
+
 export interface ScaleUp {
   readonly source: 'cold batch' | 'burst';
   readonly jobs: number;
   readonly workersBefore: number;
   readonly workersAfter: number;
+  /** The batch's finished jobs, when each was read (a REQUEST_COUNT scaler counts those queued and in progress, not those sent). */
+  readonly spans?: readonly JobSpan[] | undefined;
+  /**
+   * The most requests queued and in progress at once during the batch, from `spans`: at least
+   * `low`, at most `high` (the answers' timing), likeliest `point`.
+   * Absent: the jobs sent.
+   */
+  readonly peak?: { readonly low: number; readonly high: number; readonly point: number } | undefined;
 }
 
 export interface HealthPoint {

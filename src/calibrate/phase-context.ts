@@ -43,7 +43,7 @@ export function healthPoint(h: TimedHealth, phaseStartMs: number, timeScale: num
 }
 
 /** Record one finished job in the target's ms. */
-export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore): JobSample {
+export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, j: TimedJob, before: PoolBefore, start?: { readonly readyAtMs: number | undefined }): JobSample {
   const sample: JobSample = {
     phase,
     classId,
@@ -55,6 +55,7 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
     executionMs: j.record.executionTime,
     poolBefore: before,
     ...(j.record.workerId !== undefined ? { workerId: j.record.workerId } : {}),
+    ...(start !== undefined ? { metStart: true, ...(start.readyAtMs !== undefined ? { workerReadyAtMs: start.readyAtMs - ctx.originMs } : {}) } : {}),
   };
   ctx.obs.jobs.push(sample);
   return sample;

@@ -12,7 +12,7 @@ import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
-import type { BurstObservation, ColdReaction, HealthPoint, PhaseOutcome, ScaleUp } from './observations.js';
+import type { BurstObservation, ColdReaction, HealthPoint, JobSpan, PhaseOutcome, ScaleUp } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
   return runPhase(ctx, 'warm', async () => {
@@ -21,13 +21,33 @@ export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], job
       for (let i = 0; i < jobsPerClass; i += 1) {
         if (ctx.deadline.signal.aborted) return { jobs, reason: stopReason(ctx, undefined) };
         const before = await ctx.target.health();
-        const j = await ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
+        const run = ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal);
+        const during: TimedHealth[] = [];
+        await watchHealth(ctx, run, (h) => during.push(h));
+        const j = await run;
         jobs += 1;
-        recordJob(ctx, 'warm', cls.id, j, poolBefore(before.health));
+        const seen = new Set(ctx.obs.jobs.flatMap((x) => (x.workerId === undefined ? [] : [x.workerId])));
+        recordJob(ctx, 'warm', cls.id, j, poolBefore(before.health), j.record.workerId !== undefined && seen.has(j.record.workerId) ? undefined : startDuring(during));
       }
     }
     return { jobs };
   });
+}
+
+/**
+ * A worker start seen on /health during a job's wait (a worker initializing or waiting for
+ * capacity): undefined when none was; else the real instant it was first seen ready (between the
+ * last poll that showed it starting and the next one), undefined when no later poll came.
+ */
+export function startDuring(points: readonly TimedHealth[]): { readonly readyAtMs: number | undefined } | undefined {
+  const starting = (h: TimedHealth) => (h.health.workers.initializing ?? 0) + (h.health.workers.throttled ?? 0) > 0;
+  let last = -1;
+  points.forEach((h, i) => {
+    if (starting(h)) last = i;
+  });
+  if (last < 0) return undefined;
+  const next = points[last + 1];
+  return { readyAtMs: next === undefined ? undefined : (midOf(points[last] as TimedHealth) + midOf(next)) / 2 };
 }
 
 export interface ColdOptions {
@@ -326,7 +346,16 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       const seen = tracker.firstStart;
       const reaction = seen === undefined ? undefined : coldReaction(seen, subs.map((x) => ({ start: started.get(x.id), delayMs: last.get(x.id)?.record.delayTime })), ctx.timeScale);
       if (reaction !== undefined) ctx.obs.coldReactions.push(reaction);
-      if (!tracker.stopSeen) ctx.obs.scaleUps.push({ source: 'cold batch', jobs: subs.length, workersBefore: workersUp(rest.last.health), workersAfter: workersUp(rest.last.health) + tracker.startCount });
+      if (!tracker.stopSeen) {
+        const spans = subs.flatMap((x): JobSpan[] => {
+          const st = last.get(x.id);
+          const r = st?.record;
+          return st === undefined || r?.status !== 'COMPLETED' || r.executionTime === undefined || r.delayTime === undefined
+            ? []
+            : [{ endMs: (st.answeredAtMs - ctx.originMs - ctx.obs.rttRealMs / 2) * ctx.timeScale, executionMs: r.executionTime, delayMs: r.delayTime }];
+        });
+        ctx.obs.scaleUps.push({ source: 'cold batch', jobs: subs.length, workersBefore: workersUp(rest.last.health), workersAfter: workersUp(rest.last.health) + tracker.startCount, ...(spans.length === subs.length ? { spans } : {}) });
+      }
       for (const x of subs) {
         const st = last.get(x.id) as { record: JobRecord; answeredAtMs: number };
         recordJob(ctx, 'cold', cls.id, { record: st.record, sentAtMs: x.sentAtMs, answeredAtMs: st.answeredAtMs }, poolBefore(rest.last.health));

@@ -1,0 +1,103 @@
+// What calibrate reads from job records and the /health polls beside them: a warm-phase job that
+// met a worker's start (startDuring), the dispatch samples (dispatchSamples), the most requests a
+// REQUEST_COUNT scaler counted during a batch (requestPeak, requestCountFits), and jobs side by
+// side on one worker when a long dispatch keeps their runs apart (jobsPerWorkerFromRecords).
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { dispatchSamples, jobsPerWorkerFromRecords, requestCountFits, requestPeak } from '../../../src/calibrate/infer.js';
+import { startDuring } from '../../../src/calibrate/phases.js';
+import type { JobSample, JobSpan, Observations } from '../../../src/calibrate/observations.js';
+import type { TimedHealth } from '../../../src/calibrate/target.js';
+
+const health = (atMs: number, w: { idle?: number; running?: number; initializing?: number; throttled?: number }): TimedHealth => ({
+  health: { jobs: { completed: 0, failed: 0, inProgress: 0, inQueue: 0, retried: 0 }, workers: { idle: w.idle ?? 0, running: w.running ?? 0, initializing: w.initializing ?? 0, throttled: w.throttled ?? 0 } },
+  sentAtMs: atMs - 1,
+  answeredAtMs: atMs + 1,
+});
+
+const obsOf = (jobs: JobSample[], timeScale = 1): Observations => ({ jobs, timeScale, rttRealMs: 0 }) as unknown as Observations;
+
+const warmJob = (o: Partial<JobSample>): JobSample => ({ phase: 'warm', classId: 'default', status: 'COMPLETED', sentAtMs: 0, answeredAtMs: 0, e2eMs: 0, delayMs: 100, executionMs: 1_000, poolBefore: 'warm', ...o });
+
+describe('a warm-phase job that met a worker start', () => {
+  it('no poll showed a worker starting: none', () => {
+    expect(startDuring([health(0, { idle: 1 }), health(100, { running: 1 })])).toBeUndefined();
+  });
+
+  it('a start seen (initializing or waiting for capacity): ready between the last poll that showed it and the next', () => {
+    const points = [health(0, {}), health(100, { throttled: 1 }), health(200, { initializing: 1 }), health(300, { running: 1 })];
+    expect(startDuring(points)).toEqual({ readyAtMs: 250 });
+    expect(startDuring(points.slice(0, 3))).toEqual({ readyAtMs: undefined });
+  });
+});
+
+describe('the dispatch samples', () => {
+  it('five or more jobs found an idle worker: their delayTime alone', () => {
+    const jobs = [...Array.from({ length: 5 }, (_, i) => warmJob({ delayMs: 100 + i })), warmJob({ delayMs: 9_000, metStart: true, workerReadyAtMs: 1_000, answeredAtMs: 2_500 })];
+    expect(dispatchSamples(obsOf(jobs))).toEqual({ samplesMs: [100, 101, 102, 103, 104], warm: 5, afterStart: 0 });
+  });
+
+  it('fewer: a job that met a start gives the time from its worker ready to its own start (its end less executionTime)', () => {
+    // Ready at 1,000 ms, ended at 2,500 after 1,000 ms of execution: started at 1,500, a 500 ms dispatch.
+    const jobs = [warmJob({ delayMs: 120 }), warmJob({ delayMs: 9_000, metStart: true, workerReadyAtMs: 1_000, answeredAtMs: 2_500 }), warmJob({ delayMs: 9_000, metStart: true })];
+    expect(dispatchSamples(obsOf(jobs))).toEqual({ samplesMs: [120, 500], warm: 1, afterStart: 1 });
+    // At time scale 10 each real ms is 10 target ms; a negative reading (the poll's span) is 0.
+    expect(dispatchSamples(obsOf([warmJob({ delayMs: 9_000, metStart: true, workerReadyAtMs: 100, answeredAtMs: 190 })], 10)).samplesMs).toEqual([0]);
+  });
+});
+
+describe('the most requests a REQUEST_COUNT scaler counted during a batch', () => {
+  const span = (joinMs: number, endMs: number, executionMs = 100): JobSpan => ({ endMs, executionMs, delayMs: endMs - executionMs - joinMs });
+
+  it('jobs queued and in progress at once, whatever order they end in', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 150, max: 5_000 })), { minLength: 1, maxLength: 30 }), (xs) => {
+        const spans = xs.map(([join, len]) => span(join, join + len));
+        // The truth: the most spans covering one instant, counted at each join.
+        const truth = Math.max(...spans.map((s) => spans.filter((o) => o.endMs - o.executionMs - o.delayMs <= s.endMs - s.executionMs - s.delayMs && s.endMs - s.executionMs - s.delayMs < o.endMs).length));
+        const p = requestPeak(spans, 0, 0);
+        expect(p).toEqual({ low: truth, high: truth, point: truth });
+        const wide = requestPeak(spans, 50, 0);
+        expect(wide.low).toBeLessThanOrEqual(truth);
+        expect(wide.high).toBeGreaterThanOrEqual(truth);
+      }),
+      { seed: 5, numRuns: 200 },
+    );
+  });
+
+  it('short jobs through one active worker: fewer at once than were sent, and the scaler value that explains the workers is read from them', () => {
+    // Seven jobs joining 300 ms apart, each done 200 ms later: never more than one at once.
+    const spans = Array.from({ length: 7 }, (_, i) => span(i * 300, i * 300 + 200));
+    const peak = requestPeak(spans, 0, 0);
+    expect(peak.point).toBe(1);
+    const up = { source: 'cold batch' as const, jobs: 7, workersBefore: 1, workersAfter: 1, peak };
+    // Counted as sent, REQUEST_COUNT 2 would have started 4 workers; counted as queued, one is enough.
+    expect(requestCountFits(2, up, 6)).toBe(true);
+    expect(requestCountFits(2, { ...up, peak: undefined }, 6)).toBe(false);
+  });
+});
+
+describe('jobs side by side on one worker', () => {
+  const burstJob = (workerId: string, endMs: number, executionMs: number): JobSample => ({ phase: 'burst', classId: 'default', status: 'COMPLETED', sentAtMs: 0, answeredAtMs: endMs, e2eMs: 0, delayMs: 0, executionMs, poolBefore: 'busy', workerId });
+
+  it('a dispatch ten times the execution: pairs that end together held two slots, though their 200 ms runs barely overlap', () => {
+    // Two slots, 2,000 ms dispatch, 200 ms runs: each pair ends 180 ms apart (runs overlapping 20 ms), pairs 2,200 ms apart.
+    const jobs = Array.from({ length: 8 }, (_, i) => burstJob('w1', 2_200 * (1 + (i >> 1)) + (i & 1) * 180, 200));
+    expect(jobsPerWorkerFromRecords(jobs, 1, 10, 0, 0)).toBe(1);
+    expect(jobsPerWorkerFromRecords(jobs, 1, 10, 0, 1_500)).toBe(2);
+  });
+
+  it('one job at a time, each dispatch at least the low quantile: never two', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 1_500, max: 4_000 }), fc.integer({ min: 100, max: 3_000 })), { minLength: 2, maxLength: 20 }), (xs) => {
+        let t = 0;
+        const jobs = xs.map(([dispatch, exec]) => {
+          t += dispatch + exec;
+          return burstJob('w1', t, exec);
+        });
+        expect(jobsPerWorkerFromRecords(jobs, 1, 10, 0, 1_500)).toBe(1);
+      }),
+      { seed: 9, numRuns: 200 },
+    );
+  });
+});
