@@ -381,6 +381,17 @@ export function lowQuantileMs(samplesMs: readonly number[]): number {
 
 
 
+/**
+ * The median of the samples at or above their median. An idle-timeout sample runs from a batch's
+ * last job to the fall to the count at rest: when the last flex worker to stop went idle before
+ * that job (an active worker ran it), the sample falls short of the timeout, never past it
+ * beyond the polls' spans.
+ */
+export function upperHalfMedian(samples: readonly number[]): number {
+  const m = median(samples);
+  return median(samples.filter((x) => x >= m));
+}
+
 /** Fewer warm-phase jobs than this that found their worker idle, and the ones that met a start are read too. */
 const MIN_WARM_DISPATCH = 5;
 
@@ -740,7 +751,13 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
         };
   const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
   const idle = obs.idleTimeoutSamplesMs;
-  const measuredIdle = idle.length > 0 ? { value: Math.min(3600, Math.max(1, Math.round(median(idle) / 1_000))), detail: `a worker stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after its last job (median, whole seconds)` } : undefined;
+  const measuredIdle =
+    idle.length > 0
+      ? {
+          value: Math.min(3600, Math.max(1, Math.round(upperHalfMedian(idle) / 1_000))),
+          detail: `the workers fell to the count at rest ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after a batch's last job (the median of the upper half, whole seconds: a worker that went idle before that job, beside an active one that ran it, stops sooner)`,
+        }
+      : undefined;
   const measuredMin = obs.restWorkers !== undefined && Number.isFinite(obs.restWorkers) ? { value: obs.restWorkers, detail: `workers up at rest, after the idle timeout` } : undefined;
   // The most workers seen up: the burst's peak, or a cold batch's when one started more.
   const coldPeak = Math.max(0, ...obs.scaleUps.map((u) => u.workersAfter));

@@ -4,7 +4,7 @@
 // side on one worker when a long dispatch keeps their runs apart (jobsPerWorkerFromRecords).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dispatchSamples, jobsPerWorkerFromRecords, requestCountFits, requestPeak } from '../../../src/calibrate/infer.js';
+import { dispatchSamples, jobsPerWorkerFromRecords, requestCountFits, requestPeak, upperHalfMedian } from '../../../src/calibrate/infer.js';
 import { startDuring } from '../../../src/calibrate/phases.js';
 import type { JobSample, JobSpan, Observations } from '../../../src/calibrate/observations.js';
 import type { TimedHealth } from '../../../src/calibrate/target.js';
@@ -99,5 +99,13 @@ describe('jobs side by side on one worker', () => {
       }),
       { seed: 9, numRuns: 200 },
     );
+  });
+});
+
+describe('the idle timeout from samples that may fall short of it', () => {
+  it('the median of the upper half: samples cut short by an active worker running the last job do not pull it down', () => {
+    expect(upperHalfMedian([600, 4_000, 1_900])).toBe(4_000);
+    expect(upperHalfMedian([25_100, 24_900, 17_000, 24_900, 19_500, 13_700])).toBe(24_900);
+    expect(upperHalfMedian([5_000])).toBe(5_000);
   });
 });

@@ -176,7 +176,14 @@ export const PROOF_PLAN_INPUT = { classes: 1, warmJobs: 40, coldStarts: 48, cold
  */
 export const URL_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 20, coldStarts: 24, maxJobs: 100 } as const;
 
-export type PlanInput = typeof PROOF_PLAN_INPUT | typeof URL_PLAN_INPUT;
+/**
+ * A plan for figures within 10% where a truth's quantiles sit at a knee (a share of jobs that
+ * meet a cold start, a fast-start share of a mixture): 100 warm, 160 cold (about 60-70 worker
+ * starts), the same burst: at most 400 jobs.
+ */
+export const LARGE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 100, coldStarts: 160, maxJobs: 400 } as const;
+
+export type PlanInput = typeof PROOF_PLAN_INPUT | typeof URL_PLAN_INPUT | typeof LARGE_PLAN_INPUT;
 
 /** A plan as `qbench calibrate` flags. */
 export function planFlags(p: PlanInput): string[] {
