@@ -42,6 +42,9 @@ export interface LlamaHandler {
   close(): Promise<void>;
 }
 
+/** Tokens one evaluation batch holds, of every sequence together (llama.cpp's n_batch). */
+export const LLAMA_BATCH_TOKENS = 512;
+
 /** The parts of node-llama-cpp this handler uses. */
 interface Token {
   readonly __token?: never;
@@ -57,7 +60,7 @@ interface LlamaModule {
       readonly tokens: { readonly bos: Token | null };
       tokenize(text: string, specialTokens?: boolean): Token[];
       detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
-      createContext(o: { contextSize: number; sequences: number; threads: number; flashAttention: boolean }): Promise<{ getSequence(): LlamaSequence; dispose(): Promise<void> }>;
+      createContext(o: { contextSize: number; sequences: number; threads: number; flashAttention: boolean; batchSize: number }): Promise<{ getSequence(): LlamaSequence; dispose(): Promise<void> }>;
       dispose(): Promise<void>;
     }>;
     dispose(): Promise<void>;
@@ -130,7 +133,7 @@ export async function createLlamaHandler(o: LlamaHandlerOptions): Promise<LlamaH
     throw configError(`cannot load the model ${o.modelPath}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const contextTokens = Math.min(o.contextTokens ?? 4096, model.trainContextSize);
-  const context = await model.createContext({ contextSize: contextTokens * o.sequences, sequences: o.sequences, threads, flashAttention: true });
+  const context = await model.createContext({ contextSize: contextTokens * o.sequences, sequences: o.sequences, threads, flashAttention: true, batchSize: LLAMA_BATCH_TOKENS });
   const pool = new SequencePool(Array.from({ length: o.sequences }, () => context.getSequence()));
   const modelName = o.modelName ?? o.modelPath.replace(/^.*[\\/]/, '').replace(/\.gguf$/i, '');
   const engine = LlmEngine.parse({ modelName, maxModelLen: contextTokens, defaultMaxTokens: 16, streamBatch: { min: 1, max: 1, growthFactor: 1 } });
