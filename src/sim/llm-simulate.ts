@@ -218,25 +218,20 @@ function runSimulation<D extends Driver>(o: Pick<LlmSimulateOptions, 'twin' | 'e
   clock.run(Infinity, drained);
   if (errors.length > 0) throw internalError(`the LLM simulation hit ${errors.length} internal error(s); the first: ${errors[0]?.trim() ?? ''}`);
   if (!drained()) throw internalError(`the LLM simulation stopped with ${driver.arrived - figures.ended} request(s) not ended and no timer pending`);
-  let tokens = 0;
-  for (const r of figures.done) tokens += r.outputTokens;
-  return { driver, figures, clock, tokens };
+  /** The simulation's figures, measured over `measuredSpanMs`. */
+  const summary = (measuredSpanMs: number): LlmSimulation => {
+    let tokens = 0;
+    for (const r of figures.done) tokens += r.outputTokens;
+    return { arrived: driver.arrived, measured: driver.measured, requests: figures.done, measuredSpanMs, outputTokensPerSec: tokens / (measuredSpanMs / 1_000), simulatedMs: clock.now(), events: clock.events };
+  };
+  return { driver, clock, summary };
 }
 
 /** Simulate `o.traffic` on `o.workers` warm workers of the twin's engine: each measured request's token metrics. */
 export function simulateLlm(o: LlmSimulateOptions): LlmSimulation {
   const endMs = o.traffic.durationS * 1_000;
-  const { driver, figures, clock, tokens } = runSimulation(o, (clock, ep, figures) => new PoissonDriver(clock, ep, figures, o.traffic, o.seed), endMs);
-  const measuredSpanMs = Math.max(1, endMs - o.traffic.warmupS * 1_000);
-  return {
-    arrived: driver.arrived,
-    measured: driver.measured,
-    requests: figures.done,
-    measuredSpanMs,
-    outputTokensPerSec: tokens / (measuredSpanMs / 1_000),
-    simulatedMs: clock.now(),
-    events: clock.events,
-  };
+  const { summary } = runSimulation(o, (clock, ep, figures) => new PoissonDriver(clock, ep, figures, o.traffic, o.seed), endMs);
+  return summary(Math.max(1, endMs - o.traffic.warmupS * 1_000));
 }
 
 /** Simulate closed-loop traffic (`o.traffic.concurrency` in flight) on one warm worker of the twin's engine. */
@@ -244,15 +239,6 @@ export function simulateLlmClosedLoop(o: Omit<LlmSimulateOptions, 'traffic' | 'w
   const t = o.traffic;
   if (!Number.isInteger(t.concurrency) || t.concurrency < 1) throw configError(`concurrency must be a whole number from 1, got ${t.concurrency}`);
   if (!Number.isInteger(t.requests) || t.requests <= t.warmupRequests) throw configError(`requests (${t.requests}) must be a whole number above warmupRequests (${t.warmupRequests})`);
-  const { driver, figures, clock, tokens } = runSimulation({ ...o, workers: 1 }, (clock, ep, figures) => new ClosedDriver(clock, ep, figures, t), 0);
-  const measuredSpanMs = Math.max(1, clock.now() - driver.measuredFromMs);
-  return {
-    arrived: driver.arrived,
-    measured: driver.measured,
-    requests: figures.done,
-    measuredSpanMs,
-    outputTokensPerSec: tokens / (measuredSpanMs / 1_000),
-    simulatedMs: clock.now(),
-    events: clock.events,
-  };
+  const { driver, clock, summary } = runSimulation({ ...o, workers: 1 }, (clock, ep, figures) => new ClosedDriver(clock, ep, figures, t), 0);
+  return summary(Math.max(1, clock.now() - driver.measuredFromMs));
 }
