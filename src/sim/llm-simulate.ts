@@ -52,7 +52,7 @@ export interface LlmSimulation {
 }
 
 /** The job input of one request on `path`: a prompt of exactly `promptTokens` by the engine's chars / 4. */
-export function llmJobInput(t: Pick<LlmTraffic, 'promptTokens' | 'outputTokens' | 'path'>): Record<string, unknown> {
+export function llmJobInput(t: Pick<LlmTraffic | LlmClosedTraffic, 'promptTokens' | 'outputTokens' | 'path'>): Record<string, unknown> {
   const text = 'x'.repeat(4 * t.promptTokens);
   if (t.path === 'native') return { prompt: text, sampling_params: { max_tokens: t.outputTokens }, stream: true };
   return { openai_route: '/v1/chat/completions', openai_input: { messages: [{ role: 'user', content: text }], max_tokens: t.outputTokens, stream: true, stream_options: { include_usage: true } } };
@@ -75,11 +75,26 @@ export function llmSimulatedConfig(o: Pick<LlmSimulateOptions, 'twin' | 'workers
   });
 }
 
+/**
+ * Closed-loop LLM traffic on one worker: `concurrency` requests in flight, each sent the instant
+ * one ends (qbench llm --vus), `requests` in all, the first `warmupRequests` not measured.
+ */
+export interface LlmClosedTraffic {
+  readonly concurrency: number;
+  readonly requests: number;
+  readonly warmupRequests: number;
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  readonly path: 'native' | 'chat';
+}
+
 /** Token timers of the measured jobs, fed by the endpoint's chunks. */
 class TokenFigures implements EndpointObserver {
   readonly timers = new Map<Job, TokenTimer>();
   readonly done: RequestTokenMetrics[] = [];
   ended = 0;
+  /** Called after each job's end (a closed loop sends the next). */
+  onEnded: () => void = () => undefined;
 
   constructor(private readonly clock: VirtualClock) {}
 
@@ -94,9 +109,11 @@ class TokenFigures implements EndpointObserver {
   jobEnded(job: Job): void {
     this.ended += 1;
     const timer = this.timers.get(job);
-    if (timer === undefined) return;
-    this.timers.delete(job);
-    if (job.status === 'COMPLETED') this.done.push(timer.finish(job.endedAtMs));
+    if (timer !== undefined) {
+      this.timers.delete(job);
+      if (job.status === 'COMPLETED') this.done.push(timer.finish(job.endedAtMs));
+    }
+    this.onEnded();
   }
 }
 
@@ -143,8 +160,49 @@ class PoissonDriver {
   };
 }
 
-/** Simulate `o.traffic` on `o.workers` warm workers of the twin's engine: each measured request's token metrics. */
-export function simulateLlm(o: LlmSimulateOptions): LlmSimulation {
+/** Closed-loop arrivals: `concurrency` at once, then one as each request ends, until `requests` were sent. */
+class ClosedDriver {
+  arrived = 0;
+  measured = 0;
+  /** When the first measured request was sent. */
+  measuredFromMs = 0;
+  private readonly input: Record<string, unknown>;
+
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly ep: QueueEndpoint,
+    private readonly figures: TokenFigures,
+    private readonly t: LlmClosedTraffic,
+  ) {
+    this.input = llmJobInput(t);
+    // The next request goes after the events of the end (a zero-delay timer), as a client's would.
+    figures.onEnded = () => void this.clock.setTimerFor(0, (d: ClosedDriver) => d.send(), this);
+  }
+
+  start(): void {
+    for (let i = 0; i < this.t.concurrency; i++) this.send();
+  }
+
+  private send(): void {
+    if (this.arrived >= this.t.requests) return;
+    const job = this.ep.submit('run', { input: this.input });
+    this.arrived += 1;
+    if (this.arrived > this.t.warmupRequests) {
+      if (this.measured === 0) this.measuredFromMs = this.clock.now();
+      this.measured += 1;
+      this.figures.timers.set(job, new TokenTimer(job.submittedAtMs));
+    }
+  }
+}
+
+interface Driver {
+  readonly arrived: number;
+  readonly measured: number;
+  start(): void;
+}
+
+/** Run `driver`'s traffic on the twin's endpoint until every request ended (and `untilMs` passed). */
+function runSimulation<D extends Driver>(o: Pick<LlmSimulateOptions, 'twin' | 'endpointId' | 'workers' | 'jobsPerWorker' | 'seed'>, makeDriver: (clock: VirtualClock, ep: QueueEndpoint, figures: TokenFigures) => D, untilMs: number) {
   const endpointId = o.endpointId ?? o.twin.endpoints[0];
   if (endpointId === undefined) throw configError('the twin serves no endpoint');
   const config = llmSimulatedConfig(o, endpointId);
@@ -153,23 +211,34 @@ export function simulateLlm(o: LlmSimulateOptions): LlmSimulation {
   const errors: string[] = [];
   const core = new EmulatorCore(config, clock, { subServices: [], observer: figures, retainEndedJobs: false, log: (line) => errors.push(line) });
   const ep = core.endpoints.get(endpointId) as QueueEndpoint;
-  const driver = new PoissonDriver(clock, ep, figures, o.traffic, o.seed);
+  const driver = makeDriver(clock, ep, figures);
   driver.start();
-  const drained = () => clock.now() >= driver.endMs && figures.ended >= driver.arrived;
-  clock.setTimer(driver.endMs, () => undefined);
+  const drained = () => clock.now() >= untilMs && figures.ended >= driver.arrived;
+  if (untilMs > 0) clock.setTimer(untilMs, () => undefined);
   clock.run(Infinity, drained);
   if (errors.length > 0) throw internalError(`the LLM simulation hit ${errors.length} internal error(s); the first: ${errors[0]?.trim() ?? ''}`);
   if (!drained()) throw internalError(`the LLM simulation stopped with ${driver.arrived - figures.ended} request(s) not ended and no timer pending`);
-  const measuredSpanMs = Math.max(1, driver.endMs - o.traffic.warmupS * 1_000);
-  let tokens = 0;
-  for (const r of figures.done) tokens += r.outputTokens;
-  return {
-    arrived: driver.arrived,
-    measured: driver.measured,
-    requests: figures.done,
-    measuredSpanMs,
-    outputTokensPerSec: tokens / (measuredSpanMs / 1_000),
-    simulatedMs: clock.now(),
-    events: clock.events,
+  /** The simulation's figures, measured over `measuredSpanMs`. */
+  const summary = (measuredSpanMs: number): LlmSimulation => {
+    let tokens = 0;
+    for (const r of figures.done) tokens += r.outputTokens;
+    return { arrived: driver.arrived, measured: driver.measured, requests: figures.done, measuredSpanMs, outputTokensPerSec: tokens / (measuredSpanMs / 1_000), simulatedMs: clock.now(), events: clock.events };
   };
+  return { driver, clock, summary };
+}
+
+/** Simulate `o.traffic` on `o.workers` warm workers of the twin's engine: each measured request's token metrics. */
+export function simulateLlm(o: LlmSimulateOptions): LlmSimulation {
+  const endMs = o.traffic.durationS * 1_000;
+  const { summary } = runSimulation(o, (clock, ep, figures) => new PoissonDriver(clock, ep, figures, o.traffic, o.seed), endMs);
+  return summary(Math.max(1, endMs - o.traffic.warmupS * 1_000));
+}
+
+/** Simulate closed-loop traffic (`o.traffic.concurrency` in flight) on one warm worker of the twin's engine. */
+export function simulateLlmClosedLoop(o: Omit<LlmSimulateOptions, 'traffic' | 'workers'> & { readonly traffic: LlmClosedTraffic }): LlmSimulation {
+  const t = o.traffic;
+  if (!Number.isInteger(t.concurrency) || t.concurrency < 1) throw configError(`concurrency must be a whole number from 1, got ${t.concurrency}`);
+  if (!Number.isInteger(t.requests) || t.requests <= t.warmupRequests) throw configError(`requests (${t.requests}) must be a whole number above warmupRequests (${t.warmupRequests})`);
+  const { driver, clock, summary } = runSimulation({ ...o, workers: 1 }, (clock, ep, figures) => new ClosedDriver(clock, ep, figures, t), 0);
+  return summary(Math.max(1, clock.now() - driver.measuredFromMs));
 }

@@ -1,6 +1,9 @@
 // The work of `qbench worker` (declared in worker.ts): the URLs and key from the flags or the
-// environment, the handler module, then one worker generation after another until stopped.
-import { resolve } from 'node:path';
+// environment, the handler (a module, or the real engine of --llama), then one worker generation
+// after another until stopped.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { EXIT, type ExitCode } from '../../exit-codes.js';
 import { usageError, configError, registerSecret } from '../../errors.js';
@@ -12,7 +15,6 @@ import type { Flags } from '../options.js';
 import type { WORKER_OPTIONS } from './worker.js';
 
 export async function runWorkerCommand(f: Flags<typeof WORKER_OPTIONS>, io: CliIo): Promise<ExitCode> {
-  const { concurrency, dropStopsWithinMs } = f;
   let urls: WorkerUrls;
   let workerId: string;
   let apiKey: string | undefined;
@@ -42,7 +44,18 @@ export async function runWorkerCommand(f: Flags<typeof WORKER_OPTIONS>, io: CliI
   if (!apiKey) throw usageError(`no API key: set ${keyEnv ?? `RUNPOD_AI_API_KEY or ${apiKeyEnvName(undefined, io.env)}`} (or name the variable with --api-key-env)`);
   registerSecret(apiKey);
 
-  const modPath = resolve(f.handler);
+  if ((f.handler === undefined) === (f.llama === undefined)) throw usageError('give one handler: --handler <module> (your own) or --llama <model.gguf|tiny> (a real inference engine on the CPU)');
+  const served = f.llama !== undefined ? await llamaHandler(f.llama, f.concurrency, f.llamaThreads, io) : { handler: await moduleHandler(f.handler as string), close: async () => {} };
+  try {
+    return await serve(f, io, served.handler, { urls, workerId, apiKey, pingIntervalMs, url, endpoint });
+  } finally {
+    await served.close();
+  }
+}
+
+/** The handler a module exports (its default, or `handler`). */
+async function moduleHandler(file: string): Promise<WorkerHandler> {
+  const modPath = resolve(file);
   let mod: Record<string, unknown>;
   try {
     mod = await importUserModule(modPath);
@@ -51,7 +64,52 @@ export async function runWorkerCommand(f: Flags<typeof WORKER_OPTIONS>, io: CliI
   }
   const handler = (typeof mod['default'] === 'function' ? mod['default'] : mod['handler']) as WorkerHandler | undefined;
   if (typeof handler !== 'function') throw configError(`--handler: ${modPath} exports no default or \`handler\` function`);
+  return handler;
+}
 
+/** The real-engine handler on `model` (a GGUF file, or "tiny": the tiny model written to a temporary directory, removed at close). */
+async function llamaHandler(model: string, sequences: number, threads: number, io: CliIo): Promise<{ handler: WorkerHandler; close(): Promise<void> }> {
+  const [{ createLlamaHandler }, { writeTinyModel }] = await Promise.all([import('../../worker/llama-engine/llama-handler.js'), import('../../worker/llama-engine/tiny-model.js')]);
+  let dir: string | undefined;
+  let modelPath = model;
+  if (model === 'tiny') {
+    dir = await mkdtemp(join(tmpdir(), 'qbench-tiny-llama-'));
+    modelPath = join(dir, 'qbench-tiny-llama.gguf');
+    const bytes = await writeTinyModel(modelPath);
+    io.stdout(`qbench worker: wrote the tiny model (${(bytes / 1e6).toFixed(1)} MB) to ${modelPath}\n`);
+  }
+  const removeDir = async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const h = await createLlamaHandler({ modelPath: resolve(modelPath), sequences, threads });
+    io.stdout(`qbench worker: llama.cpp on the CPU, model ${h.modelName}, ${sequences} sequence(s) of ${h.contextTokens} tokens, ${threads} thread(s)\n`);
+    return {
+      handler: h.handler,
+      async close() {
+        await h.close();
+        await removeDir();
+      },
+    };
+  } catch (e) {
+    await removeDir();
+    throw e;
+  }
+}
+
+interface Attachment {
+  readonly urls: WorkerUrls;
+  readonly workerId: string;
+  readonly apiKey: string;
+  readonly pingIntervalMs: number | undefined;
+  readonly url: string | undefined;
+  readonly endpoint: string;
+}
+
+/** One worker generation after another until stopped (a refresh starts the next). */
+async function serve(f: Flags<typeof WORKER_OPTIONS>, io: CliIo, handler: WorkerHandler, a: Attachment): Promise<ExitCode> {
+  const { concurrency, dropStopsWithinMs } = f;
+  const { urls, workerId, apiKey, pingIntervalMs, url, endpoint } = a;
   const exitOnRefresh = f.exitOnRefresh === true;
   for (let generation = 0; ; generation++) {
     const id = generation === 0 || url === undefined ? workerId : `${workerId}-r${generation}`;

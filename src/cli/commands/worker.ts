@@ -1,4 +1,4 @@
-// `qbench worker --handler <module>`: the reference worker (src/worker) attached to a queue
+// `qbench worker --handler <module> | --llama <model.gguf|tiny>`: the reference worker (src/worker) attached to a queue
 // endpoint over the worker protocol, until SIGINT/SIGTERM. URLs come from the RUNPOD_WEBHOOK_*
 // environment a real worker gets, or from --url/--endpoint for the emulator. A job that asks
 // for a refresh (stopPod) retires the worker: a fresh one (new worker id) takes over in this
@@ -7,14 +7,22 @@ import { z } from 'zod';
 import { defineCommand, lazyRun } from '../command.js';
 import { option, type OptionSet } from '../options.js';
 import { optionalTargetOptions, targetKeyOption } from '../target-options.js';
+import { LLAMA_INSTALL, LLAMA_PACKAGE } from '../../worker/llama-engine/names.js';
 
 const MAX_CONCURRENCY = 256;
 const MAX_DROP_STOPS_MS = 10_000;
 const CONCURRENCY = `must be an integer from 1 to ${MAX_CONCURRENCY}`;
 const DROP_STOPS = `must be a number of ms from 0 to ${MAX_DROP_STOPS_MS}`;
+const LLAMA_THREADS = 'must be an integer from 1 to 256';
 
 export const WORKER_OPTIONS = {
-  handler: option({ flag: 'handler', required: true, schema: z.string().min(1), help: 'Module whose default (or `handler`) export handles a job' }),
+  handler: option({ flag: 'handler', schema: z.string().min(1).optional(), help: 'Module whose default (or `handler`) export handles a job (this or --llama)' }),
+  llama: option({
+    flag: 'llama',
+    schema: z.string().min(1).optional(),
+    help: `A real inference engine as the handler: llama.cpp on the CPU (the optional package ${LLAMA_PACKAGE}: ${LLAMA_INSTALL}) serving OpenAI-route and native LLM jobs, --concurrency sequences batched together; a GGUF model file, or "tiny" for a small model written to a temporary file (seeded random weights, nothing downloaded)`,
+  }),
+  llamaThreads: option({ flag: 'llama-threads', kind: 'number', schema: z.number({ error: LLAMA_THREADS }).int({ error: LLAMA_THREADS }).min(1, { error: LLAMA_THREADS }).max(256, { error: LLAMA_THREADS }), default: 1, help: 'With --llama: CPU threads of the evaluation, 1..256' }),
   ...optionalTargetOptions({
     urlOnly: true,
     targetAlias: 'url',

@@ -142,7 +142,8 @@ export interface LlmRequestSpec {
   readonly maxTokens: number;
 }
 
-const WORDS = (
+/** The three-letter words of synthetic prompts (syntheticPrompt). */
+export const SYNTHETIC_WORDS: readonly string[] = (
   'the cat sat big dog ran red box hat sun sea sky day way run top cup pen map car bus art act age air ' +
   'arm bag bed bit boy can cut die ear eat egg end eye far few fit fly fun gas god gun guy hit hot ice job ' +
   'key kid law leg lie lot low man mix net new now odd oil old one own pay per put raw row sad say set she ' +
@@ -152,7 +153,7 @@ const WORDS = (
 /** `n` words of three letters drawn from `rng`, each with its leading space: about `n` tokens (TOKEN_APPROXIMATION). */
 export function syntheticPrompt(n: number, rng: Rng): string {
   const parts: string[] = [];
-  for (let i = 0; i < n; i++) parts.push(WORDS[Math.floor(rng.next() * WORDS.length)] as string);
+  for (let i = 0; i < n; i++) parts.push(SYNTHETIC_WORDS[Math.floor(rng.next() * SYNTHETIC_WORDS.length)] as string);
   return parts.join(' ');
 }
 

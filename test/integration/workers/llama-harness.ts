@@ -1,0 +1,188 @@
+// An endpoint served by a real inference engine: `qbench emulate --external-workers` with one
+// `qbench worker --llama tiny` process attached (llama.cpp on the CPU, the tiny model written by
+// the worker into a temporary directory), both on loopback; then `qbench llm` and `qbench
+// calibrate --llm` in this process against it, and the twin's closed-loop prediction. Used by
+// test/integration/workers/llama-engine.test.ts and bench/real-engine.ts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { main, type CliIo } from '../../../src/cli/main.js';
+import type { EmulatorConfig } from '../../../src/emulator/config.js';
+import { EXIT } from '../../../src/exit-codes.js';
+import { loadTwin } from '../../../src/sim/twin.js';
+import type { LlmRun, QbenchResult } from '../../../src/result/model.js';
+import { simulateLlmClosedLoop } from '../../../src/sim/llm-simulate.js';
+import { LLAMA_BATCH_TOKENS } from '../../../src/worker/llama-engine/llama-handler.js';
+
+export const ENGINE_ENDPOINT = 'llm';
+
+export interface RealEngine {
+  /** http://127.0.0.1:port/v2/llm */
+  readonly target: string;
+  readonly key: string;
+  /** Where the worker wrote the tiny model (removed when the worker stops). */
+  readonly modelPath: string;
+  /** Everything the worker printed. */
+  workerOutput(): string;
+  /** Stop the worker (SIGTERM: it frees the engine and removes its model) and the emulator. */
+  close(): Promise<void>;
+}
+
+/** Resolves with the first match of `re` in what `proc` prints, or rejects when it exits or `maxMs` passes. */
+function waitForLine(proc: ChildProcess, re: RegExp, what: string, text: () => string, maxMs: number): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`timed out after ${maxMs} ms waiting for ${what}; output so far:\n${text()}`)), maxMs);
+    const check = () => {
+      const m = re.exec(text());
+      if (m) finish(undefined, m);
+    };
+    const onExit = (code: number | null) => finish(new Error(`${what}: the process exited (code ${code}) first; its output:\n${text()}`));
+    const finish = (e: Error | undefined, m?: RegExpExecArray) => {
+      clearTimeout(timer);
+      proc.stdout?.off('data', check);
+      proc.stderr?.off('data', check);
+      proc.off('exit', onExit);
+      if (e) reject(e);
+      else resolve(m as RegExpExecArray);
+    };
+    proc.stdout?.on('data', check);
+    proc.stderr?.on('data', check);
+    proc.on('exit', onExit);
+    check();
+  });
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+async function stop(proc: ChildProcess, graceMs: number): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Start the emulator and one real-engine worker of `concurrency` sequences; `cli` is the command
+ * that runs qbench (the built bin under node, or tsx on the sources).
+ */
+export async function startRealEngine(o: { cli: readonly string[]; concurrency: number; key: string }): Promise<RealEngine> {
+  const procs: ChildProcess[] = [];
+  const run = (args: string[]) => {
+    const [cmd, ...pre] = o.cli;
+    const p = spawn(cmd as string, [...pre, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QBENCH_API_KEY: o.key } });
+    procs.push(p);
+    let text = '';
+    p.stdout.on('data', (d: Buffer) => (text += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (text += d.toString()));
+    return { p, text: () => text };
+  };
+  const closeAll = async () => {
+    // The worker first: it stops taking jobs, frees the engine and removes its model file.
+    for (const p of procs.slice().reverse()) await stop(p, 10_000);
+  };
+  try {
+    const em = run(['emulate', '--external-workers', '--port', '0', '--host', '127.0.0.1', '--endpoint', ENGINE_ENDPOINT, '--time-scale', '1']);
+    const url = (await waitForLine(em.p, /ready on (\S+)/, 'the emulator', em.text, 30_000))[1] as string;
+    const w = run(['worker', '--llama', 'tiny', '--target', url, '--endpoint', ENGINE_ENDPOINT, '--worker-id', 'llama-1', '--concurrency', String(o.concurrency), '--api-key-env', 'QBENCH_API_KEY']);
+    await waitForLine(w.p, /taking jobs from/, 'the real-engine worker', w.text, 60_000);
+    const modelPath = (/wrote the tiny model \([^)]*\) to (\S+)/.exec(w.text()) ?? [])[1] ?? '';
+    return { target: `${url}/v2/${ENGINE_ENDPOINT}`, key: o.key, modelPath, workerOutput: w.text, close: closeAll };
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}
+
+const io = (key: string): CliIo & { text: () => string } => {
+  let text = '';
+  return { stdout: (t) => void (text += t), stderr: (t) => void (text += t), isTty: false, env: { QBENCH_API_KEY: key }, signal: new AbortController().signal, text: () => text };
+};
+
+/** `qbench llm` against the engine; its runs (one per path), the exit code and what it printed. */
+export async function measureLlm(engine: RealEngine, dir: string, name: string, args: readonly string[]): Promise<{ code: number; runs: LlmRun[]; output: string }> {
+  const c = io(engine.key);
+  const out = path.join(dir, name);
+  const code = await main(['llm', '--target', engine.target, '--out', out, '--duration', '60s', '--timeout', '60s', ...args], c);
+  const result = JSON.parse(await readFile(path.join(out, 'result.json'), 'utf8')) as QbenchResult;
+  return { code, runs: result.llm?.runs ?? [], output: c.text() };
+}
+
+/** `qbench calibrate --llm` against the engine (one warm native job, then the LLM probe); the twin written. */
+export async function calibrateLlm(engine: RealEngine, dir: string): Promise<{ code: number; twin: EmulatorConfig | undefined; output: string }> {
+  const input = path.join(dir, 'warm-input.json');
+  await writeFile(input, JSON.stringify({ input: { prompt: 'the cat sat', sampling_params: { max_tokens: 1 } } }));
+  const out = path.join(dir, 'twin');
+  const c = io(engine.key);
+  const flags = ['--input', input, '--warm-jobs', '1', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '0', '--workers-min', '1', '--workers-max', '1', '--gpu-type', 'L4', '--yes'];
+  const code = await main(['calibrate', '--target', engine.target, '--llm', ...flags, '--out', out], c);
+  const fitted = code === EXIT.OK ? await loadTwin(path.join(out, 'emulator.json')) : undefined;
+  return { code, twin: fitted === undefined ? undefined : withEngineScheduler(fitted), output: c.text() };
+}
+
+/**
+ * The twin with the engine's scheduler given, as calibrate's --gpu-type is: the probe measures
+ * rates, not how the engine schedules. node-llama-cpp evaluates every sequence's pending tokens
+ * together in batches of LLAMA_BATCH_TOKENS, a prompt in parts beside the decoding streams' next
+ * tokens: the twin's `chunked` scheduler with that many batched tokens.
+ */
+export function withEngineScheduler(twin: EmulatorConfig): EmulatorConfig {
+  const d = twin.deployments[ENGINE_ENDPOINT];
+  if (d?.engine === undefined) return twin;
+  return { ...twin, deployments: { ...twin.deployments, [ENGINE_ENDPOINT]: { ...d, engine: { ...d.engine, scheduler: 'chunked', maxBatchedTokens: LLAMA_BATCH_TOKENS } } } };
+}
+
+/** The workload of a comparison point: prompt and output tokens, and requests per point (per stream in flight). */
+export const POINT_WORKLOAD = { promptTokens: 256, outputTokens: 48, requestsPerStream: 4 } as const;
+
+/** One figure of a comparison point, predicted and measured. */
+export interface Figure {
+  readonly name: string;
+  readonly predicted: number;
+  readonly measured: number;
+  /** |predicted - measured| / measured. */
+  readonly error: number;
+}
+
+const figure = (name: string, predicted: number, measured: number): Figure => ({ name, predicted, measured, error: Math.abs(predicted - measured) / measured });
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/**
+ * At `concurrency` streams in flight (closed loop, the chat route, POINT_WORKLOAD): TTFT p50 and
+ * tokens/s per stream (1000 / TPOT p50) measured by `qbench llm --vus`, and predicted by the twin's
+ * closed-loop simulation of the same requests (every request counts in both).
+ */
+export async function comparePoint(engine: RealEngine, twin: EmulatorConfig, dir: string, concurrency: number): Promise<{ figures: Figure[]; command: string; code: number; output: string }> {
+  const w = POINT_WORKLOAD;
+  const requests = w.requestsPerStream * concurrency;
+  const args = ['--path', 'openai', '--vus', String(concurrency), '--max-requests', String(requests), '--prompt-tokens', String(w.promptTokens), '--output-tokens', String(w.outputTokens)];
+  const m = await measureLlm(engine, dir, `point-${concurrency}`, args);
+  const run = m.runs[0];
+  if (run === undefined) throw new Error(`qbench llm gave no run at concurrency ${concurrency}:\n${m.output}`);
+  const sim = simulateLlmClosedLoop({
+    twin,
+    jobsPerWorker: concurrency,
+    seed: 1,
+    traffic: { concurrency, requests, warmupRequests: 0, promptTokens: w.promptTokens, outputTokens: w.outputTokens, path: 'chat' },
+  });
+  const ttfts = sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs]));
+  const tpots = sim.requests.flatMap((r) => (r.tpotMs === undefined ? [] : [r.tpotMs]));
+  return {
+    figures: [figure('TTFT p50, ms', median(ttfts), run.ttft.percentiles.p50), figure('tokens/s per stream (1000 / TPOT p50)', 1_000 / median(tpots), 1_000 / run.tpot.percentiles.p50)],
+    command: `qbench llm --target <url> ${args.join(' ')}`,
+    code: m.code,
+    output: m.output,
+  };
+}
+
+/** A temporary directory for reports, and its removal. */
+export async function tempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
