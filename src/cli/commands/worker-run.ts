@@ -76,7 +76,7 @@ async function llamaHandler(model: string, sequences: number, threads: number, i
     dir = await mkdtemp(join(tmpdir(), 'qbench-tiny-llama-'));
     modelPath = join(dir, 'qbench-tiny-llama.gguf');
     const bytes = await writeTinyModel(modelPath);
-    io.stdout(`qbench worker: wrote the tiny model (${(bytes / 1e6).toFixed(1)} MB) to ${modelPath}\n`);
+    io.stdout(`qbench worker: wrote the tiny model (${(bytes / 2 ** 20).toFixed(1)} MiB) to ${modelPath}\n`);
   }
   const removeDir = async () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });

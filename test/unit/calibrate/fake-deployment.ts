@@ -1,7 +1,8 @@
 // A deployment that answers at once, for calibration tests with no sockets: jobs complete with
 // seeded timings (a /run job is IN_QUEUE for two /status polls, IN_PROGRESS for two); after a
 // /run job /health shows its worker starting for two polls, running for two, then idle for
-// `idlePolls` polls, then gone (the idle timeout has passed); after a /runsync job, idle at once.
+// `idlePolls` polls, then gone (the idle timeout has passed); while /runsync jobs are in flight
+// it runs, and after the last answers it is idle at once.
 import type { GivenSettings } from '../../../src/calibrate/infer.js';
 import { estimateCost, type CalibrationPlan } from '../../../src/calibrate/plan.js';
 import type { CalibrationReport } from '../../../src/calibrate/report.js';
@@ -32,7 +33,10 @@ export function fakeDeployment(idlePolls = 2, seed = 1, runSyncMs = 0): FakeDepl
     records.set(id, r);
     return r;
   };
+  // /runsync jobs in flight (runSyncMs > 0): their worker runs until the last one answers.
+  let syncInFlight = 0;
   const health = (): HealthRecord => {
+    if (syncInFlight > 0) return { jobs: { completed: submitted, failed: 0, inProgress: syncInFlight, inQueue: 0, retried: 0 }, workers: { idle: 0, running: 1, initializing: 0 } };
     pollsSinceJob += 1;
     const p = pollsSinceJob;
     const w = { idle: p > 4 && p <= 4 + idlePolls ? 1 : 0, running: p > 2 && p <= 4 ? 1 : 0, initializing: p <= 2 ? 1 : 0 };
@@ -49,7 +53,12 @@ export function fakeDeployment(idlePolls = 2, seed = 1, runSyncMs = 0): FakeDepl
     cancelled,
     runSync: async () => {
       const id = submit('sync', 4);
-      if (runSyncMs > 0) await new Promise((r) => setTimeout(r, runSyncMs));
+      if (runSyncMs > 0) {
+        syncInFlight += 1;
+        await new Promise((r) => setTimeout(r, runSyncMs));
+        syncInFlight -= 1;
+        pollsSinceJob = 4;
+      }
       return record(id);
     },
     run: () => Promise.resolve({ id: submit('job', 0) }),
