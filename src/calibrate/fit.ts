@@ -203,6 +203,11 @@ function tailExcess(samples: readonly number[], dist: Distribution): string | un
 export interface FitOptions {
   /** Try a two-part mixture (cold starts). */
   readonly mixture?: boolean;
+  /**
+   * How finely the samples were read, ms (a span between polls): samples that all lie within it
+   * of each other are one value, their mean; two parts closer than twice it are not told apart.
+   */
+  readonly resolutionMs?: number;
 }
 
 /**
@@ -259,9 +264,17 @@ function fitKept(samples: readonly number[], o: FitOptions): Fit {
     const gof = goodnessOfFit(samples, dist);
     return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: 'every sample is equal', outliersMs: [] };
   }
+  const res = o.resolutionMs ?? 0;
+  if (max - min <= res) {
+    const dist: Distribution = { kind: 'constant', ms: samples.reduce((a, x) => a + x, 0) / n };
+    const gof = goodnessOfFit(samples, dist);
+    return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: `every sample within ${Math.round(res)} ms of each other, the span they were read in: a constant at their mean`, outliersMs: [] };
+  }
   const ln = fitLognormal(samples);
   const candidates: Candidate[] = [{ kind: 'lognormal', dist: ln.dist, gof: goodnessOfFit(samples, ln.dist), bic: 2 * Math.log(n) - 2 * ln.logLik }];
-  const mix = o.mixture === true ? fitLognormalMixture(samples) : undefined;
+  const mixed = o.mixture === true ? fitLognormalMixture(samples) : undefined;
+  // Parts whose medians lie within two read spans of each other are the reading's grid, not two kinds of start.
+  const mix = mixed !== undefined && mixed.dist.kind === 'mixture' && mixed.dist.second.kind === 'lognormal' && mixed.dist.first.kind === 'lognormal' && mixed.dist.second.medianMs - mixed.dist.first.medianMs <= 2 * res ? undefined : mixed;
   if (mix) candidates.push({ kind: 'mixture', dist: mix.dist, gof: goodnessOfFit(samples, mix.dist), bic: 5 * Math.log(n) - 2 * mix.logLik });
   const best = candidates.reduce((a, b) => ((b.bic ?? Infinity) < (a.bic ?? Infinity) ? b : a));
   const empirical = empiricalOf(samples);

@@ -304,9 +304,9 @@ function pick<T extends number | string | boolean>(name: keyof DeploymentSetting
   return { name, value: fallback, source: 'service default', detail: 'not measured, not given' };
 }
 
-function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string): PartFit | undefined {
+function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string, resolutionMs?: number): PartFit | undefined {
   if (samplesMs.length === 0) return undefined;
-  const fit = fitSamples(samplesMs, { mixture });
+  const fit = fitSamples(samplesMs, { mixture, ...(resolutionMs !== undefined ? { resolutionMs } : {}) });
   const out = new Set(fit.outliersMs);
   return { part, samplesMs, fit, precision: precisionOf(fit.dist, samplesMs.filter((x) => !out.has(x))), derivation, ...(classId !== undefined ? { classId } : {}) };
 }
@@ -700,7 +700,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // starting, or the end of its wait for capacity, to ready; the scaler's reaction is what
   // delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
-  add(partFit('coldStart', [...starts], `${starts.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true));
+  add(partFit('coldStart', [...starts], `${starts.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true, undefined, ((obs.pollRealMs ?? 0) + obs.rttRealMs) * obs.timeScale));
   // Throttling: starts seen throttled on /health waited for capacity before their cold start
   // (timed from the wait's end); the share of starts that did is the probability.
   const th = obs.throttle;

@@ -196,3 +196,20 @@ describe('the precision of a fit', () => {
     expect(pr.medianRelative).toBeCloseTo(149.5 / 139 - 1, 6);
   });
 });
+
+describe('samples read on a grid of poll spans', () => {
+  it('all within one span of each other: a constant at their mean, whatever a mixture would make of the grid', () => {
+    // A 510 ms cold start read on a 360 ms grid: half the readings 360, half 720.
+    const grid = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? 360 : 720));
+    const fine = fitSamples(grid, { mixture: true, resolutionMs: 360 });
+    expect(fine.dist).toEqual({ kind: 'constant', ms: 540 });
+    expect(fitSamples(grid, { mixture: true }).dist.kind).not.toBe('constant');
+  });
+
+  it('two parts further apart than two spans are still two kinds of start', () => {
+    const rng = seededRng(4);
+    const truth: Distribution = { kind: 'mixture', p: 0.4, first: { kind: 'lognormal', medianMs: 1_500, sigma: 0.1 }, second: { kind: 'lognormal', medianMs: 25_000, sigma: 0.1 } };
+    const samples = Array.from({ length: 60 }, () => Math.round(sampleMs(truth, rng) / 360) * 360);
+    expect(fitSamples(samples, { mixture: true, resolutionMs: 360 }).dist.kind).toBe('mixture');
+  });
+});
