@@ -244,6 +244,8 @@ export interface ScalerEvidence {
   readonly cap: number | undefined;
   /** Allowance beyond the poll spans, target ms (REACTION_SLACK_REAL_MS at the time scale). */
   readonly slackMs: number;
+  /** How far the burst's reaction may be off: one /health poll and a round trip, target ms. */
+  readonly burstErrorMs?: number | undefined;
 }
 
 /**
@@ -291,11 +293,13 @@ export function inferScaler(burst: BurstObservation | undefined, e: ScalerEviden
   }
   if (burstReaction === undefined) return undefined;
   const value = Math.max(1, Math.floor(burstReaction / 1_000));
-  return {
-    type: 'QUEUE_DELAY',
-    value,
-    detail: `a burst of ${burst?.jobs ?? 0} jobs waited ${(burstReaction / 1_000).toFixed(1)} s for more workers (a delay of ${value} s and a periodic check)${coldAtOnce ? '; a job finding no worker up had one at once (startOnArrival), so the cold batches do not show the delay' : ''}`,
-  };
+  // One reaction lies in (value, value + check], read within the burst's poll span and the slack:
+  // every whole value whose range holds it within that error fits.
+  const errMs = (e.burstErrorMs ?? 0) + e.slackMs;
+  const fits = Array.from({ length: value + 1 }, (_, i) => i + 1).filter((v) => burstReaction + errMs > v * 1_000 && burstReaction - errMs <= v * 1_000 + QUEUE_DELAY_CHECK_MS);
+  const why = `a burst of ${burst?.jobs ?? 0} jobs waited ${(burstReaction / 1_000).toFixed(1)} s for more workers (a delay of v s and a ${QUEUE_DELAY_CHECK_MS / 1_000} s periodic check put it in (v, v + ${QUEUE_DELAY_CHECK_MS / 1_000}]${errMs > 0 ? `, read within ±${(errMs / 1_000).toFixed(1)} s` : ''})${coldAtOnce ? '; a job finding no worker up had one at once (startOnArrival), so the cold batches do not show the delay' : ''}`;
+  if (fits.length <= 1) return { type: 'QUEUE_DELAY', value, detail: `${why}: ${value} s` };
+  return { type: 'QUEUE_DELAY', value, ambiguous: fits, detail: `${why}: ambiguous between ${listOf(fits)} s; ${value} picked, the whole seconds it waited; cold batches that wait on the scaler (--cold-starts) or a shorter --health-poll-ms narrow it` };
 }
 
 function pick<T extends number | string | boolean>(name: keyof DeploymentSettings, given: T | undefined, measured: { value: T; detail: string } | undefined, fallback: T): SettingValue {
@@ -720,7 +724,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const scaler =
     o.given.scalerType !== undefined && o.given.scalerValue !== undefined
       ? undefined
-      : inferScaler(burstReacted, { coldReactions: obs.coldReactions, scaleUps, cap: o.given.workersMax, slackMs: REACTION_SLACK_REAL_MS * obs.timeScale });
+      : inferScaler(burstReacted, { coldReactions: obs.coldReactions, scaleUps, cap: o.given.workersMax, slackMs: REACTION_SLACK_REAL_MS * obs.timeScale, burstErrorMs: ((obs.pollRealMs ?? 0) + obs.rttRealMs) * obs.timeScale });
   if (scaler?.ambiguous !== undefined) notes.push(`scalerValue: the evidence leaves it ambiguous between ${scaler.ambiguous.join(', ')}; ${scaler.value} was picked (see its detail): give --scaler-value if you know it`);
 
   // Streaming: the first chunk came after the job's start (seen on /status by the same client;

@@ -99,3 +99,16 @@ describe('QUEUE_DELAY value over generated reactions', () => {
     expect(g?.ambiguous).toBeUndefined();
   });
 });
+
+describe('QUEUE_DELAY from the burst alone', () => {
+  it('one reaction read within a poll: every whole delay whose (v, v + check] holds it within that error, ambiguous when more than one', () => {
+    const e = { coldReactions: [], scaleUps: [], cap: undefined, slackMs: 180, burstErrorMs: 360 };
+    const guess = inferScaler(burst(40, 4, 5_100), e);
+    expect(guess).toMatchObject({ type: 'QUEUE_DELAY', value: 5, ambiguous: [4, 5] });
+    expect(guess?.detail).toMatch(/ambiguous between 4 and 5 s.*--cold-starts/);
+    // Read exactly, 5.3 s lies in (5, 6] only.
+    const exact = inferScaler(burst(40, 4, 5_300), { ...e, slackMs: 0, burstErrorMs: 0 });
+    expect(exact).toMatchObject({ type: 'QUEUE_DELAY', value: 5 });
+    expect(exact?.ambiguous).toBeUndefined();
+  });
+});
