@@ -215,12 +215,63 @@ export interface FitOptions {
  * with the lower BIC (log-normal, or the two-part mixture when asked), kept when its KS
  * statistic is within the 5% critical value, else the empirical quantiles.
  */
-export function fitSamples(samples: readonly number[], o: FitOptions = {}): Fit {
-  if (samples.length === 0) throw new RangeError('fitSamples needs at least one sample');
-  const { kept, outliers } = splitOutliers(samples);
-  const fit = fitKept(kept, o);
+export function fitSamples(raw: readonly number[], o: FitOptions = {}): Fit {
+  if (raw.length === 0) throw new RangeError('fitSamples needs at least one sample');
+  const res = o.resolutionMs ?? 0;
+  if (res > 0 && Math.max(...raw) - Math.min(...raw) <= res) {
+    const dist: Distribution = { kind: 'constant', ms: raw.reduce((a, x) => a + x, 0) / raw.length };
+    const gof = goodnessOfFit(raw, dist);
+    return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: `every sample within ${Math.round(res)} ms of each other, the span they were read in: a constant at their mean`, outliersMs: [] };
+  }
+  const samples = res > 0 ? spreadTies(raw, res) : raw;
+  const split = splitOutliers(samples);
+  // Where a mixture is fitted, two or more samples beyond one fence are a part of it (the full
+  // starts beside many fast ones), not strays: only a lone sample beyond a fence is left out.
+  const mid = split.kept.length > 0 ? [...split.kept].sort((a, b) => a - b)[split.kept.length >> 1] as number : 0;
+  const keepSide = (high: boolean) => o.mixture === true && split.outliers.filter((x) => x > mid === high).length >= 2;
+  const back = split.outliers.filter((x) => keepSide(x > mid));
+  const kept = back.length > 0 ? [...split.kept, ...back] : split.kept;
+  const outliers = back.length > 0 ? split.outliers.filter((x) => !back.includes(x)) : split.outliers;
+  const fit = res > 0 ? withoutReadingNoise(fitKept(kept, o), res, samples !== raw && samples.some((x, i) => x !== raw[i])) : fitKept(kept, o);
   if (outliers.length === 0) return fit;
   return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: beyond ${FENCE_IQR} IQR of ln x from the quartiles)` };
+}
+
+/**
+ * Samples read on a grid (each the middle of a poll span `resolutionMs` wide) tie: k equal ones
+ * stand for k values somewhere in that span, so they are spread evenly across it (at its
+ * k quantiles' middles). A fit then sees the spread the reading hid instead of steps that no
+ * continuous distribution passes a KS test on. Values stay above 1 ms.
+ */
+export function spreadTies(samples: readonly number[], resolutionMs: number): number[] {
+  const counts = new Map<number, number>();
+  for (const x of samples) counts.set(x, (counts.get(x) ?? 0) + 1);
+  const seen = new Map<number, number>();
+  return samples.map((x) => {
+    const k = counts.get(x) as number;
+    if (k < 2) return x;
+    const i = seen.get(x) ?? 0;
+    seen.set(x, i + 1);
+    return Math.max(1, x - resolutionMs / 2 + (resolutionMs * (i + 0.5)) / k);
+  });
+}
+
+/**
+ * A fit to readings taken on polls `resolutionMs` apart holds the reading's own spread: each end
+ * of a reading lies anywhere in its span (variance res^2/6 for the two), and ties spread across
+ * their span add res^2/12. Each log-normal part's log variance loses that variance relative to its
+ * median squared (floored at a sigma of 0.02), so the twin draws the deployment's spread, not the
+ * polls'.
+ */
+function withoutReadingNoise(fit: Fit, res: number, spread: boolean): Fit {
+  const noise = (res * res) / 6 + (spread ? (res * res) / 12 : 0);
+  const narrow = (d: LognormalDist): LognormalDist => ({ ...d, sigma: Math.max(0.02, Math.sqrt(Math.max(0, d.sigma ** 2 - noise / d.medianMs ** 2))) });
+  const d = fit.dist;
+  if (d.kind === 'lognormal') return { ...fit, dist: narrow(d), why: `${fit.why}; sigma less the polls' spread (${d.sigma.toFixed(3)} read)` };
+  if (d.kind === 'mixture' && d.first.kind === 'lognormal' && d.second.kind === 'lognormal') {
+    return { ...fit, dist: { ...d, first: narrow(d.first), second: narrow(d.second) }, why: `${fit.why}; each part's sigma less the polls' spread (${d.first.sigma.toFixed(3)} and ${d.second.sigma.toFixed(3)} read)` };
+  }
+  return fit;
 }
 
 /** Far-out fence on ln x (Tukey): only with enough samples to place the quartiles. */
@@ -265,11 +316,6 @@ function fitKept(samples: readonly number[], o: FitOptions): Fit {
     return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: 'every sample is equal', outliersMs: [] };
   }
   const res = o.resolutionMs ?? 0;
-  if (max - min <= res) {
-    const dist: Distribution = { kind: 'constant', ms: samples.reduce((a, x) => a + x, 0) / n };
-    const gof = goodnessOfFit(samples, dist);
-    return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: `every sample within ${Math.round(res)} ms of each other, the span they were read in: a constant at their mean`, outliersMs: [] };
-  }
   const ln = fitLognormal(samples);
   const candidates: Candidate[] = [{ kind: 'lognormal', dist: ln.dist, gof: goodnessOfFit(samples, ln.dist), bic: 2 * Math.log(n) - 2 * ln.logLik }];
   const mixed = o.mixture === true ? fitLognormalMixture(samples) : undefined;

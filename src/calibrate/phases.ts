@@ -50,6 +50,9 @@ export function startDuring(points: readonly TimedHealth[]): { readonly readyAtM
   return { readyAtMs: next === undefined ? undefined : (midOf(points[last] as TimedHealth) + midOf(next)) / 2 };
 }
 
+/** The golden ratio's fraction: successive multiples spread evenly over [0, 1). */
+const GOLDEN = 0.6180339887498949;
+
 export interface ColdOptions {
   /** Workers that stay up at rest (workersMin, given or assumed 0). */
   readonly floorWorkers: number;
@@ -249,6 +252,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
   return runPhase(ctx, 'cold', async () => {
     let jobs = 0;
     let staggered = 0;
+    let batches = 0;
     let untimed = false;
     // The real instant the last job before this gap ended: the warm phase's last one at first,
     // then the previous batch's last (the later of its last answer, less half a round trip, and
@@ -299,6 +303,12 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // slow client or network moves every mark alike. Each change happened between the last poll
       // without it and the first with it.
       const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health), rest.last.health.workers.throttled ?? 0);
+      // The polls start a fraction of a poll after the send, a different one each batch (golden-
+      // ratio steps): a worker's start, a fixed time after the send (the service's overhead), then
+      // falls at every phase of the poll grid over the batches, and the middle of the span it is
+      // seen in is right on average instead of off by the same amount every time.
+      batches += 1;
+      if (!(await ctx.target.clock.sleep(((batches * GOLDEN) % 1) * ctx.healthPollMs, ctx.deadline.signal)) && ctx.deadline.signal.aborted) throw ctx.deadline.signal.reason as Error;
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
       // The span each job was first seen started in (no longer IN_QUEUE).
       const started = new Map<string, PollSpan>();

@@ -2,7 +2,7 @@
 // fits recover the parameters within their sampling error, the KS statistic is right on a case
 // worked by hand, and the choice between log-normal, mixture and empirical follows the data.
 import { describe, expect, it } from 'vitest';
-import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, precisionOf, splitOutliers, t975 } from '../../../src/calibrate/fit.js';
+import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, precisionOf, splitOutliers, spreadTies, t975 } from '../../../src/calibrate/fit.js';
 import { cdf, sampleMs, seededRng, type Distribution } from '../../../src/deployment/index.js';
 
 function draw(d: Distribution, n: number, seed: number): number[] {
@@ -211,5 +211,44 @@ describe('samples read on a grid of poll spans', () => {
     const truth: Distribution = { kind: 'mixture', p: 0.4, first: { kind: 'lognormal', medianMs: 1_500, sigma: 0.1 }, second: { kind: 'lognormal', medianMs: 25_000, sigma: 0.1 } };
     const samples = Array.from({ length: 60 }, () => Math.round(sampleMs(truth, rng) / 360) * 360);
     expect(fitSamples(samples, { mixture: true, resolutionMs: 360 }).dist.kind).toBe('mixture');
+  });
+});
+
+describe('a mixture read on a grid', () => {
+  // 75% fast starts at 500 ms and 25% full ones at 7.4 s, each read as the gap between the middles
+  // of the 360 ms poll spans its two ends fell in (their phases uniform).
+  const truth: Distribution = { kind: 'mixture', p: 0.75, first: { kind: 'lognormal', medianMs: 500, sigma: 0.15 }, second: { kind: 'lognormal', medianMs: 7_430, sigma: 0.1 } };
+  const P = 360;
+  const read = (seed: number, n: number) => {
+    const rng = seededRng(seed);
+    return Array.from({ length: n }, () => {
+      const begin = rng.next() * P;
+      const end = begin + sampleMs(truth, rng);
+      return (Math.floor(end / P) - Math.floor(begin / P)) * P;
+    });
+  };
+
+  it('ties spread evenly across their span, each value kept where it was alone', () => {
+    expect(spreadTies([360, 360, 720, 1_000], 360)).toEqual([270, 450, 720, 1_000]);
+    expect(spreadTies([10, 10], 360)).toEqual([1, 100]);
+  });
+
+  it('the full starts beside many fast ones are the second part, not far outliers; each part\'s median within 20% and the fast part\'s sigma within 0.15 of the truth\'s', () => {
+    // 60 readings: about 15 full starts; medians of 45 and 15 samples with the polls' spread.
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const f = fitSamples(read(seed, 60), { mixture: true, resolutionMs: P });
+      expect(f.dist.kind, `seed ${seed}: ${f.why}`).toBe('mixture');
+      if (f.dist.kind !== 'mixture' || f.dist.first.kind !== 'lognormal' || f.dist.second.kind !== 'lognormal') continue;
+      expect(Math.abs(f.dist.p - 0.75), `seed ${seed}`).toBeLessThan(0.2);
+      expect(Math.abs(f.dist.first.medianMs / 500 - 1), `seed ${seed}`).toBeLessThan(0.2);
+      expect(Math.abs(f.dist.second.medianMs / 7_430 - 1), `seed ${seed}`).toBeLessThan(0.2);
+      expect(Math.abs(f.dist.first.sigma - 0.15), `seed ${seed}`).toBeLessThan(0.15);
+    }
+  });
+
+  it('without a resolution the same readings lose the full starts as outliers or keep the polls\' spread', () => {
+    const f = fitSamples(read(1, 60), { mixture: true });
+    const fastSigma = f.dist.kind === 'mixture' && f.dist.first.kind === 'lognormal' ? f.dist.first.sigma : undefined;
+    expect(f.outliersMs.length > 0 || f.dist.kind !== 'mixture' || (fastSigma ?? 0) > 0.3).toBe(true);
   });
 });
