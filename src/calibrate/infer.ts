@@ -584,6 +584,36 @@ const fitOfPart = (fits: readonly PartFit[], part: TimingPart): number | undefin
 };
 
 /**
+ * Why the most workers the burst reached need not be the maximum, or undefined when the burst
+ * showed the cap: the scaler was never shown a reason to start one more. QUEUE_DELAY starts a
+ * worker for a job that waited past its delay (and a check); REQUEST_COUNT keeps
+ * ceil(jobs / value) workers. With a worker started at once for a job that finds no slot, every
+ * job beyond the slots would have had one: the cap shows when jobs outnumber the peak's slots.
+ */
+export function drainedBelowCap(settings: readonly SettingValue[], obs: Observations): string | undefined {
+  const get = (n: keyof DeploymentSettings) => settings.find((s) => s.name === n);
+  const b = obs.burst;
+  const wmax = get('workersMax');
+  if (b === undefined || wmax?.source !== 'measured' || (wmax.value as number) > b.peakWorkers) return undefined;
+  const type = get('scalerType')?.value as ScalerType | undefined;
+  const v = get('scalerValue')?.value as number | undefined;
+  const jpw = (get('jobsPerWorker')?.value as number | undefined) ?? 1;
+  if (type === undefined || v === undefined) return undefined;
+  if (get('startOnArrival')?.value === true && b.jobs > b.peakWorkers * jpw) return undefined;
+  if (type === 'REQUEST_COUNT') {
+    const want = Math.ceil(b.jobs / v);
+    return want <= b.peakWorkers ? `the burst of ${b.jobs} jobs asks REQUEST_COUNT ${v} for ${want} worker(s), no more than the ${b.peakWorkers} it reached` : undefined;
+  }
+  const delays = obs.jobs.filter((j) => j.phase === 'burst' && completed(j)).map((j) => j.delayMs as number);
+  if (delays.length === 0) return undefined;
+  const longest = Math.max(...delays);
+  const boundMs = v * 1_000 + QUEUE_DELAY_CHECK_MS + (REACTION_SLACK_REAL_MS + (obs.pollRealMs ?? 0) + obs.rttRealMs) * obs.timeScale;
+  return longest <= boundMs
+    ? `no job of the burst of ${b.jobs} waited past QUEUE_DELAY's ${v} s and a check (the longest ${(longest / 1_000).toFixed(1)} s): the ${b.peakWorkers} worker(s) up drained it before the scaler had cause to start another`
+    : undefined;
+}
+
+/**
  * A note for each scaling setting (and the cold start) the calibration could not measure: what
  * the twin uses instead, why it was not seen, and what measuring it would take. A setting that
  * cannot change anything on this deployment (an idle timeout or a cold start with workersMin =
@@ -623,6 +653,12 @@ export function unmeasuredNotes(settings: readonly SettingValue[], o: { readonly
     notes.push(
       `workersMax: at least ${String(wmax.value)}: no worker started during the burst of ${b.jobs} jobs or a cold batch (the ${b.workersBefore} up ran them before the scaler acted); the twin uses ${String(wmax.value)}; ` +
         `measuring it takes a burst whose jobs wait past the scaler's reaction${need === undefined ? '' : ` (about ${need} jobs: the workers up x ${jpw} job(s) each x 8 s of execution at ${Math.round(exec as number)} ms a job)`}, or give --workers-max`,
+    );
+  }
+  const drained = maxAtLeast ? undefined : drainedBelowCap(settings, o.obs);
+  if (drained !== undefined && wmax !== undefined) {
+    notes.push(
+      `workersMax: at least ${String(wmax.value)}: ${drained}; the twin uses ${String(wmax.value)}; measuring it takes a larger burst (--burst-jobs, within --max-jobs) whose jobs outlast the scaler's reaction on every worker it starts, or give --workers-max`,
     );
   }
   for (const n of ['workersMax', 'scalerType', 'scalerValue', 'jobsPerWorker'] as const) {

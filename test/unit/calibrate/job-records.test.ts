@@ -4,7 +4,7 @@
 // side on one worker when a long dispatch keeps their runs apart (jobsPerWorkerFromRecords).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dispatchSamples, jobsPerWorkerFromRecords, requestCountFits, requestPeak, upperHalfMedian } from '../../../src/calibrate/infer.js';
+import { dispatchSamples, drainedBelowCap, jobsPerWorkerFromRecords, requestCountFits, requestPeak, upperHalfMedian, type SettingValue } from '../../../src/calibrate/infer.js';
 import { startDuring } from '../../../src/calibrate/phases.js';
 import type { JobSample, JobSpan, Observations } from '../../../src/calibrate/observations.js';
 import type { TimedHealth } from '../../../src/calibrate/target.js';
@@ -107,5 +107,29 @@ describe('the idle timeout from samples that may fall short of it', () => {
     expect(upperHalfMedian([600, 4_000, 1_900])).toBe(2_950);
     expect(upperHalfMedian([25_100, 24_900, 17_000, 24_900, 19_500, 13_700])).toBe(24_900);
     expect(upperHalfMedian([5_000])).toBe(5_000);
+  });
+});
+
+describe('the most workers a burst reached as the maximum', () => {
+  const setting = (name: SettingValue['name'], value: number | string | boolean): SettingValue => ({ name, value, source: 'measured', detail: '' });
+  const settingsOf = (type: string, v: number, atOnce = false) => [setting('workersMax', 2), setting('scalerType', type), setting('scalerValue', v), setting('jobsPerWorker', 3), setting('startOnArrival', atOnce)];
+  const obsWith = (delaysMs: number[]) =>
+    ({
+      jobs: delaysMs.map((delayMs) => warmJob({ phase: 'burst', delayMs })),
+      burst: { jobs: 40, workersBefore: 0, peakWorkers: 2 },
+      timeScale: 60,
+      rttRealMs: 1,
+      pollRealMs: 5,
+    }) as unknown as Observations;
+
+  it('QUEUE_DELAY: a lower bound when no job waited past the delay and a check (with the polls\' error), the cap when one did', () => {
+    expect(drainedBelowCap(settingsOf('QUEUE_DELAY', 3), obsWith([1_000, 4_000]))).toMatch(/no job of the burst of 40 waited past QUEUE_DELAY's 3 s/);
+    expect(drainedBelowCap(settingsOf('QUEUE_DELAY', 3), obsWith([1_000, 9_000]))).toBeUndefined();
+  });
+
+  it('REQUEST_COUNT: a lower bound when ceil(jobs / value) is no more than the workers reached; a worker at once for every job beyond the slots shows the cap', () => {
+    expect(drainedBelowCap(settingsOf('REQUEST_COUNT', 20), obsWith([]))).toMatch(/asks REQUEST_COUNT 20 for 2 worker/);
+    expect(drainedBelowCap(settingsOf('REQUEST_COUNT', 4), obsWith([]))).toBeUndefined();
+    expect(drainedBelowCap(settingsOf('REQUEST_COUNT', 20, true), obsWith([]))).toBeUndefined();
   });
 });
