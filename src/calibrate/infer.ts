@@ -70,6 +70,8 @@ export const WAITED_ABOVE_MS = 500;
 export interface StartOnArrivalGuess {
   readonly value: boolean;
   readonly detail: string;
+  /** Both readings predict every count alike: the batches do not tell them apart. */
+  readonly tied?: boolean;
 }
 
 /**
@@ -224,7 +226,7 @@ export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: numb
   const values = (withIt < without ? mWith : mWithout).filter((x) => x.miss === Math.min(withIt, without)).map((x) => x.v);
   return withIt < without
     ? { value: true, values, detail: `workers came at once, and a worker for every job beyond the free slots (${jobsPerWorker} per worker) predicts ${scaleUps.length - withIt} of ${scaleUps.length} batches where REQUEST_COUNT alone predicts at most ${scaleUps.length - without} (${seen})` }
-    : { value: false, values, detail: `workers came at once, and REQUEST_COUNT alone predicts ${scaleUps.length - without} of ${scaleUps.length} batches${withIt === without ? ' (a worker for every job beyond the free slots predicts the same counts: the pool behaves alike either way)' : ''} (${seen})` };
+    : { value: false, values, ...(withIt === without ? { tied: true } : {}), detail: `workers came at once, and REQUEST_COUNT alone predicts ${scaleUps.length - without} of ${scaleUps.length} batches${withIt === without ? ' (a worker for every job beyond the free slots predicts the same counts: these batches do not tell the two apart)' : ''} (${seen})` };
 }
 
 /** Which batch size would tell `a` from `b` apart (with no worker up), under `cap`; undefined: none up to 100. */
@@ -832,6 +834,16 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     settings[i] = { name: 'scalerValue', value: v, source: 'measured', detail: `${arrival.values.length > 1 ? `ambiguous between ${listOf(arrival.values)} beside startOnArrival (each predicts the same counts); ${v} picked, the least` : `only ${v} predicts every count beside startOnArrival`}: ${arrival.detail}` };
   }
   const startOnArrival = pick('startOnArrival', o.given.startOnArrival, arrival, false);
+  if (o.given.startOnArrival === undefined && arrival?.tied === true) {
+    notes.push(
+      `startOnArrival: the batches seen do not tell a worker started at once for each job that finds no free slot from REQUEST_COUNT alone (from the workers a batch ends with, one is REQUEST_COUNT at the jobs per worker); the twin uses REQUEST_COUNT alone; give --start-on-arrival or --no-start-on-arrival if you know which`,
+    );
+    if (o.given.scalerType === undefined) {
+      notes.push(
+        `scalerType: workers came at once, which REQUEST_COUNT explains and so does a worker started at once beside either scaler (startOnArrival, above); the twin uses REQUEST_COUNT; the same batch settles it, or give --scaler-type`,
+      );
+    }
+  }
   if (startOnArrival.source === 'service default') {
     const why = obs.coldReactions.length === 0 ? 'no cold batch was read' : `the ${obs.coldReactions.length} cold batch reaction(s) were read too loosely to tell (each must lie wholly below ${AT_ONCE_BELOW_MS} ms or above ${WAITED_ABOVE_MS} ms)`;
     const detail = `not measured (${why}): the twin waits for the scaler, as the service documents QUEUE_DELAY; measuring it takes cold batches (--cold-starts > 0) with a /health poll short enough (--health-poll-ms) to place each reaction`;

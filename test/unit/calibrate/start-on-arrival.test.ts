@@ -5,7 +5,7 @@
 // (poll spans a /health poll of 300 ms gives) it is always made.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inferStartOnArrival, QUEUE_DELAY_CHECK_MS } from '../../../src/calibrate/infer.js';
+import { inferStartOnArrival, QUEUE_DELAY_CHECK_MS, startOnArrivalFromCounts } from '../../../src/calibrate/infer.js';
 import type { ColdReaction } from '../../../src/calibrate/observations.js';
 
 const SEED = Number(process.env['FC_SEED'] ?? Date.now() % 2 ** 31);
@@ -47,5 +47,22 @@ describe('startOnArrival over generated cold reactions', () => {
     expect(inferStartOnArrival([], 0)).toBeUndefined();
     expect(inferStartOnArrival([{ ms: 100, errorMs: 50 }, { ms: 2_500, errorMs: 50 }], 0)).toBeUndefined();
     expect(inferStartOnArrival([{ ms: 100, errorMs: 50 }, { ms: 700, errorMs: 600 }], 0)?.detail).toMatch(/within 1000 ms of the first job of 1 of 2 cold batch\(es\).*1 reading\(s\) too wide to tell/);
+  });
+});
+
+describe('startOnArrival beside REQUEST_COUNT from the workers batches ended with', () => {
+  const up = (jobs: number, workersBefore: number, workersAfter: number) => ({ source: 'cold batch' as const, jobs, workersBefore, workersAfter });
+
+  it('a worker at once for each job beyond the free slots starts what REQUEST_COUNT at the jobs per worker starts: a tie, said so', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLength: 6 }), (before, jpw, sizes) => {
+        const cap = 6;
+        const ups = sizes.map((n) => up(n, before, Math.min(cap, before + Math.ceil(Math.max(0, n - before * jpw) / jpw))));
+        const guess = startOnArrivalFromCounts(ups, cap, jpw);
+        expect(guess).toMatchObject({ value: false, tied: true });
+        expect(guess?.detail).toMatch(/do not tell the two apart/);
+      }),
+      { seed: 12, numRuns: 200 },
+    );
   });
 });
