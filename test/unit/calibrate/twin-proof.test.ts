@@ -17,24 +17,24 @@ const TOLERANCE = 0.1;
  * The seeded truths, chosen to cover both scalers, active workers, a worker started at once and
  * throttling; the largest figure error each shows (the proof plan):
  *  - one-active: the issue's endpoint with one active worker (REQUEST_COUNT 2, 1..4 workers, idle
- *    20 s, cold starts 40% at 1.5 s and 60% at 25 s): 4.3% (delay p50);
+ *    20 s, cold starts 40% at 1.5 s and 60% at 25 s): 4.4% (delay p50);
  *  - emulator-default: the emulator's own workers section (0..3, 3 s cold start, 2 s idle, a
- *    worker at once for a job that finds none): 7.3% (delay p90);
- *  - 26: REQUEST_COUNT 6, 1 active of 5, 2 jobs a worker, a cold-start mixture, 18% throttled: 2.5%;
- *  - 23: QUEUE_DELAY 3 with a worker at once, 2 active of 5, 12% throttled: 0.9%;
+ *    worker at once for a job that finds none): 1.7% (e2e p99);
+ *  - 26: REQUEST_COUNT 6, 1 active of 5, 2 jobs a worker, a cold-start mixture, 18% throttled: 1.9%;
+ *  - 23: QUEUE_DELAY 3 with a worker at once, 2 active of 5, 12% throttled: 0.8%;
  *  - 17: QUEUE_DELAY 5 and no worker at once, 0..4, log-normal cold starts: 5.0%;
- *  - 22: REQUEST_COUNT 3 with a worker at once, 2 active of 5, 27% throttled: 6.1%;
+ *  - 22: REQUEST_COUNT 3 with a worker at once, 2 active of 5, 27% throttled: 6.8%;
  *  - 8: QUEUE_DELAY 4 whose active worker (1 of 3, 3 jobs each) takes the whole first burst
  *    before the scaler acts: the second burst measures workersMax, the scaler and the idle
  *    timeout: 3.5% (delay p50);
  *  - 1057121616: idle timeout 1 s under a 1.5 s overhead: every warm job finds its worker gone
- *    and meets a cold start (the dispatch is read from the start's end): 5.8% (delay p99);
+ *    and meets a cold start (the dispatch is read from the start's end): 4.5% (delay p99);
  *  - 1917349354: a 2 s dispatch beside 200 ms runs, 2 jobs a worker (the jobs side by side are
- *    read from the dispatch as well as the runs): 8.7% (delay p50);
+ *    read from the dispatch as well as the runs): 9.2% (delay p50);
  *  - 1171639082: an idle timeout of 4 s whose samples an active worker cuts short (0.6, 4.0 and
- *    1.9 s, read as 3 s: within the one-second tolerance): 3.3% (delay p50);
+ *    1.9 s, read as 3 s: within the one-second tolerance): 3.6% (delay p50);
  *  - 10: a constant 510 ms cold start read on a 360 ms grid of polls (360 and 720 ms: one value,
- *    not two kinds of start): 4.3% (delay p50).
+ *    not two kinds of start): 7.5% (delay p50).
  */
 const SEEDED = ['one-active', 'emulator-default', '26', '23', '17', '22', '8', '1057121616', '1917349354', '1171639082', '10'] as const;
 
