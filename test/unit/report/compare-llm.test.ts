@@ -163,6 +163,16 @@ describe('compare: llm sections', () => {
     expect(junit).toMatch(/name="llm openai rate 2\/s goodput \(reported only\)"/);
   });
 
+  it('does not count a regression in an invalid run; says INVALID (exit 4) naming the level', () => {
+    const slow = run(ttfts200.map((t) => t * 2));
+    const late = result([{ ...slow, validity: { ...slow.validity, valid: false, reasons: ['send lateness p99 31 ms > 10 ms'] } }]);
+    const c = compareResults(result([run(ttfts200)]), late, { ...opts, maxRegressionPct: parseMaxRegression(['ttft_p99=10%']) });
+    // the figures are still compared and shown
+    expect(metricOf(c, 'rate 2/s', 'ttft_p99').regression).toBe(true);
+    expect(c.verdict).toEqual({ status: 'invalid', exitCode: EXIT.INVALID_MEASUREMENT, reasons: ['llm openai rate 2/s: the candidate measurement is invalid (send lateness p99 31 ms > 10 ms)'] });
+    expect(renderComparisonJunit(c)).toMatch(/<testcase name="llm openai rate 2\/s measurement validity" classname="qbench\.compare\.llm\.openai"[^>]*>\s*<error/);
+  });
+
   it('tells apart a level a sweep repeats by its role, and needs one level in both', () => {
     const one: LlmLoad = { kind: 'concurrency', concurrency: 1 };
     const sweep = result([llmRun(one, 'sweep-serial', [100, 101]), llmRun(one, 'sweep-saturation', [200, 201])]);
