@@ -25,6 +25,7 @@ export function refuseUnmergeableSections(inputs: readonly Input[]): void {
     for (const key of Object.keys(result)) {
       if (MERGED_SECTIONS.has(key)) continue;
       if (key === 'plan' || key === 'llmPlan') refuse(key, `${source} holds a plan (qbench plan); a plan is one sweep over a twin, not a shard of a run: merge load results only`);
+      if (key === 'llm') refuse(key, `${source} holds qbench llm runs, each level measured whole by one process, not a shard of a load run: merge load results only; to set two llm results side by side, qbench compare them`);
       refuse(key, `${source} holds it and merge does not know how to combine it`);
     }
     for (const key of Object.keys(result.load ?? {})) if (!MERGED_LOAD_PARTS.has(key)) refuse(`load.${key}`, `${source} holds it and merge does not know how to combine it`);

@@ -1,13 +1,15 @@
 // The result of `qbench compare`: per scenario and step, the change in each latency
 // percentile (with a bootstrap confidence interval from the HDR histograms), in throughput and
-// in error rates, and the verdict against the allowed regression margins. Versioned like the result.
+// in error rates; per LLM path and load level, the same for TTFT, ITL, TPOT and e2e, with output
+// tokens/s and goodput; and the verdict against the allowed regression margins. Versioned like the result.
 import { z } from 'zod';
-import { SCHEMA_VERSION } from './model.js';
+import { COMPARE_METRICS } from './compare-metrics.js';
+import { LlmLoad, LlmPath, SCHEMA_VERSION } from './model.js';
+
+export { COMPARE_METRICS, LLM_COMPARE_METRICS, LOAD_COMPARE_METRICS } from './compare-metrics.js';
 
 export const COMPARISON_SCHEMA_VERSION = SCHEMA_VERSION;
 
-/** Metrics a --max-regression margin may name. */
-export const COMPARE_METRICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'throughput', 'error_rate', 'rate_429'] as const;
 export const CompareMetric = z.enum(COMPARE_METRICS);
 export type CompareMetric = z.infer<typeof CompareMetric>;
 
@@ -22,7 +24,7 @@ export type RunRef = z.infer<typeof RunRef>;
 
 export const MetricChange = z.strictObject({
   metric: CompareMetric,
-  /** 'ms' for latency, 'per_sec' for throughput, 'ratio' for error rates (0..1). */
+  /** 'ms' for latency, 'per_sec' for throughput, tokens/s and goodput, 'ratio' for error rates (0..1). */
   unit: z.enum(['ms', 'per_sec', 'ratio']),
   baseline: z.number().nullable(),
   candidate: z.number().nullable(),
@@ -64,6 +66,26 @@ export const ScenarioComparison = z.strictObject({
 });
 export type ScenarioComparison = z.infer<typeof ScenarioComparison>;
 
+/** Metrics whose drop is the regression (every other metric regresses upwards). */
+export const HIGHER_IS_BETTER: ReadonlySet<CompareMetric> = new Set<CompareMetric>(['throughput', 'tokens_per_sec', 'goodput']);
+
+/** One LLM path at one load level (`qbench llm`), matched between the runs by path and level. */
+export const LlmLevelComparison = z.strictObject({
+  path: LlmPath,
+  /** The level in words, the key it was matched by: "rate 4/s", "concurrency 8" (with the sweep role when a run repeats a level). */
+  level: z.string(),
+  load: LlmLoad,
+  /** Present in one run only: reported, never a regression. */
+  presence: z.enum(['both', 'baseline-only', 'candidate-only']),
+  /** Requests sent (completed and failed). */
+  baselineCount: z.number().int().nonnegative(),
+  candidateCount: z.number().int().nonnegative(),
+  metrics: z.array(MetricChange),
+  /** Either run's generator fell behind its schedule: its figures say nothing about the target. */
+  invalid: z.array(z.string()),
+});
+export type LlmLevelComparison = z.infer<typeof LlmLevelComparison>;
+
 export const QbenchComparison = z.strictObject({
   schemaVersion: z.string().regex(/^\d+\.\d+\.\d+$/),
   kind: z.literal('qbench-comparison'),
@@ -78,6 +100,8 @@ export const QbenchComparison = z.strictObject({
     seed: z.number().int(),
   }),
   scenarios: z.array(ScenarioComparison),
+  /** Both results carry an `llm` section: its levels compared. */
+  llm: z.array(LlmLevelComparison).optional(),
   verdict: z.strictObject({
     status: z.enum(['pass', 'fail', 'invalid']),
     exitCode: z.number().int(),

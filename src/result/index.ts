@@ -9,7 +9,7 @@ export {
 } from './model.js';
 export type { VerdictStatus } from './model.js';
 export {
-  COMPARE_METRICS, CompareMetric, MetricChange, StepComparison, ScenarioComparison, QbenchComparison,
+  COMPARE_METRICS, CompareMetric, MetricChange, StepComparison, ScenarioComparison, LlmLevelComparison, QbenchComparison,
 } from './compare-model.js';
 export {
   HISTOGRAM_CONFIG, createHistogram, recordMs, histogramFromMs, encodeHistogram, decodeHistogram, mergeHistograms,

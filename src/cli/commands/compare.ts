@@ -1,9 +1,11 @@
 // `qbench compare <baseline.json> <candidate.json> [--max-regression p99=10%]`: per
-// scenario and step, the change in each percentile (bootstrap CI from the histograms), throughput
-// and error rates; exit 1 on a significant regression over the margin. Prints the table; --out
+// scenario and step, and per LLM path and load level, the change in each percentile (bootstrap CI
+// from the histograms), throughput, tokens/s, goodput and error rates; exit 1 on a significant
+// regression over the margin. Prints the table; --out
 // writes every format.
 import { z } from 'zod';
 import { COMPARE_LIMITS, DEFAULT_MAX_REGRESSION } from '../../report/compare-limits.js';
+import { LLM_COMPARE_METRICS, LOAD_COMPARE_METRICS } from '../../result/compare-metrics.js';
 import { defineCommand, lazyRun } from '../command.js';
 import { option, type OptionSet } from '../options.js';
 
@@ -21,10 +23,10 @@ export const COMPARE_OPTIONS = {
     flag: 'max-regression',
     kind: 'strings',
     schema: z.array(z.string()).optional(),
-    help: 'Allowed worsening per metric, e.g. p99=10% (latency, percent), error_rate=1% (percentage points), throughput=5% (drop). Metrics: p50 p90 p95 p99 p999 mean throughput error_rate rate_429',
+    help: `Allowed worsening per metric, e.g. p99=10% (latency, percent), error_rate=1% (percentage points), throughput=5% (drop); for qbench llm results ttft_p99=10%, tokens_per_sec=5% and goodput=5% (drops). Load metrics: ${LOAD_COMPARE_METRICS.join(' ')}. LLM metrics: ${LLM_COMPARE_METRICS.join(' ')}`,
     defaultHelp: defaults,
   }),
-  latency: option({ flag: 'latency', choices: ['corrected', 'service'], schema: z.enum(['corrected', 'service'], { error: 'must be corrected or service' }), default: 'corrected', help: 'Which latency to compare (corrected: from the intended start)' }),
+  latency: option({ flag: 'latency', choices: ['corrected', 'service'], schema: z.enum(['corrected', 'service'], { error: 'must be corrected or service' }), default: 'corrected', help: 'Which latency of the load steps to compare (corrected: from the intended start); LLM token metrics are as qbench llm measured them' }),
   confidence: option({ flag: 'confidence', kind: 'number', schema: z.number({ error: CONFIDENCE }).min(0.5, { error: CONFIDENCE }).max(0.999, { error: CONFIDENCE }), default: COMPARE_LIMITS.defaultConfidenceLevel, help: 'Confidence level of the intervals' }),
   iterations: option({
     flag: 'iterations',
@@ -40,6 +42,9 @@ export const COMPARE_OPTIONS = {
 
 export const compareCommand = defineCommand({
   options: COMPARE_OPTIONS,
-  builder: (y) => y.example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%'),
+  builder: (y) =>
+    y
+      .example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%')
+      .example('$0 compare llm-base.json llm-cand.json --max-regression ttft_p99=10%,goodput=5%', 'two qbench llm results: fail on a significant TTFT p99 rise over 10% or goodput drop over 5%'),
   run: lazyRun(async () => (await import('./compare-run.js')).runCompare),
 });

@@ -3,7 +3,7 @@ import { redactSecrets } from '../../errors.js';
 import type { QbenchComparison } from '../../result/compare-model.js';
 import type { QbenchResult } from '../../result/model.js';
 import { checkFailsRun, findingOutcome } from '../../result/overall.js';
-import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, validityWarnings } from './format.js';
+import { changeUnit, comparisonUnits, costLine, fmtChange, fmtCount, fmtDuration, fmtMetricValue, fmtMs, fmtRate, fmtRatio, presenceNote, validityWarnings } from './format.js';
 import { llmConsoleLines } from './llm.js';
 import { llmPlanConsoleLines } from './llm-plan.js';
 import { planConsoleLines } from './plan.js';
@@ -121,16 +121,15 @@ export function renderConsole(r: QbenchResult, options: ConsoleOptions = {}): st
 export function renderComparisonConsole(c: QbenchComparison, options: ConsoleOptions = {}): string {
   const paint = painter(options.color ?? false);
   const rows: string[][] = [];
-  for (const s of c.scenarios) {
-    for (const st of s.steps) {
+  for (const s of comparisonUnits(c)) {
+    for (const st of s.rows) {
       for (const m of st.metrics) {
-        const fmt = (v: number | null) => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
-        const u = m.unit === 'ratio' ? ' pts' : '%';
+        const u = changeUnit(m);
         rows.push([
-          `${s.name}/${st.step}`,
+          st.label,
           m.metric,
-          fmt(m.baseline),
-          fmt(m.candidate),
+          fmtMetricValue(m, m.baseline),
+          fmtMetricValue(m, m.candidate),
           fmtChange(m.changePct, u),
           m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–',
           m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`,
@@ -138,14 +137,14 @@ export function renderComparisonConsole(c: QbenchComparison, options: ConsoleOpt
         ]);
       }
     }
-    if (s.presence !== 'both') rows.push([s.name, '', '', '', '', '', '', `only in the ${s.presence === 'baseline-only' ? 'baseline' : 'candidate'}`]);
+    if (s.presence !== 'both') rows.push([s.name, '', '', '', '', '', '', presenceNote(s.presence)]);
   }
   const out = [
     `qbench compare: ${c.baseline.file} → ${c.candidate.file} (${c.options.latency} latency, ${Math.round(c.options.confidenceLevel * 100)}% bootstrap CI, ${c.options.iterations} resamples)`,
     '',
     textTable(
       [
-        { header: 'scenario/step' },
+        { header: 'scenario/step or LLM level' },
         { header: 'metric' },
         { header: 'baseline', align: 'right' },
         { header: 'candidate', align: 'right' },

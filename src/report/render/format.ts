@@ -1,4 +1,5 @@
 // Number formatting and plain-words explanations shared by every renderer.
+import type { MetricChange, QbenchComparison } from '../../result/compare-model.js';
 import type { LoadScenarioResult, OutcomeCounts, PlanSetting, PlanSlo, RunCost, Validity } from '../../result/model.js';
 
 /** Milliseconds with a sensible precision: 0.412 ms, 41.2 ms, 1,204 ms, 12.3 s. */
@@ -136,3 +137,47 @@ export function fmtSloFigure(slo: PlanSlo, v: number | null): string {
   if (v === null) return 'no figure';
   return slo.kind === 'latency' ? fmtMs(v) : fmtRatio(v);
 }
+
+/** A compared value in its unit: milliseconds, a rate per second, or a share. */
+export const fmtMetricValue = (m: MetricChange, v: number | null): string => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
+
+/** The unit of a metric's change: percentage points for a share, percent otherwise. */
+export const changeUnit = (m: MetricChange): string => (m.unit === 'ratio' ? ' pts' : '%');
+
+/** One judged unit of a comparison (a load scenario, or an LLM path at one level) and its rows. */
+export interface ComparisonUnit {
+  /** The scenario's name, or "llm <path> <level>". */
+  name: string;
+  /** The JUnit class of its cases. */
+  suite: string;
+  presence: 'both' | 'baseline-only' | 'candidate-only';
+  invalid: readonly string[];
+  /** A scenario's steps ("scenario/step"), or the LLM level's one row. */
+  rows: readonly { label: string; baselineCount: number; candidateCount: number; metrics: readonly MetricChange[] }[];
+}
+
+/** The units every comparison renderer lists: the load scenarios, then the LLM levels. */
+export function comparisonUnits(c: QbenchComparison): ComparisonUnit[] {
+  return [
+    ...c.scenarios.map((s) => ({
+      name: s.name,
+      suite: s.name,
+      presence: s.presence,
+      invalid: s.invalid,
+      rows: s.steps.map((st) => ({ label: `${s.name}/${st.step}`, baselineCount: st.baselineCount, candidateCount: st.candidateCount, metrics: st.metrics })),
+    })),
+    ...(c.llm ?? []).map((l) => {
+      const name = `llm ${l.path} ${l.level}`;
+      return {
+        name,
+        suite: `llm.${l.path}`,
+        presence: l.presence,
+        invalid: l.invalid,
+        rows: l.presence === 'both' ? [{ label: name, baselineCount: l.baselineCount, candidateCount: l.candidateCount, metrics: l.metrics }] : [],
+      };
+    }),
+  ];
+}
+
+/** "only in the baseline" / "only in the candidate" for a unit one run lacks (reported, never judged). */
+export const presenceNote = (presence: ComparisonUnit['presence']): string => `only in the ${presence === 'baseline-only' ? 'baseline' : 'candidate'}`;

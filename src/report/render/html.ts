@@ -8,7 +8,7 @@ import type { CheckResult, FuzzProperty, HttpExchange, LoadScenarioResult, Qbenc
 import { SCHEMA_VERSION } from '../../result/model.js';
 import { checkFailsRun, findingOutcome } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
-import { compareSections, costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, topSection, validityWarnings } from './format.js';
+import { changeUnit, compareSections, comparisonUnits, costLine, fmtChange, fmtCount, fmtDuration, fmtMetricValue, fmtMs, fmtRate, fmtRatio, presenceNote, scenarioTotals, topSection, validityWarnings } from './format.js';
 import { PAGE_CSS, PAGE_SCRIPT, uplotAssets } from './html-assets.js';
 import { PALETTE, scenarioCharts, type ChartSpec } from './html-charts.js';
 import { llmHtml } from './llm.js';
@@ -277,25 +277,25 @@ ${llmPlan ? llmPlan.html : ''}
 
 /** Render a comparison as one self-contained HTML page (tables, no charts needed). */
 export function renderComparisonHtml(c: QbenchComparison): string {
-  const rows = c.scenarios
+  const units = comparisonUnits(c);
+  const rows = units
     .flatMap((s) =>
-      s.steps.flatMap((st) =>
+      s.rows.flatMap((st) =>
         st.metrics.map((m, i) => {
-          const fmt = (v: number | null) => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
-          const u = m.unit === 'ratio' ? ' pts' : '%';
+          const u = changeUnit(m);
           const flag = m.regression ? badge('fail', 'regression') : m.improvement ? badge('pass', 'better') : m.significant ? badge('info', 'changed') : '';
-          const head = i === 0 ? `<b>${esc(s.name)}</b>/${esc(st.step)}<div class="small muted">${fmtCount(st.baselineCount)} → ${fmtCount(st.candidateCount)} requests</div>` : '';
-          return `<tr${i === 0 ? ' class="group-start"' : ''}><td class="mono">${head}</td><td>${esc(m.metric)}</td><td class="num">${esc(fmt(m.baseline))}</td><td class="num">${esc(fmt(m.candidate))}</td><td class="num">${esc(fmtChange(m.changePct, u))}</td><td class="num">${m.ci ? esc(`${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}`) : '–'}</td><td class="num">${m.maxRegressionPct === null ? '–' : esc(`${m.maxRegressionPct}${u}`)}</td><td>${flag}</td></tr>`;
+          const head = i === 0 ? `<b>${esc(st.label)}</b><div class="small muted">${fmtCount(st.baselineCount)} → ${fmtCount(st.candidateCount)} requests</div>` : '';
+          return `<tr${i === 0 ? ' class="group-start"' : ''}><td class="mono">${head}</td><td>${esc(m.metric)}</td><td class="num">${esc(fmtMetricValue(m, m.baseline))}</td><td class="num">${esc(fmtMetricValue(m, m.candidate))}</td><td class="num">${esc(fmtChange(m.changePct, u))}</td><td class="num">${m.ci ? esc(`${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}`) : '–'}</td><td class="num">${m.maxRegressionPct === null ? '–' : esc(`${m.maxRegressionPct}${u}`)}</td><td>${flag}</td></tr>`;
         }),
       ),
     )
     .join('');
-  const only = c.scenarios.filter((s) => s.presence !== 'both').map((s) => `<li>${esc(s.name)}: only in the ${s.presence === 'baseline-only' ? 'baseline' : 'candidate'}</li>`);
+  const only = units.filter((s) => s.presence !== 'both').map((s) => `<li>${esc(s.name)}: ${presenceNote(s.presence)}</li>`);
   const body = `<h1>qbench compare</h1>
 ${verdictBlock(c.verdict.status, c.verdict.exitCode, `${c.baseline.file} → ${c.candidate.file}`, c.verdict.reasons)}
 <div class="card"><dl class="meta"><dt>baseline</dt><dd>${esc(`${c.baseline.file} · ${c.baseline.startedAt} · qbench ${c.baseline.qbenchVersion} · ${c.baseline.target}`)}</dd><dt>candidate</dt><dd>${esc(`${c.candidate.file} · ${c.candidate.startedAt} · qbench ${c.candidate.qbenchVersion} · ${c.candidate.target}`)}</dd>
 <dt>method</dt><dd>${esc(`${c.options.latency} latency; ${Math.round(c.options.confidenceLevel * 100)}% bootstrap confidence intervals on each percentile difference from the HDR histograms (${c.options.iterations} resamples, seed ${c.options.seed}); a regression is a significant change worse than its margin`)}</dd></dl></div>
-<table><thead><tr><th>scenario/step</th><th>metric</th><th class="num">baseline</th><th class="num">candidate</th><th class="num">change</th><th class="num">confidence interval</th><th class="num">margin</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+<table><thead><tr><th>scenario/step or LLM level</th><th>metric</th><th class="num">baseline</th><th class="num">candidate</th><th class="num">change</th><th class="num">confidence interval</th><th class="num">margin</th><th></th></tr></thead><tbody>${rows}</tbody></table>
 ${only.length > 0 ? `<ul>${only.join('')}</ul>` : ''}
 <footer>qbench · comparison schema ${esc(SCHEMA_VERSION)} · this file makes no network requests</footer>`;
   return page(`qbench compare ${c.verdict.status.toUpperCase()}`, body, []);

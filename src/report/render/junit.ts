@@ -3,11 +3,11 @@
 // failures carry the message and the reproduction. Valid against the Ant JUnit schema (testsuites
 // without attributes; properties, system-out and system-err in every testsuite).
 import { redactSecrets } from '../../errors.js';
-import type { QbenchComparison } from '../../result/compare-model.js';
+import { HIGHER_IS_BETTER, type QbenchComparison } from '../../result/compare-model.js';
 import type { CheckResult, FuzzProperty, LlmSection, LoadScenarioResult, PlanSection, QbenchResult, TargetInfo } from '../../result/model.js';
 import { findingOutcome, llmRunLabel } from '../../result/overall.js';
 import { checkRerunCommand, exchangeText, fuzzReplayCommand } from './evidence.js';
-import { fmtChange, validityWarnings } from './format.js';
+import { changeUnit, comparisonUnits, fmtChange, validityWarnings } from './format.js';
 import { llmPlanHeadline, llmPlanJunitCases } from './llm-plan.js';
 import { planHeadline } from './plan.js';
 import { attrs, xmlText, xmlToken } from './xml.js';
@@ -365,29 +365,29 @@ export function renderJunit(r: QbenchResult): string {
   return renderSuites(suites);
 }
 
-/** Render a comparison as JUnit XML: one test case per scenario, step and metric. */
+/** Render a comparison as JUnit XML: one test case per scenario, step and metric, and per LLM path, level and metric. */
 export function renderComparisonJunit(c: QbenchComparison): string {
   const cases: Case[] = [];
-  for (const s of c.scenarios) {
-    for (const st of s.steps) {
+  for (const s of comparisonUnits(c)) {
+    for (const st of s.rows) {
       for (const m of st.metrics) {
-        const margin = m.maxRegressionPct === null ? 'reported only' : `max ${m.unit === 'ratio' ? `+${m.maxRegressionPct} points` : `${m.metric === 'throughput' ? '−' : '+'}${m.maxRegressionPct}%`}`;
+        const margin = m.maxRegressionPct === null ? 'reported only' : `max ${m.unit === 'ratio' ? `+${m.maxRegressionPct} points` : `${HIGHER_IS_BETTER.has(m.metric) ? '−' : '+'}${m.maxRegressionPct}%`}`;
         cases.push({
-          name: `${s.name}/${st.step} ${m.metric} (${margin})`,
-          classname: `qbench.compare.${s.name}`,
+          name: `${st.label} ${m.metric} (${margin})`,
+          classname: `qbench.compare.${s.suite}`,
           timeSec: 0,
           outcome: m.regression
             ? {
                 kind: 'failure',
                 type: 'regression',
-                message: `${m.metric} ${m.baseline ?? '–'} → ${m.candidate ?? '–'} (${fmtChange(m.changePct, m.unit === 'ratio' ? ' pts' : '%')}${m.ci ? `, ${Math.round(m.ci.level * 100)}% CI ${fmtChange(m.ci.lowPct)} … ${fmtChange(m.ci.highPct)}` : ''})`,
+                message: `${m.metric} ${m.baseline ?? '–'} → ${m.candidate ?? '–'} (${fmtChange(m.changePct, changeUnit(m))}${m.ci ? `, ${Math.round(m.ci.level * 100)}% CI ${fmtChange(m.ci.lowPct)} … ${fmtChange(m.ci.highPct)}` : ''})`,
                 body: `baseline ${c.baseline.file}\ncandidate ${c.candidate.file}\nreproduce: qbench compare ${c.baseline.file} ${c.candidate.file}`,
               }
             : { kind: 'pass' },
         });
       }
     }
-    for (const why of s.invalid) cases.push({ name: `${s.name} measurement validity`, classname: `qbench.compare.${s.name}`, timeSec: 0, outcome: { kind: 'error', type: 'invalid-measurement', message: why, body: why } });
+    for (const why of s.invalid) cases.push({ name: `${s.name} measurement validity`, classname: `qbench.compare.${s.suite}`, timeSec: 0, outcome: { kind: 'error', type: 'invalid-measurement', message: why, body: why } });
   }
   return renderSuites([
     {

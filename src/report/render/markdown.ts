@@ -8,7 +8,7 @@ import { fuzzReplayCommand } from './evidence.js';
 import { llmMarkdownLines } from './llm.js';
 import { llmPlanMarkdownLines } from './llm-plan.js';
 import { planMarkdownLines } from './plan.js';
-import { costLine, fmtChange, fmtCount, fmtDuration, fmtMs, fmtRate, fmtRatio, scenarioTotals, validityWarnings } from './format.js';
+import { changeUnit, comparisonUnits, costLine, fmtChange, fmtCount, fmtDuration, fmtMetricValue, fmtMs, fmtRate, fmtRatio, presenceNote, scenarioTotals, validityWarnings } from './format.js';
 
 const ICON = { pass: '✅', fail: '❌', invalid: '⚠️', error: '💥', info: 'ℹ️', skip: '⏭️', inconclusive: '❔' } as const;
 const MAX_LISTED = 15;
@@ -105,22 +105,21 @@ export function renderComparisonMarkdown(c: QbenchComparison): string {
   out.push(`## ${icon} qbench compare: ${c.verdict.status.toUpperCase()} (exit ${c.verdict.exitCode})`, '');
   out.push(`baseline \`${cell(c.baseline.file)}\` (${c.baseline.startedAt}) → candidate \`${cell(c.candidate.file)}\` (${c.candidate.startedAt}); ${c.options.latency} latency, ${Math.round(c.options.confidenceLevel * 100)}% bootstrap intervals (${c.options.iterations} resamples, seed ${c.options.seed})`, '');
   if (c.verdict.reasons.length > 0) out.push(...c.verdict.reasons.map((x) => `- ${cell(x)}`), '');
-  const header = ['| scenario/step | metric | baseline | candidate | change | CI | margin | |', '|---|---|---:|---:|---:|---|---:|---|'];
+  const header = ['| scenario/step or LLM level | metric | baseline | candidate | change | CI | margin | |', '|---|---|---:|---:|---:|---|---:|---|'];
   const gated: string[] = [];
   const all: string[] = [];
-  for (const s of c.scenarios) {
-    for (const st of s.steps) {
+  for (const s of comparisonUnits(c)) {
+    for (const st of s.rows) {
       for (const m of st.metrics) {
-        const fmt = (v: number | null) => (m.unit === 'ms' ? fmtMs(v) : m.unit === 'per_sec' ? fmtRate(v) : fmtRatio(v));
-        const u = m.unit === 'ratio' ? ' pts' : '%';
+        const u = changeUnit(m);
         const flag = m.regression ? '❌ regression' : m.improvement ? '✅ better' : m.significant ? 'changed' : '';
-        const row = `| ${cell(`${s.name}/${st.step}`)} | ${m.metric} | ${fmt(m.baseline)} | ${fmt(m.candidate)} | ${fmtChange(m.changePct, u)} | ${m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–'} | ${m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`} | ${flag} |`;
+        const row = `| ${cell(st.label)} | ${m.metric} | ${fmtMetricValue(m, m.baseline)} | ${fmtMetricValue(m, m.candidate)} | ${fmtChange(m.changePct, u)} | ${m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–'} | ${m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`} | ${flag} |`;
         all.push(row);
         // the short table: what the margins judge, and anything that moved significantly
         if (m.maxRegressionPct !== null || m.significant) gated.push(row);
       }
     }
-    if (s.presence !== 'both') gated.push(`| ${cell(s.name)} | – | | | | | | only in the ${s.presence === 'baseline-only' ? 'baseline' : 'candidate'} |`);
+    if (s.presence !== 'both') gated.push(`| ${cell(s.name)} | – | | | | | | ${presenceNote(s.presence)} |`);
   }
   if (gated.length > 0) out.push(...header, ...gated, '');
   out.push('<details><summary>Every metric</summary>', '', ...header, ...all, '', '</details>', '');

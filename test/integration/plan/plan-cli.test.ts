@@ -1,13 +1,12 @@
 // `qbench plan` as installed: the built CLI simulates a small twin over a few settings (its
 // sweep on worker threads started from dist/), writes every report format, and exits 0 when a
 // setting meets the SLO, 1 when none does (saying what would be needed), 2 on a malformed SLO.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResult } from '../../../src/result/read-result.js';
-import { BUILT_BIN } from '../../global-setup.js';
+import { runBuiltCli } from '../built-cli.js';
 
 let dir = '';
 let twin = '';
@@ -31,21 +30,7 @@ const TWIN = {
 /** A few settings, one seed, two threads. */
 const SMALL = ['--rate', '1', '--duration', '5m', '--workers-min', '0', '--workers-max', '1..3', '--idle-timeout', '5,60', '--scaler-type', 'QUEUE_DELAY', '--scaler-value', '2', '--seeds', '1', '--threads', '2'];
 
-function qbench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BUILT_BIN, 'plan', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-    proc.on('error', reject);
-    proc.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const qbench = (args: string[]) => runBuiltCli(['plan', ...args], { cwd: dir });
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'qbench-plan-'));

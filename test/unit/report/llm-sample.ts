@@ -1,5 +1,6 @@
 // LLM runs for the report tests, summarized from requests whose timings are known: each request
-// streams 5 one-token chunks 10 ms apart after its TTFT; the first of a run is cold.
+// streams 5 one-token chunks 10 ms apart (or `itlMs(i)` apart) after its TTFT; the first `failed`
+// requests get an HTTP 500 and no token; the first of a run is cold.
 import { summarizeLlmRun, type MeasuredRequest, type RawLlmRun } from '../../../src/load/llm/aggregate.js';
 import { parseSlo } from '../../../src/load/llm/goodput.js';
 import { tokenMetrics } from '../../../src/load/llm/token-metrics.js';
@@ -7,10 +8,21 @@ import type { LlmLoad, LlmRun, LlmSection } from '../../../src/result/model.js';
 
 export const SAMPLE_SLOS = [parseSlo('p50(ttft)<150ms'), parseSlo('itl<50ms')];
 
-export function llmRun(load: LlmLoad, role: LlmRun['role'], ttfts: number[], path: LlmRun['path'] = 'openai'): LlmRun {
+export interface LlmRunOptions {
+  /** The gap between a request's tokens (ms); 10 by default. */
+  itlMs?: (i: number) => number;
+  /** The first this many requests fail (HTTP 500, no token). */
+  failed?: number;
+}
+
+export function llmRun(load: LlmLoad, role: LlmRun['role'], ttfts: number[], path: LlmRun['path'] = 'openai', opts: LlmRunOptions = {}): LlmRun {
   const requests: MeasuredRequest[] = ttfts.map((ttft, i) => {
     const start = i * 1000;
-    const arrivals = Array.from({ length: 5 }, (_, k) => ({ atMs: start + ttft + k * 10, chunk: { choices: [{ delta: { content: 'x' } }] } }));
+    if (i < (opts.failed ?? 0)) {
+      return { intendedMs: start, cold: i === 0, outcome: { ok: false, status: 500, error: 'HTTP 500', metrics: tokenMetrics(start, [], start + ttft), streamed: true, text: '', sentAtMs: start } };
+    }
+    const gap = opts.itlMs?.(i) ?? 10;
+    const arrivals = Array.from({ length: 5 }, (_, k) => ({ atMs: start + ttft + k * gap, chunk: { choices: [{ delta: { content: 'x' } }] } }));
     return { intendedMs: start, cold: i === 0, outcome: { ok: true, status: 200, metrics: tokenMetrics(start, arrivals), streamed: true, text: 'xxxxx', sentAtMs: start } };
   });
   const raw: RawLlmRun = {

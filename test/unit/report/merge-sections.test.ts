@@ -122,6 +122,11 @@ describe('merge: sections it cannot combine', () => {
     expect(() => mergeResults([{ result: a, source: 'a.json' }, { result: withLlmPlan, source: 'l.json' }])).toThrow(/cannot merge the llmPlan section: l\.json holds a plan/);
   });
 
+  it('refuses an llm section by name, pointing to qbench compare', () => {
+    const withLlm = { ...withCost(2, 'http://127.0.0.1:9002', T0, undefined), llm: {} } as unknown as QbenchResult;
+    expect(() => mergeResults([{ result: a, source: 'a.json' }, { result: withLlm, source: 'm.json' }])).toThrow(/cannot merge the llm section: m\.json holds qbench llm runs.*qbench compare them; nothing was written$/);
+  });
+
   it('refuses a section it does not know, top-level or in load, by name', () => {
     const extra = { ...withCost(2, 'http://127.0.0.1:9002', T0, undefined), traces: [] } as unknown as QbenchResult;
     expect(() => mergeResults([{ result: a, source: 'a.json' }, { result: extra, source: 'x.json' }])).toThrow(/cannot merge the traces section: x\.json holds it/);
