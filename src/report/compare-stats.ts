@@ -172,6 +172,16 @@ function relativeChange(metric: CompareMetric, unit: MetricChange['unit'], base:
   };
 }
 
+/**
+ * Requests beyond a percentile that its bootstrap interval needs: with fewer, the resampled
+ * percentile takes a handful of values (the slowest requests' ties) and its interval can
+ * collapse to a point, so noise would read as a significant change.
+ */
+export const MIN_BEYOND = 5;
+
+/** Requests a run needs so that MIN_BEYOND lie beyond `percentile` (p99: 500, p90: 50, p50: 10). */
+export const requestsForPercentile = (percentile: number): number => Math.ceil((MIN_BEYOND * 100) / (100 - percentile) - 1e-9);
+
 /** A percentile (or the mean) of a histogram of milliseconds. */
 export type Statistic = { percentile: number } | 'mean';
 
@@ -188,6 +198,10 @@ export function histogramMetric(metric: CompareMetric, stat: Statistic, b: Histo
   const base = qb ? valueOf(qb) : null;
   const cand = qc ? valueOf(qc) : null;
   let ci: MetricChange['ci'] = null;
+  const need = stat === 'mean' ? 0 : requestsForPercentile(stat.percentile);
+  if (qb && qc && Math.min(qb.count, qc.count) < need && stat !== 'mean') {
+    return { ...relativeChange(metric, 'ms', base, cand, null, margin, 'up'), unjudged: `p${stat.percentile} needs ${need} requests in each run (${MIN_BEYOND} beyond it); these had ${qb.count} and ${qc.count}` };
+  }
   if (qb && qc && base !== null && base > 0) {
     const draw: () => [number, number] =
       stat === 'mean'

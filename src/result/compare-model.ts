@@ -40,6 +40,8 @@ export const MetricChange = z.strictObject({
   regression: z.boolean(),
   /** Better, and significant. */
   improvement: z.boolean(),
+  /** Why it has no interval and is never significant: a run with too few requests to place the percentile. */
+  unjudged: z.string().optional(),
 });
 export type MetricChange = z.infer<typeof MetricChange>;
 

@@ -131,7 +131,7 @@ export function renderComparisonConsole(c: QbenchComparison, options: ConsoleOpt
           fmtMetricValue(m, m.baseline),
           fmtMetricValue(m, m.candidate),
           fmtChange(m.changePct, u),
-          m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–',
+          m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : m.unjudged !== undefined ? 'too few requests' : '–',
           m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`,
           m.regression ? paint('red', 'REGRESSION') : m.improvement ? paint('green', 'better') : m.significant ? 'changed' : '',
         ]);

@@ -285,7 +285,7 @@ export function renderComparisonHtml(c: QbenchComparison): string {
           const u = changeUnit(m);
           const flag = m.regression ? badge('fail', 'regression') : m.improvement ? badge('pass', 'better') : m.significant ? badge('info', 'changed') : '';
           const head = i === 0 ? `<b>${esc(st.label)}</b><div class="small muted">${fmtCount(st.baselineCount)} → ${fmtCount(st.candidateCount)} requests</div>` : '';
-          return `<tr${i === 0 ? ' class="group-start"' : ''}><td class="mono">${head}</td><td>${esc(m.metric)}</td><td class="num">${esc(fmtMetricValue(m, m.baseline))}</td><td class="num">${esc(fmtMetricValue(m, m.candidate))}</td><td class="num">${esc(fmtChange(m.changePct, u))}</td><td class="num">${m.ci ? esc(`${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}`) : '–'}</td><td class="num">${m.maxRegressionPct === null ? '–' : esc(`${m.maxRegressionPct}${u}`)}</td><td>${flag}</td></tr>`;
+          return `<tr${i === 0 ? ' class="group-start"' : ''}><td class="mono">${head}</td><td>${esc(m.metric)}</td><td class="num">${esc(fmtMetricValue(m, m.baseline))}</td><td class="num">${esc(fmtMetricValue(m, m.candidate))}</td><td class="num">${esc(fmtChange(m.changePct, u))}</td><td class="num">${m.ci ? esc(`${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}`) : m.unjudged !== undefined ? `<span title="${esc(m.unjudged)}">too few requests</span>` : '–'}</td><td class="num">${m.maxRegressionPct === null ? '–' : esc(`${m.maxRegressionPct}${u}`)}</td><td>${flag}</td></tr>`;
         }),
       ),
     )

@@ -113,7 +113,7 @@ export function renderComparisonMarkdown(c: QbenchComparison): string {
       for (const m of st.metrics) {
         const u = changeUnit(m);
         const flag = m.regression ? '❌ regression' : m.improvement ? '✅ better' : m.significant ? 'changed' : '';
-        const row = `| ${cell(st.label)} | ${m.metric} | ${fmtMetricValue(m, m.baseline)} | ${fmtMetricValue(m, m.candidate)} | ${fmtChange(m.changePct, u)} | ${m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : '–'} | ${m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`} | ${flag} |`;
+        const row = `| ${cell(st.label)} | ${m.metric} | ${fmtMetricValue(m, m.baseline)} | ${fmtMetricValue(m, m.candidate)} | ${fmtChange(m.changePct, u)} | ${m.ci ? `${fmtChange(m.ci.lowPct, u)} … ${fmtChange(m.ci.highPct, u)}` : m.unjudged !== undefined ? `too few requests: ${cell(m.unjudged)}` : '–'} | ${m.maxRegressionPct === null ? '–' : `${m.maxRegressionPct}${u}`} | ${flag} |`;
         all.push(row);
         // the short table: what the margins judge, and anything that moved significantly
         if (m.maxRegressionPct !== null || m.significant) gated.push(row);

@@ -37,7 +37,7 @@ const metricOf = (c: QbenchComparison, level: string, name: string) => {
 };
 
 // TTFTs in [100, 110) ms, to the microsecond
-const ttftsArb = fc.array(fc.integer({ min: 100_000, max: 109_999 }), { minLength: 40, maxLength: 120 }).map((us) => us.map((u) => u / 1_000));
+const ttftsArb = fc.array(fc.integer({ min: 100_000, max: 109_999 }), { minLength: 50, maxLength: 120 }).map((us) => us.map((u) => u / 1_000));
 
 /**
  * HDR resolution: a recorded value is within 1/1024 of itself (3 significant digits), so the ratio of
@@ -52,8 +52,10 @@ describe('compare: llm sections', () => {
       fc.property(ttftsArb, fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 30 }), (ttfts, x, margin) => {
         const base = result([run(ttfts)]);
         const cand = result([run(ttfts.map((t) => t * (1 + x / 100)))]);
-        const c = compareResults(base, cand, { ...opts, maxRegressionPct: parseMaxRegression([`ttft_p50=${margin}%,ttft_p99=${margin}%`]) });
-        for (const name of ['ttft_p50', 'ttft_p99']) {
+        const c = compareResults(base, cand, { ...opts, maxRegressionPct: parseMaxRegression([`ttft_p50=${margin}%,ttft_p90=${margin}%,ttft_p99=${margin}%`]) });
+        // p99 of under 500 requests (5 beyond it) is shown, never judged
+        expect(metricOf(c, 'rate 2/s', 'ttft_p99')).toMatchObject({ ci: null, significant: false, regression: false, unjudged: `p99 needs 500 requests in each run (5 beyond it); these had ${ttfts.length} and ${ttfts.length}` });
+        for (const name of ['ttft_p50', 'ttft_p90']) {
           const m = metricOf(c, 'rate 2/s', name);
           expect(Math.abs(m.changePct! - x)).toBeLessThanOrEqual(HDR_TOLERANCE_PTS);
           expect(m.regression).toBe(m.ci!.lowPct > 0 && m.changePct! > margin);
@@ -72,7 +74,7 @@ describe('compare: llm sections', () => {
 
   it('a change over the margin that the noise explains is not a regression', () => {
     // two small, independent samples of widely spread TTFTs: their p50 differs by chance
-    const wide = fc.array(fc.integer({ min: 100, max: 1_000 }), { minLength: 8, maxLength: 20 });
+    const wide = fc.array(fc.integer({ min: 100, max: 1_000 }), { minLength: 10, maxLength: 20 });
     let overMarginNotSignificant = 0;
     fc.assert(
       fc.property(wide, wide, (b, c) => {
@@ -150,25 +152,28 @@ describe('compare: llm sections', () => {
   it('every renderer shows the LLM rows and the verdict names the level', () => {
     const base = result([run(ttfts200), run(ttfts200, {}, { kind: 'concurrency', concurrency: 4 })]);
     const cand = result([run(ttfts200.map((t) => t * 1.3)), run(ttfts200, {}, { kind: 'concurrency', concurrency: 4 })]);
-    const c = compareResults(base, cand, { ...opts, maxRegressionPct: parseMaxRegression(['ttft_p99=10%']) });
+    const c = compareResults(base, cand, { ...opts, maxRegressionPct: parseMaxRegression(['ttft_p90=10%']) });
     expect(QbenchComparison.parse(JSON.parse(JSON.stringify(c)))).toEqual(c);
     expect(c.verdict).toMatchObject({ status: 'fail', exitCode: EXIT.TARGET_FAILED });
-    expect(c.verdict.reasons[0]).toMatch(/^llm openai rate 2\/s ttft_p99: 109 ms → 14\d ms \(\+3\d\.\d%, 95% CI .*\) is over the allowed 10%$/);
-    expect(renderComparisonConsole(c)).toMatch(/llm openai rate 2\/s +ttft_p99 +109 ms +14\d ms +\+3\d\.\d% .* 10% +REGRESSION/);
-    expect(renderComparisonConsole(c)).toMatch(/llm openai concurrency 4 +ttft_p99 +109 ms +109 ms +±0\.0%/);
-    expect(renderComparisonMarkdown(c)).toMatch(/\| llm openai rate 2\/s \| ttft_p99 \| 109 ms \| 14\d ms \| .* \| 10% \| ❌ regression \|/);
+    expect(c.verdict.reasons[0]).toMatch(/^llm openai rate 2\/s ttft_p90: 108 ms → 14\d ms \(\+3\d\.\d%, 95% CI .*\) is over the allowed 10%$/);
+    expect(renderComparisonConsole(c)).toMatch(/llm openai rate 2\/s +ttft_p90 +108 ms +14\d ms +\+3\d\.\d% .* 10% +REGRESSION/);
+    expect(renderComparisonConsole(c)).toMatch(/llm openai concurrency 4 +ttft_p90 +108 ms +108 ms +±0\.0%/);
+    // p99 of 200 requests: shown, with why it has no interval
+    expect(renderComparisonConsole(c)).toMatch(/llm openai rate 2\/s +ttft_p99 +\d+ ms +\d+ ms +\+\d+\.\d% +too few requests/);
+    expect(renderComparisonMarkdown(c)).toMatch(/\| ttft_p99 \| .* \| too few requests: p99 needs 500 requests in each run \(5 beyond it\); these had 200 and 200 \|/);
+    expect(renderComparisonMarkdown(c)).toMatch(/\| llm openai rate 2\/s \| ttft_p90 \| 108 ms \| 14\d ms \| .* \| 10% \| ❌ regression \|/);
     expect(renderComparisonHtml(c)).toMatch(/<b>llm openai rate 2\/s<\/b><div class="small muted">200 → 200 requests<\/div>/);
     const junit = renderComparisonJunit(c);
-    expect(junit).toMatch(/<testcase name="llm openai rate 2\/s ttft_p99 \(max \+10%\)" classname="qbench\.compare\.llm\.openai"[^>]*>\s*<failure/);
+    expect(junit).toMatch(/<testcase name="llm openai rate 2\/s ttft_p90 \(max \+10%\)" classname="qbench\.compare\.llm\.openai"[^>]*>\s*<failure/);
     expect(junit).toMatch(/name="llm openai rate 2\/s goodput \(reported only\)"/);
   });
 
   it('does not count a regression in an invalid run; says INVALID (exit 4) naming the level', () => {
     const slow = run(ttfts200.map((t) => t * 2));
     const late = result([{ ...slow, validity: { ...slow.validity, valid: false, reasons: ['send lateness p99 31 ms > 10 ms'] } }]);
-    const c = compareResults(result([run(ttfts200)]), late, { ...opts, maxRegressionPct: parseMaxRegression(['ttft_p99=10%']) });
+    const c = compareResults(result([run(ttfts200)]), late, { ...opts, maxRegressionPct: parseMaxRegression(['ttft_p90=10%']) });
     // the figures are still compared and shown
-    expect(metricOf(c, 'rate 2/s', 'ttft_p99').regression).toBe(true);
+    expect(metricOf(c, 'rate 2/s', 'ttft_p90').regression).toBe(true);
     expect(c.verdict).toEqual({ status: 'invalid', exitCode: EXIT.INVALID_MEASUREMENT, reasons: ['llm openai rate 2/s: the candidate measurement is invalid (send lateness p99 31 ms > 10 ms)'] });
     expect(renderComparisonJunit(c)).toMatch(/<testcase name="llm openai rate 2\/s measurement validity" classname="qbench\.compare\.llm\.openai"[^>]*>\s*<error/);
   });
