@@ -121,8 +121,10 @@ const readyOf = (h: HealthRecord): number => h.workers.idle + h.workers.running 
  * span between two polls), each worker that became ready ends one. Starts that came in one span
  * (a scaler starting a batch's workers on one decision) began together, so the ready spans give
  * their durations whatever the order; starts spread over several spans are paired first in,
- * first out (a fast start that overtakes a full one lends it its start; the sum is kept). A span
- * in which a worker stopped ends the reading: later counts could hide a start behind a stop.
+ * first out (a fast start that overtakes a full one lends it its start; the sum is kept). From a
+ * span in which a worker stopped on, the counts up and ready could hide a start behind a stop: no
+ * new start is read, and the starts already seen are read to their end from the count of workers
+ * starting (initializing or throttled), which a stop of a ready worker leaves alone.
  *
  * A start may first wait for GPU capacity (throttled on /health, DEPLOYMENT-FACTS.md) and then
  * cold-start: the throttled count splits the two. A new worker counted throttled waits; one that
@@ -143,11 +145,17 @@ export class StartTracker {
   private sawStartingCount = false;
   private sawThrottledCount = false;
 
+  /** Workers initializing or throttled at the last answer. */
+  private starting: number;
+
   constructor(
     private up: number,
     private ready: number,
     private throttled = 0,
-  ) {}
+    initializing = 0,
+  ) {
+    this.starting = initializing + throttled;
+  }
 
   /** One /health answer: `span` from the poll before to this one (real ms). */
   observe(h: HealthRecord, span: PollSpan): void {
@@ -156,23 +164,43 @@ export class StartTracker {
     const throttled = h.workers.throttled ?? 0;
     if (h.workers.initializing !== undefined || h.workers.throttled !== undefined) this.sawStartingCount = true;
     if (h.workers.throttled !== undefined) this.sawThrottledCount = true;
-    if (!this.stopped) {
-      if (up < this.up || ready < this.ready) this.stopped = true;
-      else {
-        const fresh = up - this.up;
-        // New workers counted throttled; the rest of the change is workers that left it.
-        const ins = Math.min(fresh, Math.max(0, throttled - this.throttled));
-        const outs = ins - (throttled - this.throttled);
-        for (let i = 0; i < fresh; i += 1) this.starts.push(span);
-        for (let i = 0; i < ins; i += 1) this.throttleIns.push(span);
-        for (let i = 0; i < outs; i += 1) this.throttleOuts.push(span);
-        for (let i = 0; i < fresh - ins + outs; i += 1) this.coldBegins.push(span);
-        for (let i = this.ready; i < ready; i += 1) this.readies.push(span);
+    const starting = (h.workers.initializing ?? 0) + throttled;
+    if (this.stopped || up < this.up || ready < this.ready) {
+      // After a stop the counts of workers up and ready no longer say which changed; the count of
+      // workers starting still does, and no new start is read: each fall of that count is a start
+      // watched before the stop becoming ready, each fall of the throttled count one that begins
+      // its cold start (a full start outlasting a fast one's worker, stopped by its idle timeout,
+      // is still timed).
+      this.stopped = true;
+      if (this.sawStartingCount) {
+        const outs = Math.min(this.pendingThrottled(), Math.max(0, this.throttled - throttled));
+        for (let i = 0; i < outs; i += 1) {
+          this.throttleOuts.push(span);
+          this.coldBegins.push(span);
+        }
+        const readies = Math.min(this.pending, Math.max(0, this.starting - starting));
+        for (let i = 0; i < readies; i += 1) this.readies.push(span);
       }
+    } else {
+      const fresh = up - this.up;
+      // New workers counted throttled; the rest of the change is workers that left it.
+      const ins = Math.min(fresh, Math.max(0, throttled - this.throttled));
+      const outs = ins - (throttled - this.throttled);
+      for (let i = 0; i < fresh; i += 1) this.starts.push(span);
+      for (let i = 0; i < ins; i += 1) this.throttleIns.push(span);
+      for (let i = 0; i < outs; i += 1) this.throttleOuts.push(span);
+      for (let i = 0; i < fresh - ins + outs; i += 1) this.coldBegins.push(span);
+      for (let i = this.ready; i < ready; i += 1) this.readies.push(span);
     }
     this.up = up;
     this.ready = ready;
     this.throttled = throttled;
+    this.starting = starting;
+  }
+
+  /** Starts first seen throttled that have not yet left the throttled count. */
+  private pendingThrottled(): number {
+    return Math.max(0, this.throttleIns.length - this.throttleOuts.length);
   }
 
   /** The span the first new worker was seen in. */
@@ -180,7 +208,7 @@ export class StartTracker {
     return this.starts[0];
   }
 
-  /** A worker stopped while watched (the reading ended there). */
+  /** A worker stopped while watched (from there on only starts seen before it are read to their end). */
   get stopSeen(): boolean {
     return this.stopped;
   }
@@ -198,9 +226,9 @@ export class StartTracker {
     return this.sawThrottledCount;
   }
 
-  /** Workers seen starting and not yet seen ready (0 once a stop ended the reading). */
+  /** Workers seen starting and not yet seen ready (after a stop, 0 unless /health counts starting workers). */
   get pending(): number {
-    return this.stopped ? 0 : Math.max(0, this.starts.length - this.readies.length);
+    return this.stopped && !this.sawStartingCount ? 0 : Math.max(0, this.starts.length - this.readies.length);
   }
 
   /** When the last worker was seen becoming ready, real ms (the middle of its span); undefined: none. */
@@ -302,7 +330,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // starting and ready, and each job first seen IN_PROGRESS, are read on the same polls, so a
       // slow client or network moves every mark alike. Each change happened between the last poll
       // without it and the first with it.
-      const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health), rest.last.health.workers.throttled ?? 0);
+      const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health), rest.last.health.workers.throttled ?? 0, rest.last.health.workers.initializing ?? 0);
       // The polls start a fraction of a poll after the send, a different one each batch (golden-
       // ratio steps): a worker's start, a fixed time after the send (the service's overhead), then
       // falls at every phase of the poll grid over the batches, and the middle of the span it is
@@ -432,7 +460,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const before = await ctx.target.health();
     const startMs = ctx.target.clock.now();
     const timeline: HealthPoint[] = [];
-    const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0);
+    const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0, before.health.workers.initializing ?? 0);
     let previousMs = midOf(before);
     // Every job is taken from the budget as it is created: a job past the budget is never sent.
     const sends = Array.from({ length: count }, (_, i) => {

@@ -1,6 +1,6 @@
 // Worker starts read off /health polls after an idle gap: starts begun on one scaling decision
 // give each worker's duration whatever order they end in; starts spread over several polls are
-// paired first in, first out; a worker that stops ends the reading.
+// paired first in, first out; after a worker stops, only the starts seen before it are read on.
 import { describe, expect, it } from 'vitest';
 import { StartTracker } from '../../../src/calibrate/phases.js';
 import type { HealthRecord } from '../../../src/spec/index.js';
@@ -51,13 +51,25 @@ describe('StartTracker', () => {
     expect(t.durationsMs()).toEqual([5]);
   });
 
-  it('a worker that stops ends the reading: no start is read after it', () => {
-    // Two start, one is ready in (10, 20) and stops in (20, 30); a new start then could hide behind it.
+  it('after a worker stops no new start is read, and the starts seen before are read to their end from the starting count', () => {
+    // Two start, one is ready in (10, 20) and stops in (20, 30); a new worker then could hide
+    // behind it (up and ready say nothing), but the starting count falls only in (40, 50).
     const t = track([health(2, 0), health(1, 1), health(1, 0), health(1, 1), health(0, 2)]);
     expect(t.startCount).toBe(2);
-    expect(t.durationsMs()).toEqual([10]);
+    expect(t.durationsMs()).toEqual([10, 40]);
     expect(t.stopSeen).toBe(true);
     expect(t.pending).toBe(0);
+  });
+
+  it('a full start outlasting a fast one whose worker stops by its idle timeout is still timed', () => {
+    // Two start at once: a fast one ready in (10, 20), idle, stopped in (30, 40); the full one ready in (60, 70).
+    const t = track([health(2, 0), health(1, 0, 1), health(1, 0, 1), health(1, 0, 0), health(1, 0, 0), health(1, 0, 0), health(0, 0, 1)]);
+    expect(t.durationsMs()).toEqual([10, 60]);
+    expect(t.pending).toBe(0);
+    // Without a starting count, nothing after the stop can be read.
+    const bare = new StartTracker(0, 0);
+    [{ idle: 0, running: 0 }, { idle: 1, running: 0 }, { idle: 0, running: 0 }].forEach((w, i) => bare.observe({ jobs: { completed: 0, failed: 0, inProgress: 0, inQueue: 0, retried: 0 }, workers: w }, { fromMs: i * 10, toMs: (i + 1) * 10 }));
+    expect(bare.pending).toBe(0);
   });
 
   it('a /health without an initializing count cannot time starts, and says so', () => {
