@@ -10,6 +10,7 @@
 import { QbenchError, usageError } from '../errors.js';
 import { SseParser } from '../load/llm/sse.js';
 import { chunkOfSseData, tokensInChunk } from '../load/llm/token-metrics.js';
+import { LLM_PROBE_DEFAULTS } from './llm-probe-defaults.js';
 import { fitEngineRates, fitLine, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
 
 /** One streamed answer: when it was sent and when each token-carrying chunk came, real ms. */
@@ -69,7 +70,7 @@ function gapAfter(a: StreamedAnswer, fromMs: number): number | undefined {
   return b > 0 ? b : undefined;
 }
 
-export const LLM_PROBE_DEFAULTS = { promptLengths: [32, 512, 2048], repeats: 3, concurrency: [1, 2, 4, 8], decodeTokens: 64, maxRequests: 60 } as const;
+export { LLM_PROBE_DEFAULTS };
 
 /** Requests the probe sends with these options: a warm-up, each prompt length x repeats, and every stream of every batch. */
 export function probeRequests(o: Pick<LlmProbeOptions, 'promptLengths' | 'repeats' | 'concurrency'> = {}): number {

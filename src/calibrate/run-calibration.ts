@@ -42,6 +42,8 @@ export interface CalibrationOptions {
   readonly port?: DeploymentPort;
   /** Tests: the LLM probe's endpoint instead of the OpenAI route by HTTP (with plan.llmRequests > 0). */
   readonly llmPort?: LlmProbePort | undefined;
+  /** The engine's scheduling, given (the probe measures rates, not how the engine schedules); the schema's default when absent. */
+  readonly llmScheduling?: Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens'>> | undefined;
   readonly clock?: RealClock;
 }
 
@@ -251,10 +253,10 @@ async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Dead
   };
   o.log(`llm: probing ${o.plan.llmRequests ?? 0} request(s) over the OpenAI route`);
   try {
-    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests });
+    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests, promptLengths: o.plan.llmProbe?.promptLengths, concurrency: o.plan.llmProbe?.concurrency });
     const f = r.fit.rates;
     const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
-    const engine = { ...rates, streamBatch: streamBatchOf(chunkTokens) };
+    const engine = { ...rates, ...o.llmScheduling, streamBatch: streamBatchOf(chunkTokens) };
     obs.notes.push(...r.fit.notes.map((n) => `LLM probe: ${n}`));
     return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, fit: r.fit, engine };
   } catch (e) {

@@ -55,10 +55,15 @@ export const LlmEngine = z.strictObject({
    * a step reads every waiting prompt whole while decoding streams wait. chunked (vLLM's chunked
    * prefill, its V1 engine's way): every step decodes every stream and reads waiting prompts, oldest
    * first, with the rest of maxBatchedTokens; it lasts its decode time plus, when it reads any
-   * prompt, prefillBaseMs + the tokens read / prefillTokensPerSec.
+   * prompt, prefillBaseMs + the tokens read / prefillTokensPerSec. parallel (llama.cpp through
+   * node-llama-cpp, its maximumParallelism batching): as chunked, but the rest of maxBatchedTokens
+   * goes to every waiting prompt in equal shares (a prompt needing less than its share leaves the
+   * spare to the others), so prompts read together finish together; and a step begins the moment
+   * a request reaches an idle worker, so one arriving after it, at the same instant too, waits
+   * for the next step.
    */
-  scheduler: z.enum(['prefill-first', 'chunked'], { error: 'engine.scheduler must be prefill-first or chunked' }).default('prefill-first'),
-  /** chunked: tokens one step handles, a decoding stream counting one (vLLM max_num_batched_tokens). */
+  scheduler: z.enum(['prefill-first', 'chunked', 'parallel'], { error: 'engine.scheduler must be prefill-first, chunked or parallel' }).default('prefill-first'),
+  /** chunked, parallel: tokens one step handles, a decoding stream counting one (vLLM max_num_batched_tokens, llama.cpp n_batch). */
   maxBatchedTokens: wholeIn('engine.maxBatchedTokens', 1, 10_000_000).default(8_192),
   /** KV-cache tokens of one worker: the native stream's gpu_kv_cache_usage = tokens held / this. */
   kvCacheTokens: wholeIn('engine.kvCacheTokens', 1, 1_000_000_000).default(262_144),

@@ -62,7 +62,9 @@ export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeCon
  * scheduler without chunked prefill): a step reads the whole prompt of every waiting request while
  * decoding streams wait, whenever one waits, else it decodes. `chunked` (vLLM's chunked prefill):
  * every step decodes every stream and reads waiting prompts, oldest first, with the rest of its
- * maxBatchedTokens (a stream counts one), a long prompt over several steps.
+ * maxBatchedTokens (a stream counts one), a long prompt over several steps. `parallel` (llama.cpp
+ * through node-llama-cpp): as chunked, the rest of maxBatchedTokens shared out evenly among the
+ * waiting prompts (evenShares).
  */
 export class WorkerEngine<T> {
   private waiting: EngineSeq<T>[] = [];
@@ -114,12 +116,23 @@ export class WorkerEngine<T> {
   begin(): EngineStep<T> | undefined {
     if (this.step !== undefined) return undefined;
     if (this.waiting.length === 0 && this.decoding.length === 0) return undefined;
-    const chunked = this.e.scheduler === 'chunked';
+    const chunked = this.e.scheduler === 'chunked' || this.e.scheduler === 'parallel';
     const prefill: EngineSeq<T>[] = [];
     const prefillTokens: number[] = [];
     let budget = chunked ? Math.max(0, (this.e.maxBatchedTokens ?? Infinity) - this.decoding.length) : Infinity;
     let read = 0;
-    if (chunked || this.waiting.length > 0) {
+    if (this.e.scheduler === 'parallel') {
+      const shares = evenShares(budget, this.waiting.map((s) => s.promptTokens - s.prefilled));
+      this.waiting.forEach((s, i) => {
+        const take = shares[i] as number;
+        if (take === 0) return;
+        s.state = 'prefill';
+        prefill.push(s);
+        prefillTokens.push(take);
+        read += take;
+      });
+      this.waiting = this.waiting.filter((s) => s.state === 'waiting');
+    } else if (chunked || this.waiting.length > 0) {
       let taken = 0;
       for (const s of this.waiting) {
         if (budget <= 0) break;
@@ -182,6 +195,30 @@ export class WorkerEngine<T> {
     if (unfinished.length > 0) this.waiting = [...unfinished, ...this.waiting];
     return got;
   }
+}
+
+/**
+ * `budget` tokens shared out among prompts needing `left[i]` more tokens each, as node-llama-cpp's
+ * maximumParallelism batching shares a batch: each gets an equal share (the budget over the
+ * prompts, rounded down) or what it needs if less, and what that leaves over goes again in equal
+ * shares (rounded up) to those still short, in order, until the budget or the needs run out.
+ */
+export function evenShares(budget: number, left: readonly number[]): number[] {
+  const got = left.map(() => 0);
+  let spare = Math.max(0, Math.floor(budget));
+  let short = left.map((_, i) => i).filter((i) => (left[i] as number) > 0);
+  let first = true;
+  while (spare > 0 && short.length > 0) {
+    const share = first ? Math.max(1, Math.floor(spare / short.length)) : Math.ceil(spare / short.length);
+    first = false;
+    for (const i of short) {
+      const take = Math.min(share, (left[i] as number) - (got[i] as number), spare);
+      got[i] = (got[i] as number) + take;
+      spare -= take;
+    }
+    short = short.filter((i) => (got[i] as number) < (left[i] as number));
+  }
+  return got;
 }
 
 /**

@@ -109,28 +109,25 @@ export async function measureLlm(engine: RealEngine, dir: string, name: string, 
   return { code, runs: result.llm?.runs ?? [], output: c.text() };
 }
 
+/**
+ * The LLM probe's shape and the engine's scheduling, given to calibrate: TTFT at prompt lengths
+ * spanning the comparison points' (each prompt within one batch), the token gap at 1, 2, 4 and
+ * 8 streams (not the points' 3 and 6), and node-llama-cpp's way of batching, which the probe
+ * cannot tell: every sequence's pending tokens evaluated together in batches of
+ * LLAMA_BATCH_TOKENS, shared out evenly (the parallel scheduler).
+ */
+export const ENGINE_PROBE_FLAGS = ['--llm-prompt-tokens', '32,128,384', '--llm-streams', '1,2,4,8', '--llm-scheduler', 'parallel', '--llm-batch-tokens', String(LLAMA_BATCH_TOKENS)] as const;
+
 /** `qbench calibrate --llm` against the engine (one warm native job, then the LLM probe); the twin written. */
 export async function calibrateLlm(engine: RealEngine, dir: string): Promise<{ code: number; twin: EmulatorConfig | undefined; output: string }> {
   const input = path.join(dir, 'warm-input.json');
   await writeFile(input, JSON.stringify({ input: { prompt: 'the cat sat', sampling_params: { max_tokens: 1 } } }));
   const out = path.join(dir, 'twin');
   const c = io(engine.key);
-  const flags = ['--input', input, '--warm-jobs', '1', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '0', '--workers-min', '1', '--workers-max', '1', '--gpu-type', 'L4', '--yes'];
+  const flags = [...ENGINE_PROBE_FLAGS, '--input', input, '--warm-jobs', '1', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '0', '--workers-min', '1', '--workers-max', '1', '--gpu-type', 'L4', '--yes'];
   const code = await main(['calibrate', '--target', engine.target, '--llm', ...flags, '--out', out], c);
   const fitted = code === EXIT.OK ? await loadTwin(path.join(out, 'emulator.json')) : undefined;
-  return { code, twin: fitted === undefined ? undefined : withEngineScheduler(fitted), output: c.text() };
-}
-
-/**
- * The twin with the engine's scheduler given, as calibrate's --gpu-type is: the probe measures
- * rates, not how the engine schedules. node-llama-cpp evaluates every sequence's pending tokens
- * together in batches of LLAMA_BATCH_TOKENS, a prompt in parts beside the decoding streams' next
- * tokens: the twin's `chunked` scheduler with that many batched tokens.
- */
-export function withEngineScheduler(twin: EmulatorConfig): EmulatorConfig {
-  const d = twin.deployments[ENGINE_ENDPOINT];
-  if (d?.engine === undefined) return twin;
-  return { ...twin, deployments: { ...twin.deployments, [ENGINE_ENDPOINT]: { ...d, engine: { ...d.engine, scheduler: 'chunked', maxBatchedTokens: LLAMA_BATCH_TOKENS } } } };
+  return { code, twin: fitted, output: c.text() };
 }
 
 /** The workload of a comparison point: prompt and output tokens, and requests per point (per stream in flight). */

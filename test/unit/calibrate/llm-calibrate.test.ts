@@ -73,6 +73,25 @@ describe('calibrate --llm', () => {
     }
   });
 
+  it('probes the prompt lengths and stream counts given, counted in the plan, and writes the scheduling given into the twin; a bad list is refused', async () => {
+    const shape = { promptLengths: [32, 256], concurrency: [1, 2, 5] };
+    // A warm-up, 2 lengths x 3 repeats, 1 + 2 + 5 streams.
+    expect(probeRequests(shape)).toBe(15);
+    const c = captureIo({ QBENCH_API_KEY: 'k' });
+    expect(await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep', '--llm', '--llm-prompt-tokens', '32,256', '--llm-streams', '1,2', '--llm-streams', '5'], c.io)).toBe(EXIT.USAGE);
+    expect(c.out()).toMatch(/llm {7}15 request\(s\) .*one-token requests at 32, 256 prompt tokens x 3, then 1, 2, 5 streams/);
+    const bad = captureIo({ QBENCH_API_KEY: 'k' });
+    expect(await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep', '--llm', '--llm-streams', '1,two'], bad.io)).toBe(EXIT.USAGE);
+    expect(bad.err()).toMatch(/--llm-streams.*must list whole numbers/);
+    const llm = formulaLlmPort(TRUE_ENGINE);
+    const r = await calibrateFake(fakeDeployment(), plan({ llmRequests: 15, llmProbe: shape }), {}, llm, { scheduler: 'parallel', maxBatchedTokens: 512 });
+    expect(llm.sent()).toBe(15);
+    expect(r.llm?.ttft.map((o) => o.promptTokens)).toEqual([32, 256]);
+    expect(r.llm?.decode.map((o) => o.streams)).toEqual([1, 2, 5]);
+    const twin = parseEmulatorConfig({ ...r.emulatorConfig, apiKey: 'twin-key' });
+    expect(twin.deployments['ep']?.engine).toMatchObject({ ...TRUE_ENGINE, scheduler: 'parallel', maxBatchedTokens: 512 });
+  });
+
   it("reads the streams' chunk batching: a token a chunk, or worker-vllm's growing batches", () => {
     expect(streamBatchOf([[1, 1, 1], [1, 1]])).toEqual({ min: 1, max: 1, growthFactor: 1 });
     // Two tokens read together once in 20 batches: a late read, not batching.
