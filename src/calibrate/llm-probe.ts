@@ -12,6 +12,7 @@ import { SseParser } from '../load/llm/sse.js';
 import { chunkOfSseData, tokensInChunk } from '../load/llm/token-metrics.js';
 import { LLM_PROBE_DEFAULTS } from './llm-probe-defaults.js';
 import { fitEngineRates, fitLine, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
+import type { LlmEngine } from '../deployment/index.js';
 
 /** One streamed answer: when it was sent and when each token-carrying chunk came, real ms. */
 export interface StreamedAnswer {
@@ -36,6 +37,8 @@ export interface LlmProbeOptions {
   readonly decodeTokens?: number | undefined;
   /** Requests the probe may send in all (default 60). */
   readonly maxRequests?: number | undefined;
+  /** The engine's scheduler, given: how the decode gaps read as steps (fitEngineRates). */
+  readonly scheduler?: LlmEngine['scheduler'] | undefined;
 }
 
 export interface LlmProbeResult {
@@ -114,7 +117,7 @@ export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
     // The median stream: one stream held up by the host (a pause of its client) does not move it.
     if (gaps.length > 0) decode.push({ streams: n, itlMs: median(gaps) });
   }
-  return { ttft, decode, fit: fitEngineRates(ttft, decode), requestsSent: needed };
+  return { ttft, decode, fit: fitEngineRates(ttft, decode, o.scheduler), requestsSent: needed };
 }
 
 /** The OpenAI completions route of `{queueBase}/v2/{endpointId}` as a probe port (fetch, SSE read as it arrives). */

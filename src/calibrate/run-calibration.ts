@@ -253,7 +253,7 @@ async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Dead
   };
   o.log(`llm: probing ${o.plan.llmRequests ?? 0} request(s) over the OpenAI route`);
   try {
-    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests, promptLengths: o.plan.llmProbe?.promptLengths, concurrency: o.plan.llmProbe?.concurrency });
+    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests, promptLengths: o.plan.llmProbe?.promptLengths, concurrency: o.plan.llmProbe?.concurrency, scheduler: o.llmScheduling?.scheduler });
     const f = r.fit.rates;
     const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
     const engine = { ...rates, ...o.llmScheduling, streamBatch: streamBatchOf(chunkTokens) };

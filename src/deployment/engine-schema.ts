@@ -58,9 +58,11 @@ export const LlmEngine = z.strictObject({
    * prompt, prefillBaseMs + the tokens read / prefillTokensPerSec. parallel (llama.cpp through
    * node-llama-cpp, its maximumParallelism batching): as chunked, but the rest of maxBatchedTokens
    * goes to every waiting prompt in equal shares (a prompt needing less than its share leaves the
-   * spare to the others), so prompts read together finish together; and a step begins the moment
-   * a request reaches an idle worker, so one arriving after it, at the same instant too, waits
-   * for the next step.
+   * spare to the others), so prompts read together finish together; while two or more streams
+   * decode, the one last given a token sits a step out (each of n streams gets a token in n - 1
+   * steps of n: node-llama-cpp begins a step before that sequence has queued its next token); and
+   * a step begins the moment a request reaches an idle worker, so one arriving after it, at the
+   * same instant too, waits for the next step.
    */
   scheduler: z.enum(['prefill-first', 'chunked', 'parallel'], { error: 'engine.scheduler must be prefill-first, chunked or parallel' }).default('prefill-first'),
   /** chunked, parallel: tokens one step handles, a decoding stream counting one (vLLM max_num_batched_tokens, llama.cpp n_batch). */

@@ -20,9 +20,20 @@ export function decodeStepMs(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeCo
   return (1_000 / e.decodeTokensPerSec) * (1 + e.decodeContention * (Math.max(1, streams) - 1));
 }
 
+/**
+ * Mean ms between one stream's tokens while `streams` decode together (prefill steps aside): a
+ * decode step's time, or with the parallel scheduler, where each step leaves one of n >= 2
+ * streams out, n / (n - 1) steps of n - 1 streams.
+ */
+export function streamGapMs(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention'> & Partial<Pick<LlmEngine, 'scheduler'>>, streams: number): number {
+  const n = Math.max(1, streams);
+  if (e.scheduler === 'parallel' && n > 1) return (decodeStepMs(e, n - 1) * n) / (n - 1);
+  return decodeStepMs(e, n);
+}
+
 /** Tokens per second of one stream while `streams` decode together (prefill steps aside). */
-export function streamTokensPerSec(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention'>, streams: number): number {
-  return 1_000 / decodeStepMs(e, streams);
+export function streamTokensPerSec(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention'> & Partial<Pick<LlmEngine, 'scheduler'>>, streams: number): number {
+  return 1_000 / streamGapMs(e, streams);
 }
 
 /** Ms of one prefill step reading `promptTokens` tokens (of every request it takes together). */
@@ -64,7 +75,9 @@ export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeCon
  * every step decodes every stream and reads waiting prompts, oldest first, with the rest of its
  * maxBatchedTokens (a stream counts one), a long prompt over several steps. `parallel` (llama.cpp
  * through node-llama-cpp): as chunked, the rest of maxBatchedTokens shared out evenly among the
- * waiting prompts (evenShares).
+ * waiting prompts (evenShares), and while two or more streams decode, the one last given a token
+ * sits a step out (node-llama-cpp begins the next step before that sequence has queued its next
+ * token), so that each of n streams gets a token in n - 1 steps of n.
  */
 export class WorkerEngine<T> {
   private waiting: EngineSeq<T>[] = [];
@@ -146,8 +159,8 @@ export class WorkerEngine<T> {
       }
       this.waiting = this.waiting.slice(taken);
     }
-    // Prefill-first decodes only in a step that reads no prompt.
-    const decode = chunked || prefill.length === 0 ? this.decoding.slice() : [];
+    // Prefill-first decodes only in a step that reads no prompt; parallel leaves the last stream out.
+    const decode = !chunked && prefill.length > 0 ? [] : this.e.scheduler === 'parallel' && this.decoding.length > 1 ? this.decoding.slice(0, -1) : this.decoding.slice();
     const durationMs = (decode.length > 0 ? decodeStepMs(this.e, decode.length) : 0) + (prefill.length > 0 ? prefillStepMs(this.e, read) : 0);
     this.step = { durationMs, decode, prefill, prefillTokens };
     return this.step;
@@ -173,7 +186,12 @@ export class WorkerEngine<T> {
         s.state = 'done';
       }
     }
-    if (finished) this.decoding = this.decoding.filter((s) => s.state !== 'done');
+    // parallel: the stream left out goes first, then those given a token in the step's order (the last of them sits the next step out).
+    if (this.e.scheduler === 'parallel' && step.decode.length > 0) {
+      const given = new Set(step.decode);
+      this.decoding = [...this.decoding.filter((s) => !given.has(s)), ...step.decode];
+    }
+    if (finished || this.e.scheduler === 'parallel') this.decoding = this.decoding.filter((s) => s.state === 'decoding');
     const unfinished: EngineSeq<T>[] = [];
     step.prefill.forEach((s, i) => {
       if (s.state !== 'prefill') return;

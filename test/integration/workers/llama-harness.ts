@@ -20,6 +20,8 @@ export const ENGINE_ENDPOINT = 'llm';
 export interface RealEngine {
   /** http://127.0.0.1:port/v2/llm */
   readonly target: string;
+  /** Jobs the worker runs at once (--concurrency). */
+  readonly concurrency: number;
   readonly key: string;
   /** Where the worker wrote the tiny model (removed when the worker stops). */
   readonly modelPath: string;
@@ -88,7 +90,7 @@ export async function startRealEngine(o: { cli: readonly string[]; concurrency: 
     const w = run(['worker', '--llama', 'tiny', '--target', url, '--endpoint', ENGINE_ENDPOINT, '--worker-id', 'llama-1', '--concurrency', String(o.concurrency), '--api-key-env', 'QBENCH_API_KEY']);
     await waitForLine(w.p, /taking jobs from/, 'the real-engine worker', w.text, 60_000);
     const modelPath = (/wrote the tiny model \([^)]*\) to (\S+)/.exec(w.text()) ?? [])[1] ?? '';
-    return { target: `${url}/v2/${ENGINE_ENDPOINT}`, key: o.key, modelPath, workerOutput: w.text, close: closeAll };
+    return { target: `${url}/v2/${ENGINE_ENDPOINT}`, concurrency: o.concurrency, key: o.key, modelPath, workerOutput: w.text, close: closeAll };
   } catch (e) {
     await closeAll();
     throw e;
@@ -137,12 +139,15 @@ export const POINT_WORKLOAD = { promptTokens: 256, outputTokens: 48, requestsPer
 export interface Figure {
   readonly name: string;
   readonly predicted: number;
+  /** The median of the repeated measurements. */
   readonly measured: number;
   /** |predicted - measured| / measured. */
   readonly error: number;
+  /** The noise floor: (largest - smallest) / median of the repeated measurements (0 with one). */
+  readonly spread: number;
+  /** Each repeated measurement. */
+  readonly runs: readonly number[];
 }
-
-const figure = (name: string, predicted: number, measured: number): Figure => ({ name, predicted, measured, error: Math.abs(predicted - measured) / measured });
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -150,31 +155,58 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-/**
- * At `concurrency` streams in flight (closed loop, the chat route, POINT_WORKLOAD): TTFT p50 and
- * tokens/s per stream (1000 / TPOT p50) measured by `qbench llm --vus`, and predicted by the twin's
- * closed-loop simulation of the same requests (every request counts in both).
- */
-export async function comparePoint(engine: RealEngine, twin: EmulatorConfig, dir: string, concurrency: number): Promise<{ figures: Figure[]; command: string; code: number; output: string }> {
+const figure = (name: string, predicted: number, runs: readonly number[]): Figure => {
+  const measured = median(runs);
+  return { name, predicted, measured, error: Math.abs(predicted - measured) / measured, spread: (Math.max(...runs) - Math.min(...runs)) / measured, runs };
+};
+
+/** TTFT p50 and tokens/s per stream (1000 / TPOT p50) of one measurement or prediction. */
+interface PointFigures {
+  readonly ttftP50Ms: number;
+  readonly tokensPerSec: number;
+}
+
+const pointArgs = (concurrency: number): string[] => {
   const w = POINT_WORKLOAD;
-  const requests = w.requestsPerStream * concurrency;
-  const args = ['--path', 'openai', '--vus', String(concurrency), '--max-requests', String(requests), '--prompt-tokens', String(w.promptTokens), '--output-tokens', String(w.outputTokens)];
-  const m = await measureLlm(engine, dir, `point-${concurrency}`, args);
+  return ['--path', 'openai', '--vus', String(concurrency), '--max-requests', String(w.requestsPerStream * concurrency), '--prompt-tokens', String(w.promptTokens), '--output-tokens', String(w.outputTokens)];
+};
+
+/** `qbench llm --vus concurrency` of POINT_WORKLOAD on the engine (closed loop, the chat route). */
+export async function measurePoint(engine: RealEngine, dir: string, concurrency: number, name: string): Promise<PointFigures & { code: number; output: string }> {
+  const m = await measureLlm(engine, dir, name, pointArgs(concurrency));
   const run = m.runs[0];
   if (run === undefined) throw new Error(`qbench llm gave no run at concurrency ${concurrency}:\n${m.output}`);
+  return { ttftP50Ms: run.ttft.percentiles.p50, tokensPerSec: 1_000 / run.tpot.percentiles.p50, code: m.code, output: m.output };
+}
+
+/** The twin's closed-loop simulation of the same requests on one worker of the engine's concurrency (every request counts, as in the measurement). */
+export function predictPoint(twin: EmulatorConfig, workerConcurrency: number, concurrency: number): PointFigures {
+  const w = POINT_WORKLOAD;
+  const requests = w.requestsPerStream * concurrency;
   const sim = simulateLlmClosedLoop({
     twin,
-    jobsPerWorker: concurrency,
+    jobsPerWorker: workerConcurrency,
     seed: 1,
     traffic: { concurrency, requests, warmupRequests: 0, promptTokens: w.promptTokens, outputTokens: w.outputTokens, path: 'chat' },
   });
   const ttfts = sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs]));
   const tpots = sim.requests.flatMap((r) => (r.tpotMs === undefined ? [] : [r.tpotMs]));
+  return { ttftP50Ms: median(ttfts), tokensPerSec: 1_000 / median(tpots) };
+}
+
+/**
+ * At `concurrency` streams in flight: TTFT p50 and tokens/s per stream measured `repeats` times
+ * by `qbench llm --vus` (the median kept, the spread reported), against the twin's prediction.
+ */
+export async function comparePoint(engine: RealEngine, twin: EmulatorConfig, dir: string, concurrency: number, repeats = 1): Promise<{ figures: Figure[]; command: string; codes: number[]; output: string }> {
+  const runs: (PointFigures & { code: number; output: string })[] = [];
+  for (let r = 0; r < repeats; r += 1) runs.push(await measurePoint(engine, dir, concurrency, `point-${concurrency}-${r}`));
+  const p = predictPoint(twin, engine.concurrency, concurrency);
   return {
-    figures: [figure('TTFT p50, ms', median(ttfts), run.ttft.percentiles.p50), figure('tokens/s per stream (1000 / TPOT p50)', 1_000 / median(tpots), 1_000 / run.tpot.percentiles.p50)],
-    command: `qbench llm --target <url> ${args.join(' ')}`,
-    code: m.code,
-    output: m.output,
+    figures: [figure('TTFT p50, ms', p.ttftP50Ms, runs.map((m) => m.ttftP50Ms)), figure('tokens/s per stream (1000 / TPOT p50)', p.tokensPerSec, runs.map((m) => m.tokensPerSec))],
+    command: `qbench llm --target <url> ${pointArgs(concurrency).join(' ')}`,
+    codes: runs.map((m) => m.code),
+    output: runs.map((m) => m.output).join('\n'),
   };
 }
 

@@ -83,7 +83,8 @@ describe('calibrate --llm', () => {
     const bad = captureIo({ QBENCH_API_KEY: 'k' });
     expect(await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep', '--llm', '--llm-streams', '1,two'], bad.io)).toBe(EXIT.USAGE);
     expect(bad.err()).toMatch(/--llm-streams.*must list whole numbers/);
-    const llm = formulaLlmPort(TRUE_ENGINE);
+    // An engine that leaves one stream out of each step: the fit reads the gaps as its steps and gives its rates back.
+    const llm = formulaLlmPort({ ...TRUE_ENGINE, scheduler: 'parallel' });
     const r = await calibrateFake(fakeDeployment(), plan({ llmRequests: 15, llmProbe: shape }), {}, llm, { scheduler: 'parallel', maxBatchedTokens: 512 });
     expect(llm.sent()).toBe(15);
     expect(r.llm?.ttft.map((o) => o.promptTokens)).toEqual([32, 256]);

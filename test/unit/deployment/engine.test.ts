@@ -4,7 +4,7 @@
 // generated request scripts, against the bounds the model promises.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approxPromptTokens, decodeStepMs, evenShares, LlmEngine, prefillStepMs, streamBatchSizes, streamTokensPerSec } from '../../../src/deployment/index.js';
+import { approxPromptTokens, decodeStepMs, EngineSeq, evenShares, LlmEngine, WorkerEngine, prefillStepMs, streamBatchSizes, streamTokensPerSec } from '../../../src/deployment/index.js';
 import { drive } from './engine-driver.js';
 
 const E = { decodeTokensPerSec: 50, decodeContention: 0.5, prefillTokensPerSec: 1_000, prefillBaseMs: 10 };
@@ -103,6 +103,27 @@ describe("one worker's steps (continuous batching, prefill first)", () => {
     expect(drive({ ...E, scheduler: 'parallel', maxBatchedTokens: 100 }, script)).toEqual([[40, 169, 298], [320], [298]]);
     // Chunked reads oldest first: B's prompt is done at 298 and C's at 320.
     expect(drive({ ...E, scheduler: 'chunked', maxBatchedTokens: 100 }, script)).toEqual([[40, 169, 298], [298], [320]]);
+  });
+
+  it('parallel: while n >= 2 streams decode, each step holds n - 1 of them, the one last given a token sitting out, so each gets n - 1 tokens in n steps', () => {
+    const engine = new WorkerEngine<string>({ ...E, scheduler: 'parallel', maxBatchedTokens: 100 });
+    for (const id of ['a', 'b', 'c']) engine.add(new EngineSeq(10, 50, id));
+    // One step reads the three prompts (10 each) and gives each its first token.
+    expect(engine.begin()?.prefillTokens).toEqual([10, 10, 10]);
+    expect(engine.end().map((s) => s.owner)).toEqual(['a', 'b', 'c']);
+    const got = new Map<string, number>();
+    const sittingOut: string[] = [];
+    for (let k = 0; k < 6; k += 1) {
+      const step = engine.begin();
+      expect(step?.decode).toHaveLength(2);
+      expect(step?.durationMs).toBe(decodeStepMs(E, 2));
+      const given = engine.end().map((s) => s.owner);
+      sittingOut.push(['a', 'b', 'c'].find((id) => !given.includes(id)) as string);
+      for (const id of given) got.set(id, (got.get(id) ?? 0) + 1);
+    }
+    expect([...got.values()]).toEqual([4, 4, 4]);
+    // The stream left out takes turns: c, then b, then a, ...
+    expect(sittingOut).toEqual(['c', 'b', 'a', 'c', 'b', 'a']);
   });
 
   it('even shares: each waiting prompt gets the budget over the prompts or what it needs, the spare going to those still short', () => {
