@@ -10,6 +10,7 @@
 // median, its error, and the spread of the repeats (the host's noise floor). The load average
 // before and after. Exit code 1 when a predicted figure is more than --tolerance (default 0.15) off.
 // Run: npx tsx bench/real-engine.ts [--tolerance 0.15] [--concurrency 3,6] [--repeats 3] [--twin-only (skip the two curves)]
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { calibrateLlm, comparePoint, ENGINE_PROBE_FLAGS, measureLlm, POINT_WORKLOAD, startRealEngine, tempDir, type Figure } from '../test/integration/workers/llama-harness.js';
@@ -60,8 +61,10 @@ try {
   console.log(`\nqbench calibrate --target <url>/v2/llm --llm ${ENGINE_PROBE_FLAGS.join(' ')} --input warm-input.json --warm-jobs 1 --cold-starts 0 --burst-jobs 0 --stream-jobs 0 --workers-min 1 --workers-max 1 --gpu-type L4 --yes (${num((performance.now() - t0) / 1000)} s):`);
   console.log(`  engine fitted: prefill ${num(e?.prefillBaseMs ?? NaN)} ms + ${num(e?.prefillTokensPerSec ?? NaN, 0)} tokens/s, decode ${num(e?.decodeTokensPerSec ?? NaN)} tokens/s, contention ${num(e?.decodeContention ?? NaN, 3)} per extra stream`);
 
+  console.log(`  queue timing fitted from the warm job: ${JSON.stringify(cal.twin.deployments['llm']?.timing ?? {})}`);
+  if (process.env['QBENCH_BENCH_TWIN_OUT'] !== undefined) await writeFile(process.env['QBENCH_BENCH_TWIN_OUT'], JSON.stringify({ twin: cal.twin }));
   const w = POINT_WORKLOAD;
-  console.log(`\ntwin's prediction (closed-loop simulation of the calibrated twin) against qbench llm, prompt ${w.promptTokens} tokens, output ${w.outputTokens}, ${w.requestsPerStream} requests per stream, chat route (SSE); measured ${repeats} time(s), the median:`);
+  console.log(`\ntwin's prediction (closed-loop simulation of the calibrated twin) against qbench llm, prompt ${w.promptTokens} tokens, output ${w.outputTokens} tokens, ${w.requestsPerStream} requests per stream, chat route (SSE); measured ${repeats} time(s), the median:`);
   console.log(`  ${pad('streams', 8)} ${pad('figure', 40)} ${pad('predicted', 10)} ${pad('measured', 10)} ${pad('error', 8)} ${pad('noise', 8)} repeats`);
   const all: Figure[] = [];
   const compared = [];

@@ -73,6 +73,8 @@ export interface LlmCalibration {
   readonly ttft: LlmProbeResult['ttft'];
   readonly decode: LlmProbeResult['decode'];
   readonly fit: LlmFit;
+  /** Ms of a lone request's TTFT the twin spends outside its engine (queue timing), taken off the fitted prefillBaseMs. */
+  readonly queueMs?: number;
   /**
    * Written into deployments.<id>.engine of the twin (the engine's other settings at their
    * defaults): the fitted rates (4 significant digits), the chunk batching the streams showed,

@@ -17,6 +17,9 @@ import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport
 import { renderCalibrationHtml } from './report-html.js';
 import { CalibrationTarget, queuePort, REAL_CLOCK, workersUp, type DeploymentPort, type RealClock } from './target.js';
 import { twinEmulatorConfig } from './twin-config.js';
+import { parseEmulatorConfig } from '../emulator/config.js';
+import { simulateLlmClosedLoop } from '../sim/llm-simulate.js';
+import type { DeploymentSettings } from '../deployment/index.js';
 import { openAiProbePort, probeLlm, type LlmProbePort, type StreamedAnswer } from './llm-probe.js';
 import type { FittedRates } from './llm-fit.js';
 import type { LlmCalibration } from './report.js';
@@ -167,6 +170,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
   const realMs = clock.now() - deadline.startedAtMs;
   obs.rttRealMs = floorOf(target.healthRttsMs);
   const inferred = inferDeployment(obs, { given: o.given, classField: o.classField, classIds: o.classes.map((c) => c.id), seed: o.seed });
+  if (llm !== undefined) llm = withoutQueueMs(llm, twinQueueMs(o.endpointId, inferred.deployment));
   return {
     schemaVersion: CALIBRATION_SCHEMA_VERSION,
     kind: 'qbench-calibration',
@@ -190,6 +194,31 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     ...(llm !== undefined ? { llm } : {}),
     emulatorConfig: twinEmulatorConfig(o.endpointId, llm === undefined ? inferred.deployment : { ...inferred.deployment, engine: LlmEngine.parse(llm.engine) }),
   };
+}
+
+/** Lone requests the twin's queue latency is the median of (its timing may be a distribution). */
+const QUEUE_SAMPLES = 21;
+
+/**
+ * Ms the twin adds to a lone request's TTFT outside its engine (submission, dispatch, the
+ * worker's overhead, by the timing fitted from the warm jobs): the median TTFT of lone one-token
+ * requests on the twin with an engine that takes no time.
+ */
+export function twinQueueMs(endpointId: string, deployment: DeploymentSettings): number {
+  const instant = LlmEngine.parse({ prefillBaseMs: 0, prefillTokensPerSec: 10_000_000, decodeTokensPerSec: 100_000, decodeContention: 0 });
+  const twin = parseEmulatorConfig({ ...twinEmulatorConfig(endpointId, { ...deployment, engine: instant }), apiKey: 'twin-queue-latency' });
+  const sim = simulateLlmClosedLoop({ twin, endpointId, jobsPerWorker: 1, seed: 1, traffic: { concurrency: 1, requests: QUEUE_SAMPLES, warmupRequests: 0, promptTokens: 1, outputTokens: 1, path: 'chat' } });
+  const ttfts = sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs])).sort((a, b) => a - b);
+  return ttfts[Math.floor(ttfts.length / 2)] ?? 0;
+}
+
+/**
+ * The probe's lone TTFTs hold the queue's latency, which the twin adds by its timing: the fitted
+ * prefillBaseMs (the TTFT line at no prompt) keeps only what is left of it, at least 0.
+ */
+export function withoutQueueMs(llm: LlmCalibration, queueMs: number): LlmCalibration {
+  const base = fourDigits(Math.max(0, llm.engine.prefillBaseMs - queueMs));
+  return { ...llm, queueMs: fourDigits(queueMs), engine: { ...llm.engine, prefillBaseMs: base } };
 }
 
 /** A fitted rate kept to 4 significant digits: the twin's file stays readable, the probe's noise is larger. */

@@ -13,6 +13,7 @@ import { EXIT } from '../../../src/exit-codes.js';
 import { loadTwin } from '../../../src/sim/twin.js';
 import type { LlmRun, QbenchResult } from '../../../src/result/model.js';
 import { simulateLlmClosedLoop } from '../../../src/sim/llm-simulate.js';
+import { parseLengthDist } from '../../../src/load/llm/workload.js';
 import { LLAMA_BATCH_TOKENS } from '../../../src/worker/llama-engine/llama-handler.js';
 
 export const ENGINE_ENDPOINT = 'llm';
@@ -132,8 +133,15 @@ export async function calibrateLlm(engine: RealEngine, dir: string): Promise<{ c
   return { code, twin: fitted, output: c.text() };
 }
 
-/** The workload of a comparison point: prompt and output tokens, and requests per point (per stream in flight). */
-export const POINT_WORKLOAD = { promptTokens: 256, outputTokens: 48, requestsPerStream: 4 } as const;
+/**
+ * The workload of a comparison point: prompt tokens, output tokens (a length form of qbench llm
+ * --output-tokens), and requests per point (per stream in flight). Output lengths vary so that the
+ * closed loop's requests do not stay in step: with one fixed length every request of a round ends
+ * within a step or two of the others, the next round arrives together, and TTFT p50 flips between
+ * "each prompt alone" and "prompts sharing a step" on delays of a few ms, in the engine and in the
+ * twin alike (at 3 streams the same engine read 105, 201 and 289 ms).
+ */
+export const POINT_WORKLOAD = { promptTokens: 256, outputTokens: 'uniform:32-64', requestsPerStream: 8 } as const;
 
 /** One figure of a comparison point, predicted and measured. */
 export interface Figure {
@@ -168,7 +176,7 @@ interface PointFigures {
 
 const pointArgs = (concurrency: number): string[] => {
   const w = POINT_WORKLOAD;
-  return ['--path', 'openai', '--vus', String(concurrency), '--max-requests', String(w.requestsPerStream * concurrency), '--prompt-tokens', String(w.promptTokens), '--output-tokens', String(w.outputTokens)];
+  return ['--path', 'openai', '--vus', String(concurrency), '--max-requests', String(w.requestsPerStream * concurrency), '--prompt-tokens', String(w.promptTokens), '--output-tokens', w.outputTokens];
 };
 
 /** `qbench llm --vus concurrency` of POINT_WORKLOAD on the engine (closed loop, the chat route). */
@@ -187,7 +195,7 @@ export function predictPoint(twin: EmulatorConfig, workerConcurrency: number, co
     twin,
     jobsPerWorker: workerConcurrency,
     seed: 1,
-    traffic: { concurrency, requests, warmupRequests: 0, promptTokens: w.promptTokens, outputTokens: w.outputTokens, path: 'chat' },
+    traffic: { concurrency, requests, warmupRequests: 0, promptTokens: w.promptTokens, outputTokens: 1, outputLength: parseLengthDist('--output-tokens', w.outputTokens), path: 'chat' },
   });
   const ttfts = sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs]));
   const tpots = sim.requests.flatMap((r) => (r.tpotMs === undefined ? [] : [r.tpotMs]));

@@ -10,7 +10,8 @@ import { formulaLlmPort } from '../calibrate/fake-llm.js';
 import { decodeStepMs, prefillStepMs, type LlmEngineInput } from '../../../src/deployment/index.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { planLlm } from '../../../src/plan/llm-plan.js';
-import { llmJobInput, simulateLlm, type LlmTraffic } from '../../../src/sim/llm-simulate.js';
+import { llmJobInput, simulateLlm, simulateLlmClosedLoop, type LlmTraffic } from '../../../src/sim/llm-simulate.js';
+import { parseLengthDist } from '../../../src/load/llm/workload.js';
 import { parseTrafficProfile, simulate } from '../../../src/sim/index.js';
 
 const ENGINE: LlmEngineInput = { decodeTokensPerSec: 50, decodeContention: 0.25, prefillTokensPerSec: 2_000, prefillBaseMs: 20, streamBatch: { max: 1 } };
@@ -62,6 +63,16 @@ describe('LLM simulation on the virtual clock', () => {
     const itl = sim.requests.flatMap((r) => r.itlMs).sort((a, b) => a - b);
     expect(itl[Math.floor(itl.length / 2)]).toBe(20);
     expect(sim.requests.every((r) => r.outputTokens === 20 && r.tokenSource === 'usage')).toBe(true);
+  });
+
+  it('closed loop: output lengths drawn from a distribution, within its bounds, varied, the same for the same seed', () => {
+    const run = (seed: number) =>
+      simulateLlmClosedLoop({ twin: twin(), jobsPerWorker: 4, seed, traffic: { concurrency: 3, requests: 30, warmupRequests: 0, promptTokens: 50, outputTokens: 1, outputLength: parseLengthDist('--output-tokens', 'uniform:5-15'), path: 'chat' } }).requests.map((r) => r.outputTokens);
+    const lengths = run(4);
+    expect(lengths).toHaveLength(30);
+    expect(lengths.every((n) => n >= 5 && n <= 15)).toBe(true);
+    expect(new Set(lengths).size).toBeGreaterThan(3);
+    expect(run(4)).toEqual(lengths);
   });
 
   it('the chat path reads the same tokens after its role-only chunk', () => {
