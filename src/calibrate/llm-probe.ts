@@ -1,6 +1,7 @@
 // A short probe of an LLM endpoint over its OpenAI completions route (server-sent events), for
-// the engine part of a twin: after one warm-up request, TTFT of one-token requests sent one at a
-// time at a few prompt lengths, then the inter-token gap of n streams decoding together at a few
+// the engine part of a twin: after one warm-up request, TTFT of requests sent one at a time at a
+// few prompt lengths (16 tokens each: the gap after the first tells how a decode step grows with
+// the context), then the inter-token gap of n streams decoding together at a few
 // n, within a request budget; fitted by llm-fit.ts. A batch's gap is read after its last stream got
 // its first token (its own prefills are not decoding), as the slope of chunk times over tokens.
 // Prompts are ceil(chars / 4) tokens long by the engine's approximation (approxPromptTokens): the
@@ -11,7 +12,7 @@ import { QbenchError, usageError } from '../errors.js';
 import { SseParser } from '../load/llm/sse.js';
 import { chunkOfSseData, tokensInChunk } from '../load/llm/token-metrics.js';
 import { LLM_PROBE_DEFAULTS } from './llm-probe-defaults.js';
-import { fitEngineRates, fitLine, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
+import { fitEngineRates, fitLine, type ContextObservation, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
 import type { LlmEngine } from '../deployment/index.js';
 
 /** One streamed answer: when it was sent and when each token-carrying chunk came, real ms. */
@@ -44,11 +45,15 @@ export interface LlmProbeOptions {
 export interface LlmProbeResult {
   readonly ttft: readonly TtftObservation[];
   readonly decode: readonly DecodeObservation[];
+  /** One stream's gap after each TTFT request's first token, by its context (the median per prompt length). */
+  readonly context: readonly ContextObservation[];
   readonly fit: LlmFit;
   readonly requestsSent: number;
 }
 
 const DECODE_PROMPT_TOKENS = 16;
+/** Tokens each TTFT request asks for: its first token times the prefill, the rest one stream's gap at that context. */
+const CONTEXT_PROBE_TOKENS = 16;
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -94,13 +99,22 @@ export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
   await o.port.complete(lengths[0] ?? DECODE_PROMPT_TOKENS, 1);
   // Rounds over every length, so that a slow spell of the host touches one sample of several lengths, not one length.
   const samples = lengths.map((): number[] => []);
+  const contextGaps = lengths.map((): number[] => []);
   for (let r = 0; r < repeats; r += 1) {
     for (const [i, p] of lengths.entries()) {
-      const a = await o.port.complete(p, 1);
+      const a = await o.port.complete(p, CONTEXT_PROBE_TOKENS);
       const first = a.chunks[0];
-      if (first !== undefined) samples[i]?.push(first.atMs - a.sentAtMs);
+      if (first === undefined) continue;
+      samples[i]?.push(first.atMs - a.sentAtMs);
+      const g = gapAfter(a, first.atMs);
+      if (g !== undefined) contextGaps[i]?.push(g);
     }
   }
+  const context: ContextObservation[] = [];
+  lengths.forEach((p, i) => {
+    const g = contextGaps[i] ?? [];
+    if (g.length > 0) context.push({ contextTokens: p + CONTEXT_PROBE_TOKENS / 2, itlMs: median(g) });
+  });
   const ttft: TtftObservation[] = [];
   lengths.forEach((p, i) => {
     const s = samples[i] ?? [];
@@ -115,9 +129,9 @@ export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
       return g === undefined ? [] : [g];
     });
     // The median stream: one stream held up by the host (a pause of its client) does not move it.
-    if (gaps.length > 0) decode.push({ streams: n, itlMs: median(gaps) });
+    if (gaps.length > 0) decode.push({ streams: n, itlMs: median(gaps), contextTokens: DECODE_PROMPT_TOKENS + decodeTokens / 2 });
   }
-  return { ttft, decode, fit: fitEngineRates(ttft, decode, o.scheduler), requestsSent: needed };
+  return { ttft, decode, context, fit: fitEngineRates(ttft, decode, o.scheduler, context), requestsSent: needed };
 }
 
 /** The OpenAI completions route of `{queueBase}/v2/{endpointId}` as a probe port (fetch, SSE read as it arrives). */

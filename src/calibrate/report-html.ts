@@ -100,7 +100,7 @@ function burstChart(r: CalibrationReport): ChartSpec | undefined {
 /** The LLM probe's fit in one line: the engine's rates and how far the observations sit from them. */
 export function describeLlmFit(l: NonNullable<CalibrationReport['llm']>): string {
   const e = l.engine;
-  return `decode ${e.decodeTokensPerSec} tok/s alone, contention ${e.decodeContention} per stream; prefill ${e.prefillTokensPerSec} tok/s + ${e.prefillBaseMs} ms${l.queueMs !== undefined ? ` (after the ${l.queueMs} ms the twin's queue adds)` : ''}${e.scheduler !== undefined ? `, scheduler ${e.scheduler}${e.maxBatchedTokens !== undefined ? ` of ${e.maxBatchedTokens} tokens` : ''}` : ''} (residuals: TTFT ${l.fit.ttftResidualMaxMs.toFixed(1)} ms, gap ${(l.fit.itlResidualMaxShare * 100).toFixed(1)}% at most; ${l.requestsSent} requests)`;
+  return `decode ${e.decodeTokensPerSec} tok/s alone, contention ${e.decodeContention} per stream${e.decodeMsPerContextToken !== undefined && e.decodeMsPerContextToken > 0 ? `, +${e.decodeMsPerContextToken} ms a step per context token of each stream` : ''}; prefill ${e.prefillTokensPerSec} tok/s + ${e.prefillBaseMs} ms${l.queueMs !== undefined ? ` (after the ${l.queueMs} ms the twin's queue adds)` : ''}${e.scheduler !== undefined ? `, scheduler ${e.scheduler}${e.maxBatchedTokens !== undefined ? ` of ${e.maxBatchedTokens} tokens` : ''}` : ''} (residuals: TTFT ${l.fit.ttftResidualMaxMs.toFixed(1)} ms, gap ${(l.fit.itlResidualMaxShare * 100).toFixed(1)}% at most; ${l.requestsSent} requests)`;
 }
 
 /** The LLM probe's section: its observations beside the fitted lines, and the engine written. */

@@ -72,6 +72,7 @@ export interface LlmCalibration {
   readonly requestsSent: number;
   readonly ttft: LlmProbeResult['ttft'];
   readonly decode: LlmProbeResult['decode'];
+  readonly context?: LlmProbeResult['context'];
   readonly fit: LlmFit;
   /** Ms of a lone request's TTFT the twin spends outside its engine (queue timing), taken off the fitted prefillBaseMs. */
   readonly queueMs?: number;

@@ -284,10 +284,10 @@ async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Dead
   try {
     const r = await probeLlm({ port, maxRequests: o.plan.llmRequests, promptLengths: o.plan.llmProbe?.promptLengths, concurrency: o.plan.llmProbe?.concurrency, scheduler: o.llmScheduling?.scheduler });
     const f = r.fit.rates;
-    const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
+    const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention), ...(f.decodeMsPerContextToken !== undefined ? { decodeMsPerContextToken: fourDigits(f.decodeMsPerContextToken) } : {}) };
     const engine = { ...rates, ...o.llmScheduling, streamBatch: streamBatchOf(chunkTokens) };
     obs.notes.push(...r.fit.notes.map((n) => `LLM probe: ${n}`));
-    return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, fit: r.fit, engine };
+    return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, context: r.context, fit: r.fit, engine };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     obs.notes.push(`the LLM probe stopped: ${deadline.signal.aborted ? String((deadline.signal.reason as Error | undefined)?.message ?? why) : why}; no engine fitted`);

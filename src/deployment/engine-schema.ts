@@ -42,6 +42,12 @@ export const LlmEngine = z.strictObject({
   decodeTokensPerSec: positive('engine.decodeTokensPerSec', 100_000).default(60),
   /** Share by which a decode step lengthens per extra stream on the worker (0: streams do not slow each other). */
   decodeContention: z.number({ error: 'engine.decodeContention must be a number' }).min(0, { error: 'engine.decodeContention must be in [0, 10]' }).max(10, { error: 'engine.decodeContention must be in [0, 10]' }).default(0.03),
+  /**
+   * Ms a decode step lengthens by per token in the context of each stream it decodes (its prompt
+   * and its output so far): attention reading the stream's KV cache. 0 by default: a step's time
+   * depends on the streams only.
+   */
+  decodeMsPerContextToken: z.number({ error: 'engine.decodeMsPerContextToken must be a number' }).min(0, { error: 'engine.decodeMsPerContextToken must be in [0, 100]' }).max(100, { error: 'engine.decodeMsPerContextToken must be in [0, 100]' }).default(0),
   /** Prompt tokens per second a prefill step reads. */
   prefillTokensPerSec: positive('engine.prefillTokensPerSec', 10_000_000).default(5_000),
   /** Fixed ms of every prefill step (scheduling, the first forward pass). */

@@ -65,7 +65,7 @@ export interface EngineStep<T> {
   readonly prefillTokens: readonly number[];
 }
 
-export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillBaseMs' | 'prefillTokensPerSec'> & Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens'>>;
+export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillBaseMs' | 'prefillTokensPerSec'> & Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens' | 'decodeMsPerContextToken'>>;
 
 /**
  * One worker's engine: requests wait for their prompt to be read, then decode one token a step until
@@ -161,7 +161,9 @@ export class WorkerEngine<T> {
     }
     // Prefill-first decodes only in a step that reads no prompt; parallel leaves the last stream out.
     const decode = !chunked && prefill.length > 0 ? [] : this.e.scheduler === 'parallel' && this.decoding.length > 1 ? this.decoding.slice(0, -1) : this.decoding.slice();
-    const durationMs = (decode.length > 0 ? decodeStepMs(this.e, decode.length) : 0) + (prefill.length > 0 ? prefillStepMs(this.e, read) : 0);
+    let context = 0;
+    if ((this.e.decodeMsPerContextToken ?? 0) > 0) for (const s of decode) context += s.promptTokens + s.generated;
+    const durationMs = (decode.length > 0 ? decodeStepMs(this.e, decode.length) + (this.e.decodeMsPerContextToken ?? 0) * context : 0) + (prefill.length > 0 ? prefillStepMs(this.e, read) : 0);
     this.step = { durationMs, decode, prefill, prefillTokens };
     return this.step;
   }

@@ -58,7 +58,7 @@ describe('calibrate --llm', () => {
     // The fake follows the formulas exactly: the fit gives them back to its 4 significant digits.
     const queueMs = r.llm?.queueMs ?? NaN;
     expect(queueMs).toBeGreaterThan(0);
-    expect(e).toEqual({ prefillBaseMs: Number((30 + 45 - queueMs).toPrecision(4)), prefillTokensPerSec: 4_000, decodeTokensPerSec: 40, decodeContention: 0.2, streamBatch: { min: 1, max: 1, growthFactor: 1 } });
+    expect(e).toEqual({ prefillBaseMs: Number((30 + 45 - queueMs).toPrecision(4)), prefillTokensPerSec: 4_000, decodeTokensPerSec: 40, decodeContention: 0.2, decodeMsPerContextToken: 0, streamBatch: { min: 1, max: 1, growthFactor: 1 } });
     const twin = parseEmulatorConfig({ ...r.emulatorConfig, apiKey: 'twin-key' });
     expect(twin.deployments['ep']?.engine).toMatchObject({ ...TRUE_ENGINE, prefillBaseMs: e?.prefillBaseMs });
     // That queue latency is the twin's own: a lone request's TTFT on the written twin, less its engine's share.

@@ -126,6 +126,18 @@ describe("one worker's steps (continuous batching, prefill first)", () => {
     expect(sittingOut).toEqual(['c', 'b', 'a', 'c', 'b', 'a']);
   });
 
+  it('a decode step lengthens by decodeMsPerContextToken per token of each decoded stream\'s prompt and output so far', () => {
+    const engine = new WorkerEngine<string>({ ...E, decodeMsPerContextToken: 0.1 });
+    engine.add(new EngineSeq(100, 3, 'a'));
+    engine.add(new EngineSeq(50, 3, 'b'));
+    expect(engine.begin()?.durationMs).toBe(prefillStepMs(E, 150));
+    engine.end();
+    // Both hold their prompt and one token: 20 x 1.5 + 0.1 x (101 + 51).
+    expect(engine.begin()?.durationMs).toBeCloseTo(30 + 15.2, 9);
+    engine.end();
+    expect(engine.begin()?.durationMs).toBeCloseTo(30 + 15.4, 9);
+  });
+
   it('even shares: each waiting prompt gets the budget over the prompts or what it needs, the spare going to those still short', () => {
     expect(evenShares(99, [150, 60])).toEqual([50, 49]);
     expect(evenShares(99, [100, 11])).toEqual([88, 11]);

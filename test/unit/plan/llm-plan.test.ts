@@ -20,6 +20,18 @@ const twin = (engine: LlmEngineInput = ENGINE) =>
 const traffic = (o: Partial<LlmTraffic> = {}): LlmTraffic => ({ ratePerSec: 1, durationS: 60, warmupS: 10, promptTokens: 200, outputTokens: 20, path: 'native', ...o });
 
 describe('engine-rate fit', () => {
+  it('reads how a decode step grows with each stream\'s context from one stream\'s gaps at several contexts, and the step line net of it', () => {
+    // step(k streams, each holding c tokens) = 4 x (1 + 0.5 (k - 1)) + 0.002 x c x k; parallel: a gap of n streams is n / (n - 1) steps of n - 1.
+    const step = (k: number, c: number) => 4 * (1 + 0.5 * (k - 1)) + 0.002 * c * k;
+    const context = [100, 500, 1_000].map((c) => ({ contextTokens: c, itlMs: step(1, c) }));
+    const decode = [1, 2, 4, 8].map((n) => ({ streams: n, contextTokens: 48, itlMs: n === 1 ? step(1, 48) : (step(n - 1, 48) * n) / (n - 1) }));
+    const fit = fitEngineRates([{ promptTokens: 10, ttftMs: 20 }, { promptTokens: 100, ttftMs: 110 }], decode, 'parallel', context);
+    expect(fit.rates.decodeMsPerContextToken).toBeCloseTo(0.002, 9);
+    expect(fit.rates.decodeTokensPerSec).toBeCloseTo(250, 6);
+    expect(fit.rates.decodeContention).toBeCloseTo(0.5, 9);
+    expect(fit.itlResidualMaxShare).toBeLessThan(1e-9);
+  });
+
   it('recovers generated engines from points on their own TTFT and inter-token lines', () => {
     const rates = fc.record({
       prefillBaseMs: fc.double({ min: 0, max: 500, noNaN: true }),
