@@ -59,7 +59,7 @@ try {
   if (cal.twin === undefined) throw new Error(`qbench calibrate --llm wrote no twin (exit ${cal.code}):\n${cal.output}`);
   const e = cal.twin.deployments['llm']?.engine;
   console.log(`\nqbench calibrate --target <url>/v2/llm --llm ${ENGINE_PROBE_FLAGS.join(' ')} --input warm-input.json --warm-jobs 1 --cold-starts 0 --burst-jobs 0 --stream-jobs 0 --workers-min 1 --workers-max 1 --gpu-type L4 --yes (${num((performance.now() - t0) / 1000)} s):`);
-  console.log(`  engine fitted: prefill ${num(e?.prefillBaseMs ?? NaN)} ms + ${num(e?.prefillTokensPerSec ?? NaN, 0)} tokens/s, decode ${num(e?.decodeTokensPerSec ?? NaN)} tokens/s, contention ${num(e?.decodeContention ?? NaN, 3)} per extra stream`);
+  console.log(`  engine fitted: prefill ${num(e?.prefillBaseMs ?? NaN)} ms + ${num(e?.prefillTokensPerSec ?? NaN, 0)} tokens/s, decode ${num(e?.decodeTokensPerSec ?? NaN)} tokens/s, contention ${num(e?.decodeContention ?? NaN, 3)} per extra stream, +${num((e?.decodeMsPerContextToken ?? NaN) * 1_000, 2)} ms a step per 1,000 context tokens of a stream, scheduler ${e?.scheduler ?? "?"} of ${e?.maxBatchedTokens ?? NaN} tokens`);
 
   console.log(`  queue timing fitted from the warm job: ${JSON.stringify(cal.twin.deployments['llm']?.timing ?? {})}`);
   if (process.env['QBENCH_BENCH_TWIN_OUT'] !== undefined) await writeFile(process.env['QBENCH_BENCH_TWIN_OUT'], JSON.stringify({ twin: cal.twin }));
