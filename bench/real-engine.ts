@@ -4,7 +4,7 @@
 // loopback. Prints: TTFT against prompt length (one request at a time) and tokens/s per stream
 // against streams in flight, both by `qbench llm`; `qbench calibrate --llm` on the endpoint
 // (ENGINE_PROBE_FLAGS: node-llama-cpp's parallel batches of 512 tokens given, TTFT probed at 32,
-// 128 and 384 prompt tokens, the token gap at 1, 2, 4 and 8 streams); then at 3 and 6 streams in
+// 128 and 384 prompt tokens, the token gap at 1, 2, 4 and 8 streams, twice); then at 3 and 6 streams in
 // flight, which the probe did not use, the twin's closed-loop prediction of TTFT p50 and tokens/s
 // per stream against `qbench llm --vus`, measured --repeats times in a row at each point: the
 // median, its error, and the spread of the repeats (the host's noise floor). The load average

@@ -1,6 +1,6 @@
 // A short probe of an LLM endpoint over its OpenAI completions route (server-sent events), for
 // the engine part of a twin: after one warm-up request, TTFT of requests sent one at a time at a
-// few prompt lengths (16 tokens each: the gap after the first tells how a decode step grows with
+// few prompt lengths (32 tokens each: the gap after the first tells how a decode step grows with
 // the context), then the inter-token gap of n streams decoding together at a few
 // n, within a request budget; fitted by llm-fit.ts. A batch's gap is read after its last stream got
 // its first token (its own prefills are not decoding), as the slope of chunk times over tokens.
@@ -52,8 +52,7 @@ export interface LlmProbeResult {
 }
 
 const DECODE_PROMPT_TOKENS = 16;
-/** Tokens each TTFT request asks for: its first token times the prefill, the rest one stream's gap at that context. */
-const CONTEXT_PROBE_TOKENS = 16;
+const CONTEXT_PROBE_TOKENS = LLM_PROBE_DEFAULTS.contextTokens;
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);

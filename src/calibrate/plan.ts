@@ -108,7 +108,7 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
     `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout; if the workers up take them all before the scaler acts, a second, larger burst from what the budget spares`,
     `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,
     ...((plan.llmRequests ?? 0) > 0
-      ? [`  llm       ${plan.llmRequests} request(s) over /openai/v1/completions (SSE): a warm-up, 16-token requests at ${(plan.llmProbe?.promptLengths ?? LLM_PROBE_DEFAULTS.promptLengths).join(', ')} prompt tokens x ${LLM_PROBE_DEFAULTS.repeats}, then ${(plan.llmProbe?.concurrency ?? LLM_PROBE_DEFAULTS.concurrency).join(', ')} streams of ${LLM_PROBE_DEFAULTS.decodeTokens} tokens at once (hold the endpoint at one worker)`]
+      ? [`  llm       ${plan.llmRequests} request(s) over /openai/v1/completions (SSE): a warm-up, ${LLM_PROBE_DEFAULTS.contextTokens}-token requests at ${(plan.llmProbe?.promptLengths ?? LLM_PROBE_DEFAULTS.promptLengths).join(', ')} prompt tokens x ${LLM_PROBE_DEFAULTS.repeats}, then ${(plan.llmProbe?.concurrency ?? LLM_PROBE_DEFAULTS.concurrency).join(', ')} streams of ${LLM_PROBE_DEFAULTS.decodeTokens} tokens at once (hold the endpoint at one worker)`]
       : []),
     `  budget    ${plan.totalJobs} jobs planned, never more than ${plan.maxJobs} (--max-jobs, a second burst included), at most ${s(plan.maxDurationMs)} (--max-duration)`,
     `  cost      at most ${cost.workerSecondsAtMost} worker-seconds: ${cost.basis}`,

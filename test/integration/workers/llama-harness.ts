@@ -115,11 +115,12 @@ export async function measureLlm(engine: RealEngine, dir: string, name: string, 
 /**
  * The LLM probe's shape and the engine's scheduling, given to calibrate: TTFT at prompt lengths
  * spanning the comparison points' (each prompt within one batch), the token gap at 1, 2, 4 and
- * 8 streams (not the points' 3 and 6), and node-llama-cpp's way of batching, which the probe
+ * 8 streams twice (not the points' 3 and 6; two rounds, as one batch's gap moves by 10-20% on
+ * this shared host), and node-llama-cpp's way of batching, which the probe
  * cannot tell: every sequence's pending tokens evaluated together in batches of
  * LLAMA_BATCH_TOKENS, shared out evenly (the parallel scheduler).
  */
-export const ENGINE_PROBE_FLAGS = ['--llm-prompt-tokens', '32,128,384', '--llm-streams', '1,2,4,8', '--llm-scheduler', 'parallel', '--llm-batch-tokens', String(LLAMA_BATCH_TOKENS)] as const;
+export const ENGINE_PROBE_FLAGS = ['--llm-prompt-tokens', '32,128,384', '--llm-streams', '1,2,4,8,1,2,4,8', '--llm-scheduler', 'parallel', '--llm-batch-tokens', String(LLAMA_BATCH_TOKENS)] as const;
 
 /** `qbench calibrate --llm` against the engine (one warm native job, then the LLM probe); the twin written. */
 export async function calibrateLlm(engine: RealEngine, dir: string): Promise<{ code: number; twin: EmulatorConfig | undefined; output: string }> {

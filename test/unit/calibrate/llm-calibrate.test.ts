@@ -86,7 +86,7 @@ describe('calibrate --llm', () => {
     expect(probeRequests(shape)).toBe(15);
     const c = captureIo({ QBENCH_API_KEY: 'k' });
     expect(await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep', '--llm', '--llm-prompt-tokens', '32,256', '--llm-streams', '1,2', '--llm-streams', '5'], c.io)).toBe(EXIT.USAGE);
-    expect(c.out()).toMatch(/llm {7}15 request\(s\) .*16-token requests at 32, 256 prompt tokens x 3, then 1, 2, 5 streams/);
+    expect(c.out()).toMatch(/llm {7}15 request\(s\) .*32-token requests at 32, 256 prompt tokens x 3, then 1, 2, 5 streams/);
     const bad = captureIo({ QBENCH_API_KEY: 'k' });
     expect(await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep', '--llm', '--llm-streams', '1,two'], bad.io)).toBe(EXIT.USAGE);
     expect(bad.err()).toMatch(/--llm-streams.*must list whole numbers/);
