@@ -3,7 +3,7 @@
 // on the CPU, one thread; the tiny model written by the worker, nothing downloaded), all on
 // loopback. Prints: TTFT against prompt length (one request at a time) and tokens/s per stream
 // against streams in flight, both by `qbench llm`; `qbench calibrate --llm` on the endpoint
-// (ENGINE_PROBE_FLAGS: node-llama-cpp's parallel batches of 512 tokens given, TTFT probed at 32,
+// (engineProbeFlags: node-llama-cpp's parallel batches of 512 tokens given, TTFT probed at 32,
 // 128 and 384 prompt tokens, the token gap at 1, 2, 4 and 8 streams, twice); then at 3 and 6 streams in
 // flight, which the probe did not use, the twin's closed-loop prediction of TTFT p50 and tokens/s
 // per stream against `qbench llm --vus`, measured --repeats times in a row at each point: the
@@ -13,7 +13,7 @@
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { calibrateLlm, comparePoint, ENGINE_PROBE_FLAGS, measureLlm, POINT_WORKLOAD, startRealEngine, tempDir, type Figure } from '../test/integration/workers/llama-harness.js';
+import { calibrateLlm, comparePoint, engineProbeFlags, measureLlm, POINT_WORKLOAD, startRealEngine, tempDir, type Figure } from '../test/integration/workers/llama-harness.js';
 
 const { values } = parseArgs({ options: { tolerance: { type: 'string', default: '0.15' }, concurrency: { type: 'string', default: '3,6' }, repeats: { type: 'string', default: '3' }, 'twin-only': { type: 'boolean', default: false } } });
 const tolerance = Number(values.tolerance);
@@ -58,7 +58,7 @@ try {
   const cal = await calibrateLlm(engine, tmp.dir);
   if (cal.twin === undefined) throw new Error(`qbench calibrate --llm wrote no twin (exit ${cal.code}):\n${cal.output}`);
   const e = cal.twin.deployments['llm']?.engine;
-  console.log(`\nqbench calibrate --target <url>/v2/llm --llm ${ENGINE_PROBE_FLAGS.join(' ')} --input warm-input.json --warm-jobs 1 --cold-starts 0 --burst-jobs 0 --stream-jobs 0 --workers-min 1 --workers-max 1 --gpu-type L4 --yes (${num((performance.now() - t0) / 1000)} s):`);
+  console.log(`\nqbench calibrate --target <url>/v2/llm --llm ${engineProbeFlags(engine.concurrency).join(' ')} --input warm-input.json --warm-jobs 1 --cold-starts 0 --burst-jobs 0 --stream-jobs 0 --workers-min 1 --workers-max 1 --gpu-type L4 --yes (${num((performance.now() - t0) / 1000)} s):`);
   console.log(`  engine fitted: prefill ${num(e?.prefillBaseMs ?? NaN)} ms + ${num(e?.prefillTokensPerSec ?? NaN, 0)} tokens/s, decode ${num(e?.decodeTokensPerSec ?? NaN)} tokens/s, contention ${num(e?.decodeContention ?? NaN, 3)} per extra stream, +${num((e?.decodeMsPerContextToken ?? NaN) * 1_000, 2)} ms a step per 1,000 context tokens of a stream, scheduler ${e?.scheduler ?? "?"} of ${e?.maxBatchedTokens ?? NaN} tokens`);
 
   console.log(`  queue timing fitted from the warm job: ${JSON.stringify(cal.twin.deployments['llm']?.timing ?? {})}`);

@@ -115,12 +115,15 @@ export async function measureLlm(engine: RealEngine, dir: string, name: string, 
 /**
  * The LLM probe's shape and the engine's scheduling, given to calibrate: TTFT at prompt lengths
  * spanning the comparison points' (each prompt within one batch), the token gap at 1, 2, 4 and
- * 8 streams twice (not the points' 3 and 6; two rounds, as one batch's gap moves by 10-20% on
- * this shared host), and node-llama-cpp's way of batching, which the probe
+ * 8 streams, those the worker runs at once, twice (not the points' 3 and 6; two rounds, as one
+ * batch's gap moves by 10-20% on this shared host), and node-llama-cpp's way of batching, which the probe
  * cannot tell: every sequence's pending tokens evaluated together in batches of
  * LLAMA_BATCH_TOKENS, shared out evenly (the parallel scheduler).
  */
-export const ENGINE_PROBE_FLAGS = ['--llm-prompt-tokens', '32,128,384', '--llm-streams', '1,2,4,8,1,2,4,8', '--llm-scheduler', 'parallel', '--llm-batch-tokens', String(LLAMA_BATCH_TOKENS)] as const;
+export function engineProbeFlags(workerConcurrency: number): string[] {
+  const streams = [1, 2, 4, 8].filter((n) => n <= workerConcurrency).join(',');
+  return ['--llm-prompt-tokens', '32,128,384', '--llm-streams', `${streams},${streams}`, '--llm-scheduler', 'parallel', '--llm-batch-tokens', String(LLAMA_BATCH_TOKENS)];
+}
 
 /** `qbench calibrate --llm` against the engine (one warm native job, then the LLM probe); the twin written. */
 export async function calibrateLlm(engine: RealEngine, dir: string): Promise<{ code: number; twin: EmulatorConfig | undefined; output: string }> {
@@ -128,7 +131,7 @@ export async function calibrateLlm(engine: RealEngine, dir: string): Promise<{ c
   await writeFile(input, JSON.stringify({ input: { prompt: 'the cat sat', sampling_params: { max_tokens: 1 } } }));
   const out = path.join(dir, 'twin');
   const c = io(engine.key);
-  const flags = [...ENGINE_PROBE_FLAGS, '--input', input, '--warm-jobs', '1', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '0', '--workers-min', '1', '--workers-max', '1', '--gpu-type', 'L4', '--yes'];
+  const flags = [...engineProbeFlags(engine.concurrency), '--input', input, '--warm-jobs', '1', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '0', '--workers-min', '1', '--workers-max', '1', '--gpu-type', 'L4', '--yes'];
   const code = await main(['calibrate', '--target', engine.target, '--llm', ...flags, '--out', out], c);
   const fitted = code === EXIT.OK ? await loadTwin(path.join(out, 'emulator.json')) : undefined;
   return { code, twin: fitted, output: c.text() };
