@@ -1,6 +1,7 @@
 // A short probe of an LLM endpoint over its OpenAI completions route (server-sent events), for
-// the engine part of a twin: after one warm-up request, TTFT of one-token requests sent one at a
-// time at a few prompt lengths, then the inter-token gap of n streams decoding together at a few
+// the engine part of a twin: after one warm-up request, TTFT of requests sent one at a time at a
+// few prompt lengths (32 tokens each: the gap after the first tells how a decode step grows with
+// the context), then the inter-token gap of n streams decoding together at a few
 // n, within a request budget; fitted by llm-fit.ts. A batch's gap is read after its last stream got
 // its first token (its own prefills are not decoding), as the slope of chunk times over tokens.
 // Prompts are ceil(chars / 4) tokens long by the engine's approximation (approxPromptTokens): the
@@ -10,7 +11,9 @@
 import { QbenchError, usageError } from '../errors.js';
 import { SseParser } from '../load/llm/sse.js';
 import { chunkOfSseData, tokensInChunk } from '../load/llm/token-metrics.js';
-import { fitEngineRates, fitLine, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
+import { LLM_PROBE_DEFAULTS } from './llm-probe-defaults.js';
+import { fitEngineRates, fitLine, type ContextObservation, type DecodeObservation, type LlmFit, type TtftObservation } from './llm-fit.js';
+import type { LlmEngine } from '../deployment/index.js';
 
 /** One streamed answer: when it was sent and when each token-carrying chunk came, real ms. */
 export interface StreamedAnswer {
@@ -35,16 +38,21 @@ export interface LlmProbeOptions {
   readonly decodeTokens?: number | undefined;
   /** Requests the probe may send in all (default 60). */
   readonly maxRequests?: number | undefined;
+  /** The engine's scheduler, given: how the decode gaps read as steps (fitEngineRates). */
+  readonly scheduler?: LlmEngine['scheduler'] | undefined;
 }
 
 export interface LlmProbeResult {
   readonly ttft: readonly TtftObservation[];
   readonly decode: readonly DecodeObservation[];
+  /** One stream's gap after each TTFT request's first token, by its context (the median per prompt length). */
+  readonly context: readonly ContextObservation[];
   readonly fit: LlmFit;
   readonly requestsSent: number;
 }
 
 const DECODE_PROMPT_TOKENS = 16;
+const CONTEXT_PROBE_TOKENS = LLM_PROBE_DEFAULTS.contextTokens;
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,7 +77,7 @@ function gapAfter(a: StreamedAnswer, fromMs: number): number | undefined {
   return b > 0 ? b : undefined;
 }
 
-export const LLM_PROBE_DEFAULTS = { promptLengths: [32, 512, 2048], repeats: 3, concurrency: [1, 2, 4, 8], decodeTokens: 64, maxRequests: 60 } as const;
+export { LLM_PROBE_DEFAULTS };
 
 /** Requests the probe sends with these options: a warm-up, each prompt length x repeats, and every stream of every batch. */
 export function probeRequests(o: Pick<LlmProbeOptions, 'promptLengths' | 'repeats' | 'concurrency'> = {}): number {
@@ -90,13 +98,22 @@ export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
   await o.port.complete(lengths[0] ?? DECODE_PROMPT_TOKENS, 1);
   // Rounds over every length, so that a slow spell of the host touches one sample of several lengths, not one length.
   const samples = lengths.map((): number[] => []);
+  const contextGaps = lengths.map((): number[] => []);
   for (let r = 0; r < repeats; r += 1) {
     for (const [i, p] of lengths.entries()) {
-      const a = await o.port.complete(p, 1);
+      const a = await o.port.complete(p, CONTEXT_PROBE_TOKENS);
       const first = a.chunks[0];
-      if (first !== undefined) samples[i]?.push(first.atMs - a.sentAtMs);
+      if (first === undefined) continue;
+      samples[i]?.push(first.atMs - a.sentAtMs);
+      const g = gapAfter(a, first.atMs);
+      if (g !== undefined) contextGaps[i]?.push(g);
     }
   }
+  const context: ContextObservation[] = [];
+  lengths.forEach((p, i) => {
+    const g = contextGaps[i] ?? [];
+    if (g.length > 0) context.push({ contextTokens: p + CONTEXT_PROBE_TOKENS / 2, itlMs: median(g) });
+  });
   const ttft: TtftObservation[] = [];
   lengths.forEach((p, i) => {
     const s = samples[i] ?? [];
@@ -111,9 +128,9 @@ export async function probeLlm(o: LlmProbeOptions): Promise<LlmProbeResult> {
       return g === undefined ? [] : [g];
     });
     // The median stream: one stream held up by the host (a pause of its client) does not move it.
-    if (gaps.length > 0) decode.push({ streams: n, itlMs: median(gaps) });
+    if (gaps.length > 0) decode.push({ streams: n, itlMs: median(gaps), contextTokens: DECODE_PROMPT_TOKENS + decodeTokens / 2 });
   }
-  return { ttft, decode, fit: fitEngineRates(ttft, decode), requestsSent: needed };
+  return { ttft, decode, context, fit: fitEngineRates(ttft, decode, o.scheduler, context), requestsSent: needed };
 }
 
 /** The OpenAI completions route of `{queueBase}/v2/{endpointId}` as a probe port (fetch, SSE read as it arrives). */

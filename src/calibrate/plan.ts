@@ -4,7 +4,7 @@
 // the GPU type is known (DEPLOYMENT-FACTS.md: billing per worker-second, the flex price).
 import { usageError } from '../errors.js';
 import { priceOf, SERVICE_DEFAULTS } from '../deployment/index.js';
-import { LLM_PROBE_DEFAULTS } from './llm-probe.js';
+import { LLM_PROBE_DEFAULTS } from './llm-probe-defaults.js';
 
 export interface PlanInput {
   readonly classes: number;
@@ -20,6 +20,14 @@ export interface PlanInput {
   readonly maxDurationMs: number;
   /** Requests of the LLM probe (llm-probe.ts) over the OpenAI route; 0 or absent: no probe. */
   readonly llmRequests?: number;
+  /** The LLM probe's prompt lengths and stream counts (LLM_PROBE_DEFAULTS when absent). */
+  readonly llmProbe?: LlmProbeShape;
+}
+
+/** What the LLM probe measures: TTFT at these prompt lengths, the token gap at these stream counts. */
+export interface LlmProbeShape {
+  readonly promptLengths: readonly number[];
+  readonly concurrency: readonly number[];
 }
 
 export interface CalibrationPlan extends PlanInput {
@@ -100,7 +108,7 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
     `  burst     ${plan.burstJobs} job(s) at once, /health polled throughout; if the workers up take them all before the scaler acts, a second, larger burst from what the budget spares`,
     `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,
     ...((plan.llmRequests ?? 0) > 0
-      ? [`  llm       ${plan.llmRequests} request(s) over /openai/v1/completions (SSE): a warm-up, one-token requests at ${LLM_PROBE_DEFAULTS.promptLengths.join(', ')} prompt tokens x ${LLM_PROBE_DEFAULTS.repeats}, then ${LLM_PROBE_DEFAULTS.concurrency.join(', ')} streams of ${LLM_PROBE_DEFAULTS.decodeTokens} tokens at once (hold the endpoint at one worker)`]
+      ? [`  llm       ${plan.llmRequests} request(s) over /openai/v1/completions (SSE): a warm-up, ${LLM_PROBE_DEFAULTS.contextTokens}-token requests at ${(plan.llmProbe?.promptLengths ?? LLM_PROBE_DEFAULTS.promptLengths).join(', ')} prompt tokens x ${LLM_PROBE_DEFAULTS.repeats}, then ${(plan.llmProbe?.concurrency ?? LLM_PROBE_DEFAULTS.concurrency).join(', ')} streams of ${LLM_PROBE_DEFAULTS.decodeTokens} tokens at once (hold the endpoint at one worker)`]
       : []),
     `  budget    ${plan.totalJobs} jobs planned, never more than ${plan.maxJobs} (--max-jobs, a second burst included), at most ${s(plan.maxDurationMs)} (--max-duration)`,
     `  cost      at most ${cost.workerSecondsAtMost} worker-seconds: ${cost.basis}`,

@@ -100,7 +100,7 @@ function burstChart(r: CalibrationReport): ChartSpec | undefined {
 /** The LLM probe's fit in one line: the engine's rates and how far the observations sit from them. */
 export function describeLlmFit(l: NonNullable<CalibrationReport['llm']>): string {
   const e = l.engine;
-  return `decode ${e.decodeTokensPerSec} tok/s alone, contention ${e.decodeContention} per stream; prefill ${e.prefillTokensPerSec} tok/s + ${e.prefillBaseMs} ms (residuals: TTFT ${l.fit.ttftResidualMaxMs.toFixed(1)} ms, gap ${(l.fit.itlResidualMaxShare * 100).toFixed(1)}% at most; ${l.requestsSent} requests)`;
+  return `decode ${e.decodeTokensPerSec} tok/s alone, contention ${e.decodeContention} per stream${e.decodeMsPerContextToken !== undefined && e.decodeMsPerContextToken > 0 ? `, +${e.decodeMsPerContextToken} ms a step per context token of each stream` : ''}; prefill ${e.prefillTokensPerSec} tok/s + ${e.prefillBaseMs} ms${l.queueMs !== undefined ? ` (after the ${l.queueMs} ms the twin's queue adds)` : ''}${e.scheduler !== undefined ? `, scheduler ${e.scheduler}${e.maxBatchedTokens !== undefined ? ` of ${e.maxBatchedTokens} tokens` : ''}` : ''} (residuals: TTFT ${l.fit.ttftResidualMaxMs.toFixed(1)} ms, gap ${(l.fit.itlResidualMaxShare * 100).toFixed(1)}% at most; ${l.requestsSent} requests)`;
 }
 
 /** The LLM probe's section: its observations beside the fitted lines, and the engine written. */
@@ -111,7 +111,7 @@ function llmSection(r: CalibrationReport): string {
   const ttft = l.ttft.map((t) => `<tr><td class="num">${t.promptTokens}</td><td class="num">${esc(fmtMs(t.ttftMs))}</td><td class="num">${esc(fmtMs(e.prefillBaseMs + (t.promptTokens / e.prefillTokensPerSec) * 1_000))}</td></tr>`).join('');
   const decode = l.decode.map((d) => `<tr><td class="num">${d.streams}</td><td class="num">${esc(fmtMs(d.itlMs))}</td><td class="num">${esc(fmtMs((1_000 / e.decodeTokensPerSec) * (1 + e.decodeContention * (d.streams - 1))))}</td></tr>`).join('');
   return `<h2 id="llm">LLM engine</h2>
-<p class="small muted">The probe over the OpenAI completions route (server-sent events): TTFT of one-token requests sent one at a time (the median of each prompt length), then the inter-token gap of n streams decoding together; least-squares lines fitted (deployments.${esc(r.target.endpointId)}.engine).</p>
+<p class="small muted">The probe over the OpenAI completions route (server-sent events): TTFT of 32-token requests sent one at a time (the median of each prompt length; the gap after the first token by its context), then the inter-token gap of n streams decoding together; least-squares lines fitted (deployments.${esc(r.target.endpointId)}.engine).</p>
 <p>${esc(describeLlmFit(l))}</p>
 <table><thead><tr><th class="num">prompt tokens</th><th class="num">TTFT measured</th><th class="num">fitted</th></tr></thead><tbody>${ttft}</tbody></table>
 <table><thead><tr><th class="num">streams</th><th class="num">gap measured</th><th class="num">fitted</th></tr></thead><tbody>${decode}</tbody></table>`;

@@ -1,7 +1,7 @@
 // The calibration report (calibration.json; the HTML page renders the same object): what was
 // planned and spent, each phase's outcome, each setting measured or given, each fit with its
 // samples and goodness of fit, the burst's /health timeline, and the emulator config written.
-import type { Distribution, StreamBatch } from '../deployment/index.js';
+import type { Distribution, LlmEngine, StreamBatch } from '../deployment/index.js';
 import type { GoodnessOfFit, Precision } from './fit.js';
 import type { PartFit, SettingValue, TimingPart } from './infer.js';
 import type { ThrottleEstimate } from './throttle.js';
@@ -72,12 +72,16 @@ export interface LlmCalibration {
   readonly requestsSent: number;
   readonly ttft: LlmProbeResult['ttft'];
   readonly decode: LlmProbeResult['decode'];
+  readonly context?: LlmProbeResult['context'];
   readonly fit: LlmFit;
+  /** Ms of a lone request's TTFT the twin spends outside its engine (queue timing), taken off the fitted prefillBaseMs. */
+  readonly queueMs?: number;
   /**
    * Written into deployments.<id>.engine of the twin (the engine's other settings at their
-   * defaults): the fitted rates (4 significant digits) and the chunk batching the streams showed.
+   * defaults): the fitted rates (4 significant digits), the chunk batching the streams showed,
+   * and the scheduling given with --llm-scheduler and --llm-batch-tokens.
    */
-  readonly engine: FittedRates & { readonly streamBatch: StreamBatch };
+  readonly engine: FittedRates & { readonly streamBatch: StreamBatch } & Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens'>>;
 }
 
 export function fitEntry(f: PartFit): FitEntry {

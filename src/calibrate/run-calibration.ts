@@ -17,6 +17,9 @@ import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport
 import { renderCalibrationHtml } from './report-html.js';
 import { CalibrationTarget, queuePort, REAL_CLOCK, workersUp, type DeploymentPort, type RealClock } from './target.js';
 import { twinEmulatorConfig } from './twin-config.js';
+import { parseEmulatorConfig } from '../emulator/config.js';
+import { simulateLlmClosedLoop } from '../sim/llm-simulate.js';
+import type { DeploymentSettings } from '../deployment/index.js';
 import { openAiProbePort, probeLlm, type LlmProbePort, type StreamedAnswer } from './llm-probe.js';
 import type { FittedRates } from './llm-fit.js';
 import type { LlmCalibration } from './report.js';
@@ -42,6 +45,8 @@ export interface CalibrationOptions {
   readonly port?: DeploymentPort;
   /** Tests: the LLM probe's endpoint instead of the OpenAI route by HTTP (with plan.llmRequests > 0). */
   readonly llmPort?: LlmProbePort | undefined;
+  /** The engine's scheduling, given (the probe measures rates, not how the engine schedules); the schema's default when absent. */
+  readonly llmScheduling?: Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens'>> | undefined;
   readonly clock?: RealClock;
 }
 
@@ -165,6 +170,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
   const realMs = clock.now() - deadline.startedAtMs;
   obs.rttRealMs = floorOf(target.healthRttsMs);
   const inferred = inferDeployment(obs, { given: o.given, classField: o.classField, classIds: o.classes.map((c) => c.id), seed: o.seed });
+  if (llm !== undefined) llm = withoutQueueMs(llm, twinQueueMs(o.endpointId, inferred.deployment));
   return {
     schemaVersion: CALIBRATION_SCHEMA_VERSION,
     kind: 'qbench-calibration',
@@ -188,6 +194,31 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     ...(llm !== undefined ? { llm } : {}),
     emulatorConfig: twinEmulatorConfig(o.endpointId, llm === undefined ? inferred.deployment : { ...inferred.deployment, engine: LlmEngine.parse(llm.engine) }),
   };
+}
+
+/** Lone requests the twin's queue latency is the median of (its timing may be a distribution). */
+const QUEUE_SAMPLES = 21;
+
+/**
+ * Ms the twin adds to a lone request's TTFT outside its engine (submission, dispatch, the
+ * worker's overhead, by the timing fitted from the warm jobs): the median TTFT of lone one-token
+ * requests on the twin with an engine that takes no time.
+ */
+export function twinQueueMs(endpointId: string, deployment: DeploymentSettings): number {
+  const instant = LlmEngine.parse({ prefillBaseMs: 0, prefillTokensPerSec: 10_000_000, decodeTokensPerSec: 100_000, decodeContention: 0 });
+  const twin = parseEmulatorConfig({ ...twinEmulatorConfig(endpointId, { ...deployment, engine: instant }), apiKey: 'twin-queue-latency' });
+  const sim = simulateLlmClosedLoop({ twin, endpointId, jobsPerWorker: 1, seed: 1, traffic: { concurrency: 1, requests: QUEUE_SAMPLES, warmupRequests: 0, promptTokens: 1, outputTokens: 1, path: 'chat' } });
+  const ttfts = sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs])).sort((a, b) => a - b);
+  return ttfts[Math.floor(ttfts.length / 2)] ?? 0;
+}
+
+/**
+ * The probe's lone TTFTs hold the queue's latency, which the twin adds by its timing: the fitted
+ * prefillBaseMs (the TTFT line at no prompt) keeps only what is left of it, at least 0.
+ */
+export function withoutQueueMs(llm: LlmCalibration, queueMs: number): LlmCalibration {
+  const base = fourDigits(Math.max(0, llm.engine.prefillBaseMs - queueMs));
+  return { ...llm, queueMs: fourDigits(queueMs), engine: { ...llm.engine, prefillBaseMs: base } };
 }
 
 /** A fitted rate kept to 4 significant digits: the twin's file stays readable, the probe's noise is larger. */
@@ -251,12 +282,12 @@ async function llmPhase(o: CalibrationOptions, budget: JobBudget, deadline: Dead
   };
   o.log(`llm: probing ${o.plan.llmRequests ?? 0} request(s) over the OpenAI route`);
   try {
-    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests });
+    const r = await probeLlm({ port, maxRequests: o.plan.llmRequests, promptLengths: o.plan.llmProbe?.promptLengths, concurrency: o.plan.llmProbe?.concurrency, scheduler: o.llmScheduling?.scheduler });
     const f = r.fit.rates;
-    const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention) };
-    const engine = { ...rates, streamBatch: streamBatchOf(chunkTokens) };
+    const rates: FittedRates = { prefillBaseMs: fourDigits(f.prefillBaseMs), prefillTokensPerSec: fourDigits(f.prefillTokensPerSec), decodeTokensPerSec: fourDigits(f.decodeTokensPerSec), decodeContention: fourDigits(f.decodeContention), ...(f.decodeMsPerContextToken !== undefined ? { decodeMsPerContextToken: fourDigits(f.decodeMsPerContextToken) } : {}) };
+    const engine = { ...rates, ...o.llmScheduling, streamBatch: streamBatchOf(chunkTokens) };
     obs.notes.push(...r.fit.notes.map((n) => `LLM probe: ${n}`));
-    return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, fit: r.fit, engine };
+    return { requestsSent: r.requestsSent, ttft: r.ttft, decode: r.decode, context: r.context, fit: r.fit, engine };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     obs.notes.push(`the LLM probe stopped: ${deadline.signal.aborted ? String((deadline.signal.reason as Error | undefined)?.message ?? why) : why}; no engine fitted`);

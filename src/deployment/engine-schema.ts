@@ -42,6 +42,12 @@ export const LlmEngine = z.strictObject({
   decodeTokensPerSec: positive('engine.decodeTokensPerSec', 100_000).default(60),
   /** Share by which a decode step lengthens per extra stream on the worker (0: streams do not slow each other). */
   decodeContention: z.number({ error: 'engine.decodeContention must be a number' }).min(0, { error: 'engine.decodeContention must be in [0, 10]' }).max(10, { error: 'engine.decodeContention must be in [0, 10]' }).default(0.03),
+  /**
+   * Ms a decode step lengthens by per token in the context of each stream it decodes (its prompt
+   * and its output so far): attention reading the stream's KV cache. 0 by default: a step's time
+   * depends on the streams only.
+   */
+  decodeMsPerContextToken: z.number({ error: 'engine.decodeMsPerContextToken must be a number' }).min(0, { error: 'engine.decodeMsPerContextToken must be in [0, 100]' }).max(100, { error: 'engine.decodeMsPerContextToken must be in [0, 100]' }).default(0),
   /** Prompt tokens per second a prefill step reads. */
   prefillTokensPerSec: positive('engine.prefillTokensPerSec', 10_000_000).default(5_000),
   /** Fixed ms of every prefill step (scheduling, the first forward pass). */
@@ -55,10 +61,17 @@ export const LlmEngine = z.strictObject({
    * a step reads every waiting prompt whole while decoding streams wait. chunked (vLLM's chunked
    * prefill, its V1 engine's way): every step decodes every stream and reads waiting prompts, oldest
    * first, with the rest of maxBatchedTokens; it lasts its decode time plus, when it reads any
-   * prompt, prefillBaseMs + the tokens read / prefillTokensPerSec.
+   * prompt, prefillBaseMs + the tokens read / prefillTokensPerSec. parallel (llama.cpp through
+   * node-llama-cpp, its maximumParallelism batching): as chunked, but the rest of maxBatchedTokens
+   * goes to every waiting prompt in equal shares (a prompt needing less than its share leaves the
+   * spare to the others), so prompts read together finish together; while two or more streams
+   * decode, the one last given a token sits a step out (each of n streams gets a token in n - 1
+   * steps of n: node-llama-cpp begins a step before that sequence has queued its next token); and
+   * a step begins the moment a request reaches an idle worker, so one arriving after it, at the
+   * same instant too, waits for the next step.
    */
-  scheduler: z.enum(['prefill-first', 'chunked'], { error: 'engine.scheduler must be prefill-first or chunked' }).default('prefill-first'),
-  /** chunked: tokens one step handles, a decoding stream counting one (vLLM max_num_batched_tokens). */
+  scheduler: z.enum(['prefill-first', 'chunked', 'parallel'], { error: 'engine.scheduler must be prefill-first, chunked or parallel' }).default('prefill-first'),
+  /** chunked, parallel: tokens one step handles, a decoding stream counting one (vLLM max_num_batched_tokens, llama.cpp n_batch). */
   maxBatchedTokens: wholeIn('engine.maxBatchedTokens', 1, 10_000_000).default(8_192),
   /** KV-cache tokens of one worker: the native stream's gpu_kv_cache_usage = tokens held / this. */
   kvCacheTokens: wholeIn('engine.kvCacheTokens', 1, 1_000_000_000).default(262_144),

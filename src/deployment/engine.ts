@@ -20,9 +20,20 @@ export function decodeStepMs(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeCo
   return (1_000 / e.decodeTokensPerSec) * (1 + e.decodeContention * (Math.max(1, streams) - 1));
 }
 
+/**
+ * Mean ms between one stream's tokens while `streams` decode together (prefill steps aside): a
+ * decode step's time, or with the parallel scheduler, where each step leaves one of n >= 2
+ * streams out, n / (n - 1) steps of n - 1 streams.
+ */
+export function streamGapMs(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention'> & Partial<Pick<LlmEngine, 'scheduler'>>, streams: number): number {
+  const n = Math.max(1, streams);
+  if (e.scheduler === 'parallel' && n > 1) return (decodeStepMs(e, n - 1) * n) / (n - 1);
+  return decodeStepMs(e, n);
+}
+
 /** Tokens per second of one stream while `streams` decode together (prefill steps aside). */
-export function streamTokensPerSec(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention'>, streams: number): number {
-  return 1_000 / decodeStepMs(e, streams);
+export function streamTokensPerSec(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention'> & Partial<Pick<LlmEngine, 'scheduler'>>, streams: number): number {
+  return 1_000 / streamGapMs(e, streams);
 }
 
 /** Ms of one prefill step reading `promptTokens` tokens (of every request it takes together). */
@@ -54,7 +65,7 @@ export interface EngineStep<T> {
   readonly prefillTokens: readonly number[];
 }
 
-export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillBaseMs' | 'prefillTokensPerSec'> & Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens'>>;
+export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillBaseMs' | 'prefillTokensPerSec'> & Partial<Pick<LlmEngine, 'scheduler' | 'maxBatchedTokens' | 'decodeMsPerContextToken'>>;
 
 /**
  * One worker's engine: requests wait for their prompt to be read, then decode one token a step until
@@ -62,7 +73,11 @@ export type EngineScheduling = Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeCon
  * scheduler without chunked prefill): a step reads the whole prompt of every waiting request while
  * decoding streams wait, whenever one waits, else it decodes. `chunked` (vLLM's chunked prefill):
  * every step decodes every stream and reads waiting prompts, oldest first, with the rest of its
- * maxBatchedTokens (a stream counts one), a long prompt over several steps.
+ * maxBatchedTokens (a stream counts one), a long prompt over several steps. `parallel` (llama.cpp
+ * through node-llama-cpp): as chunked, the rest of maxBatchedTokens shared out evenly among the
+ * waiting prompts (evenShares), and while two or more streams decode, the one last given a token
+ * sits a step out (node-llama-cpp begins the next step before that sequence has queued its next
+ * token), so that each of n streams gets a token in n - 1 steps of n.
  */
 export class WorkerEngine<T> {
   private waiting: EngineSeq<T>[] = [];
@@ -114,12 +129,23 @@ export class WorkerEngine<T> {
   begin(): EngineStep<T> | undefined {
     if (this.step !== undefined) return undefined;
     if (this.waiting.length === 0 && this.decoding.length === 0) return undefined;
-    const chunked = this.e.scheduler === 'chunked';
+    const chunked = this.e.scheduler === 'chunked' || this.e.scheduler === 'parallel';
     const prefill: EngineSeq<T>[] = [];
     const prefillTokens: number[] = [];
     let budget = chunked ? Math.max(0, (this.e.maxBatchedTokens ?? Infinity) - this.decoding.length) : Infinity;
     let read = 0;
-    if (chunked || this.waiting.length > 0) {
+    if (this.e.scheduler === 'parallel') {
+      const shares = evenShares(budget, this.waiting.map((s) => s.promptTokens - s.prefilled));
+      this.waiting.forEach((s, i) => {
+        const take = shares[i] as number;
+        if (take === 0) return;
+        s.state = 'prefill';
+        prefill.push(s);
+        prefillTokens.push(take);
+        read += take;
+      });
+      this.waiting = this.waiting.filter((s) => s.state === 'waiting');
+    } else if (chunked || this.waiting.length > 0) {
       let taken = 0;
       for (const s of this.waiting) {
         if (budget <= 0) break;
@@ -133,9 +159,11 @@ export class WorkerEngine<T> {
       }
       this.waiting = this.waiting.slice(taken);
     }
-    // Prefill-first decodes only in a step that reads no prompt.
-    const decode = chunked || prefill.length === 0 ? this.decoding.slice() : [];
-    const durationMs = (decode.length > 0 ? decodeStepMs(this.e, decode.length) : 0) + (prefill.length > 0 ? prefillStepMs(this.e, read) : 0);
+    // Prefill-first decodes only in a step that reads no prompt; parallel leaves the last stream out.
+    const decode = !chunked && prefill.length > 0 ? [] : this.e.scheduler === 'parallel' && this.decoding.length > 1 ? this.decoding.slice(0, -1) : this.decoding.slice();
+    let context = 0;
+    if ((this.e.decodeMsPerContextToken ?? 0) > 0) for (const s of decode) context += s.promptTokens + s.generated;
+    const durationMs = (decode.length > 0 ? decodeStepMs(this.e, decode.length) + (this.e.decodeMsPerContextToken ?? 0) * context : 0) + (prefill.length > 0 ? prefillStepMs(this.e, read) : 0);
     this.step = { durationMs, decode, prefill, prefillTokens };
     return this.step;
   }
@@ -160,7 +188,12 @@ export class WorkerEngine<T> {
         s.state = 'done';
       }
     }
-    if (finished) this.decoding = this.decoding.filter((s) => s.state !== 'done');
+    // parallel: the stream left out goes first, then those given a token in the step's order (the last of them sits the next step out).
+    if (this.e.scheduler === 'parallel' && step.decode.length > 0) {
+      const given = new Set(step.decode);
+      this.decoding = [...this.decoding.filter((s) => !given.has(s)), ...step.decode];
+    }
+    if (finished || this.e.scheduler === 'parallel') this.decoding = this.decoding.filter((s) => s.state === 'decoding');
     const unfinished: EngineSeq<T>[] = [];
     step.prefill.forEach((s, i) => {
       if (s.state !== 'prefill') return;
@@ -182,6 +215,30 @@ export class WorkerEngine<T> {
     if (unfinished.length > 0) this.waiting = [...unfinished, ...this.waiting];
     return got;
   }
+}
+
+/**
+ * `budget` tokens shared out among prompts needing `left[i]` more tokens each, as node-llama-cpp's
+ * maximumParallelism batching shares a batch: each gets an equal share (the budget over the
+ * prompts, rounded down) or what it needs if less, and what that leaves over goes again in equal
+ * shares (rounded up) to those still short, in order, until the budget or the needs run out.
+ */
+export function evenShares(budget: number, left: readonly number[]): number[] {
+  const got = left.map(() => 0);
+  let spare = Math.max(0, Math.floor(budget));
+  let short = left.map((_, i) => i).filter((i) => (left[i] as number) > 0);
+  let first = true;
+  while (spare > 0 && short.length > 0) {
+    const share = first ? Math.max(1, Math.floor(spare / short.length)) : Math.ceil(spare / short.length);
+    first = false;
+    for (const i of short) {
+      const take = Math.min(share, (left[i] as number) - (got[i] as number), spare);
+      got[i] = (got[i] as number) + take;
+      spare -= take;
+    }
+    short = short.filter((i) => (got[i] as number) < (left[i] as number));
+  }
+  return got;
 }
 
 /**

@@ -21,7 +21,7 @@ export {
 } from './schema.js';
 export type { DeploymentSettingsInput, ScalerType, TimingModelInput } from './schema.js';
 export { ENGINE_DEFAULT_JOBS_PER_WORKER, LlmEngine, StreamBatch, type LlmEngineInput } from './engine-schema.js';
-export { approxPromptTokens, decodeStepMs, EngineSeq, prefillStepMs, StreamBatcher, streamBatchSizes, streamTokensPerSec, WorkerEngine, type EngineScheduling, type EngineStep } from './engine.js';
+export { approxPromptTokens, decodeStepMs, EngineSeq, evenShares, prefillStepMs, StreamBatcher, streamBatchSizes, streamGapMs, streamTokensPerSec, WorkerEngine, type EngineScheduling, type EngineStep } from './engine.js';
 export { cdf, meanMs, normalCdf, normalQuantile, quantileMs, sampleMs } from './distributions.js';
 export { seededRng, streamSeed, type Rng } from './random.js';
 export { DEFAULT_GPU_TYPE_ID, DEFAULT_PRICES, PRICE_TABLE_DATE, PRICE_TABLE_SOURCE, priceOf } from './prices.js';

@@ -11,6 +11,7 @@ import type { EndpointObserver, QueueEndpoint } from '../emulator/queue/index.js
 import type { Job } from '../emulator/queue/job.js';
 import { seededRng, streamSeed, type Rng } from '../deployment/index.js';
 import { TokenTimer, type RequestTokenMetrics } from '../load/llm/token-metrics.js';
+import { drawLength, type LengthDist } from '../load/llm/workload.js';
 
 /** Steady LLM traffic: Poisson arrivals of one request shape. */
 export interface LlmTraffic {
@@ -85,6 +86,8 @@ export interface LlmClosedTraffic {
   readonly warmupRequests: number;
   readonly promptTokens: number;
   readonly outputTokens: number;
+  /** Each request's output length drawn from this (seeded by the simulation's seed), in place of outputTokens. */
+  readonly outputLength?: LengthDist | undefined;
   readonly path: 'native' | 'chat';
 }
 
@@ -167,14 +170,17 @@ class ClosedDriver {
   /** When the first measured request was sent. */
   measuredFromMs = 0;
   private readonly input: Record<string, unknown>;
+  private readonly rng: Rng;
 
   constructor(
     private readonly clock: VirtualClock,
     private readonly ep: QueueEndpoint,
     private readonly figures: TokenFigures,
     private readonly t: LlmClosedTraffic,
+    seed: number,
   ) {
     this.input = llmJobInput(t);
+    this.rng = seededRng(streamSeed(seed, 'llm-output-lengths'));
     // The next request goes after the events of the end (a zero-delay timer), as a client's would.
     figures.onEnded = () => void this.clock.setTimerFor(0, (d: ClosedDriver) => d.send(), this);
   }
@@ -185,7 +191,9 @@ class ClosedDriver {
 
   private send(): void {
     if (this.arrived >= this.t.requests) return;
-    const job = this.ep.submit('run', { input: this.input });
+    const d = this.t.outputLength;
+    const input = d === undefined ? this.input : llmJobInput({ ...this.t, outputTokens: drawLength(d, this.rng) });
+    const job = this.ep.submit('run', { input });
     this.arrived += 1;
     if (this.arrived > this.t.warmupRequests) {
       if (this.measured === 0) this.measuredFromMs = this.clock.now();
@@ -239,6 +247,6 @@ export function simulateLlmClosedLoop(o: Omit<LlmSimulateOptions, 'traffic' | 'w
   const t = o.traffic;
   if (!Number.isInteger(t.concurrency) || t.concurrency < 1) throw configError(`concurrency must be a whole number from 1, got ${t.concurrency}`);
   if (!Number.isInteger(t.requests) || t.requests <= t.warmupRequests) throw configError(`requests (${t.requests}) must be a whole number above warmupRequests (${t.warmupRequests})`);
-  const { driver, clock, summary } = runSimulation({ ...o, workers: 1 }, (clock, ep, figures) => new ClosedDriver(clock, ep, figures, t), 0);
+  const { driver, clock, summary } = runSimulation({ ...o, workers: 1 }, (clock, ep, figures) => new ClosedDriver(clock, ep, figures, t, o.seed), 0);
   return summary(Math.max(1, clock.now() - driver.measuredFromMs));
 }

@@ -24,6 +24,7 @@ export async function runCalibrate(f: Flags<typeof CALIBRATE_OPTIONS>, io: CliIo
   registerSecret(apiKey);
   const inputs = await loadInputClasses(f.input, f.classField);
   const timeScale = f.timeScale;
+  const llmProbe = { promptLengths: f.llmPromptTokens, concurrency: f.llmStreams };
   const plan = planCalibration({
     classes: inputs.classes.length,
     warmJobs: f.warmJobs,
@@ -33,7 +34,8 @@ export async function runCalibrate(f: Flags<typeof CALIBRATE_OPTIONS>, io: CliIo
     streamJobs: f.streamJobs,
     maxJobs: f.maxJobs,
     maxDurationMs: f.maxDurationMs,
-    llmRequests: f.llm ? probeRequests() : 0,
+    llmRequests: f.llm ? probeRequests(llmProbe) : 0,
+    ...(f.llm ? { llmProbe } : {}),
   });
   const given = givenSettings(f, endpointId);
   const assumed = <T>(v: T | undefined, fallback: T) => (v === undefined ? { value: fallback, source: 'service default' as const } : { value: v, source: 'given' as const });
@@ -69,6 +71,7 @@ export async function runCalibrate(f: Flags<typeof CALIBRATE_OPTIONS>, io: CliIo
     command: invocation.commandLine,
     signal: io.signal,
     log: (line) => io.stderr(`${line}\n`),
+    llmScheduling: { ...(f.llmScheduler !== undefined ? { scheduler: f.llmScheduler } : {}), ...(f.llmBatchTokens !== undefined ? { maxBatchedTokens: f.llmBatchTokens } : {}) },
   });
   const out = f.out ?? `reports/calibrate-${timestampDirName(report.startedAt)}`;
   const written = await writeCalibration(report, out);

@@ -9,7 +9,13 @@ import { SCALER_TYPES, type DeploymentSettings } from '../../deployment/index.js
 import { DurationMs } from '../../spec/index.js';
 import { defineCommand, lazyRun } from '../command.js';
 import { option, wholeNumber, type Flags, type OptionSet } from '../options.js';
-import { targetKeyOption, targetOptions } from '../target-options.js';
+import { commaList, targetKeyOption, targetOptions } from '../target-options.js';
+import { LLM_PROBE_DEFAULTS } from '../../calibrate/llm-probe-defaults.js';
+
+/** A comma-separated (or repeated) list of whole numbers from `min` to `max`. */
+const wholeList = (min: number, max: number) =>
+  commaList.pipe(z.array(z.string().regex(/^\d+$/, { error: 'must list whole numbers' }).transform(Number).pipe(z.number().int({ error: 'must list whole numbers' }).min(min, { error: `must list whole numbers from ${min} to ${max}` }).max(max, { error: `must list whole numbers from ${min} to ${max}` }))).min(1, { error: 'must list at least one number' }));
+const ENGINE_SCHEDULERS = ['prefill-first', 'chunked', 'parallel'] as const;
 
 export const CALIBRATE_DEFAULTS = { maxJobs: 100, maxDuration: '10m', warmJobs: 20, coldStarts: 6, coldBatch: 3, burstJobs: 16, streamJobs: 3, seed: 1 } as const;
 
@@ -33,7 +39,11 @@ export const CALIBRATE_OPTIONS = {
     streamJobs: option({ flag: 'stream-jobs', kind: 'number', schema: count(200), default: CALIBRATE_DEFAULTS.streamJobs, help: 'Jobs per class read through /stream (the first tells whether the handler streams)' }),
     timeScale: option({ flag: 'time-scale', kind: 'number', schema: z.number({ error: 'must be a number' }).positive({ error: 'must be above 0' }).max(100_000, { error: 'must be at most 100000' }).optional(), help: "The target's ms per real ms: for an emulator started with --time-scale (default 1, the service)" }),
     healthPollMs: option({ flag: 'health-poll-ms', kind: 'number', schema: z.number({ error: 'must be a number' }).min(1, { error: 'must be 1 to 60000' }).max(60_000, { error: 'must be 1 to 60000' }).optional(), help: 'Real ms between /health polls while watching workers (default 250 / time scale, at least 5)' }),
-    llm: option({ flag: 'llm', kind: 'boolean', schema: z.boolean(), default: false, help: "Also fit the endpoint's LLM engine: a probe of 25 requests over /openai/v1/completions (SSE) after the other phases, within --max-jobs; the twin gets deployments.<id>.engine (for qbench plan --llm). Hold the endpoint at one worker" }),
+    llm: option({ flag: 'llm', kind: 'boolean', schema: z.boolean(), default: false, help: "Also fit the endpoint's LLM engine: a probe over /openai/v1/completions (SSE; 25 requests with the default --llm-prompt-tokens and --llm-streams) after the other phases, within --max-jobs; the twin gets deployments.<id>.engine (for qbench plan --llm). Hold the endpoint at one worker" }),
+    llmPromptTokens: option({ flag: 'llm-prompt-tokens', kind: 'strings', schema: wholeList(1, 1_000_000), default: LLM_PROBE_DEFAULTS.promptLengths.map(String), help: "--llm: prompt lengths (tokens) of the probe's TTFT requests, comma-separated; two or more, spanning the prompts you will plan for" }),
+    llmStreams: option({ flag: 'llm-streams', kind: 'strings', schema: wholeList(1, 256), default: LLM_PROBE_DEFAULTS.concurrency.map(String), help: "--llm: streams decoding together in the probe's decode phase, comma-separated; two or more, at most the worker's concurrency" }),
+    llmScheduler: option({ flag: 'llm-scheduler', schema: z.enum(ENGINE_SCHEDULERS, { error: `must be ${ENGINE_SCHEDULERS.join(', ')}` }).optional(), choices: ENGINE_SCHEDULERS, help: "--llm: given, how the engine shares its steps (the probe measures rates, not this): prefill-first (vLLM without chunked prefill), chunked (vLLM's chunked prefill), parallel (llama.cpp through node-llama-cpp); default prefill-first" }),
+    llmBatchTokens: option({ flag: 'llm-batch-tokens', kind: 'number', schema: positive(100_000).optional(), help: '--llm: given, tokens one engine step holds with the chunked and parallel schedulers (vLLM max_num_batched_tokens, llama.cpp n_batch); default 8192' }),
     seed: option({ flag: 'seed', kind: 'number', schema: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }), default: CALIBRATE_DEFAULTS.seed, help: "Seed of the twin's timing sampler" }),
     workersMin: option({ flag: 'workers-min', kind: 'number', schema: count(1_000).optional(), help: 'Given: active workers (otherwise measured at rest)' }),
     workersMax: option({ flag: 'workers-max', kind: 'number', schema: positive(1_000).optional(), help: "Given: most workers (otherwise the config file's deployment of the endpoint, else the most seen in the burst, a lower bound)" }),

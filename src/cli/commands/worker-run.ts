@@ -83,7 +83,7 @@ async function llamaHandler(model: string, sequences: number, threads: number, i
   };
   try {
     const h = await createLlamaHandler({ modelPath: resolve(modelPath), sequences, threads });
-    io.stdout(`qbench worker: llama.cpp on the CPU, model ${h.modelName}, ${sequences} sequence(s) of ${h.contextTokens} tokens, ${threads} thread(s)\n`);
+    io.stdout(`qbench worker: llama.cpp on the CPU, model ${h.modelName}, ${sequences} job(s) at once on ${h.contextSequences} sequences of ${h.contextTokens} tokens, ${threads} thread(s)\n`);
     return {
       handler: h.handler,
       async close() {

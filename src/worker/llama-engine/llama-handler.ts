@@ -6,9 +6,14 @@
 // messages, sampling_params: {max_tokens}, stream}), refusing the same inputs the emulator's
 // engine refuses (src/emulator/queue/handlers/engine-requests.ts), in the same answer shapes.
 //
-// One llama.cpp context holds `sequences` sequences, one per job at once (the worker's
-// concurrency, worker-vllm's MAX_CONCURRENCY): node-llama-cpp evaluates the pending tokens of
-// every sequence in one batch, a new prompt beside the others' next tokens (continuous batching).
+// One llama.cpp context serves `sequences` jobs at once (the worker's concurrency, worker-vllm's
+// MAX_CONCURRENCY), one context sequence each: node-llama-cpp evaluates the pending tokens of
+// every sequence in one batch, a new prompt beside the others' next tokens (continuous batching),
+// the batch shared evenly among them (its maximumParallelism strategy). A finished job's sequence
+// is cleared under the context's lock, which node-llama-cpp's batch loop holds while any sequence
+// has tokens queued, so the clearing waits until the engine pauses: the context holds twice as
+// many sequences as jobs, so that a new job takes a clean one at once instead of waiting for
+// every running job to finish, and a job ends without waiting for its sequence to be cleared.
 // Sampling is greedy (temperature 0) and the end-of-sequence token does not stop a generation,
 // so every answer has exactly max_tokens tokens and the same prompt gives the same text. Each
 // token is streamed as one chunk, in order, without holding up the next token's evaluation.
@@ -37,6 +42,8 @@ export interface LlamaHandler {
   readonly handler: WorkerHandler;
   /** Tokens one sequence holds. */
   readonly contextTokens: number;
+  /** Sequences of the context: twice the jobs served at once (see the header). */
+  readonly contextSequences: number;
   readonly modelName: string;
   /** Free the context and the model. */
   close(): Promise<void>;
@@ -96,7 +103,7 @@ function promptText(input: Record<string, unknown>): string {
   return parts.join('\n');
 }
 
-/** A pool of the context's sequences: a job takes one, and gives it back cleared. */
+/** A pool of the context's sequences: a job takes a clean one; one given back is cleared, then clean again (dropped if that fails). */
 class SequencePool {
   private readonly free: LlamaSequence[];
   private readonly waiters: ((s: LlamaSequence) => void)[] = [];
@@ -111,7 +118,11 @@ class SequencePool {
   }
 
   async give(s: LlamaSequence): Promise<void> {
-    await s.clearHistory();
+    try {
+      await s.clearHistory();
+    } catch {
+      return;
+    }
     const w = this.waiters.shift();
     if (w !== undefined) w(s);
     else this.free.push(s);
@@ -133,8 +144,9 @@ export async function createLlamaHandler(o: LlamaHandlerOptions): Promise<LlamaH
     throw configError(`cannot load the model ${o.modelPath}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const contextTokens = Math.min(o.contextTokens ?? 4096, model.trainContextSize);
-  const context = await model.createContext({ contextSize: contextTokens * o.sequences, sequences: o.sequences, threads, flashAttention: true, batchSize: LLAMA_BATCH_TOKENS });
-  const pool = new SequencePool(Array.from({ length: o.sequences }, () => context.getSequence()));
+  const slots = 2 * o.sequences;
+  const context = await model.createContext({ contextSize: contextTokens * slots, sequences: slots, threads, flashAttention: true, batchSize: LLAMA_BATCH_TOKENS });
+  const pool = new SequencePool(Array.from({ length: slots }, () => context.getSequence()));
   const modelName = o.modelName ?? o.modelPath.replace(/^.*[\\/]/, '').replace(/\.gguf$/i, '');
   const engine = LlmEngine.parse({ modelName, maxModelLen: contextTokens, defaultMaxTokens: 16, streamBatch: { min: 1, max: 1, growthFactor: 1 } });
   // Control tokens (<s>, </s>, <unk>) are never sampled: every token is text.
@@ -179,7 +191,7 @@ export async function createLlamaHandler(o: LlamaHandlerOptions): Promise<LlamaH
         if (last) break;
       }
     } finally {
-      await pool.give(seq);
+      void pool.give(seq);
     }
     await sending;
     if (req.kind === 'openai') return completion(head as OpenAiHead, text, 'length', usageOf(prompt.length, generated));
@@ -189,6 +201,7 @@ export async function createLlamaHandler(o: LlamaHandlerOptions): Promise<LlamaH
   return {
     handler,
     contextTokens,
+    contextSequences: slots,
     modelName,
     async close() {
       await context.dispose();

@@ -1,17 +1,18 @@
 // A real inference engine measured by qbench: the built `qbench emulate --external-workers` with one
-// built `qbench worker --llama tiny --concurrency 4` process attached (llama.cpp on the CPU through
+// built `qbench worker --llama tiny --concurrency 8` process attached (llama.cpp on the CPU through
 // node-llama-cpp, a devDependency here: a worker that cannot load it exits with the message naming
 // the package, and every test fails with that output; the tiny model is written by the worker,
 // nothing downloaded), all on loopback. `qbench llm` by URL over /openai (SSE) and /run + /stream.
 //
-// The twin's prediction (calibrate --llm on this endpoint, then TTFT and tokens/s per stream at 3
-// and 6 streams in flight, which the probe did not use, within 15%) runs on request,
-// QBENCH_REAL_ENGINE_TWIN=1: on the shared 2-core host, beside the suite's other forks, a real
-// engine's token times move by 20-30% from one run to the next (the same figure read 99.6 and 76.4
-// tokens/s in two runs minutes apart), so a 15% bound would fail on the host, not the twin.
-// It does not pass yet: the twin is off by 9-28% on tokens/s and 18-40% on TTFT (bench/README.md,
-// "A real engine"). bench/real-engine.ts prints the same comparison with the measured curves. Wall
-// time about 9 s (about 35 s with the twin).
+// The twin's prediction (calibrate --llm on this endpoint with node-llama-cpp's scheduling given,
+// then TTFT p50 and tokens/s per stream at 3 and 6 streams in flight, which the probe did not use,
+// within 15%) runs on request, QBENCH_REAL_ENGINE_TWIN=1: on a quiet host it passes (errors of
+// 0.1-10% in three bench runs, bench/README.md "A real engine"), but one calibration's probe
+// moves the fitted contention by 0.64-0.93 between runs even there, and beside the suite's other
+// forks on the shared 2-core host the engine's token times move by 20-30% from one run to the
+// next, so a 15% bound would fail on the host, not the twin. bench/real-engine.ts prints the same
+// comparison with each point measured three times and the noise floor. Wall time about 9 s
+// (about 32 s with the twin).
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_BIN } from '../../global-setup.js';
@@ -23,7 +24,7 @@ let tmp: Awaited<ReturnType<typeof tempDir>> | undefined;
 
 beforeAll(async () => {
   tmp = await tempDir('qbench-llama-engine-');
-  engine = await startRealEngine({ cli: [process.execPath, BUILT_BIN], concurrency: 4, key: 'llama-engine-key-5120' });
+  engine = await startRealEngine({ cli: [process.execPath, BUILT_BIN], concurrency: 8, key: 'llama-engine-key-5120' });
 }, 90_000);
 
 afterAll(async () => {
@@ -117,7 +118,7 @@ describe('a real CPU engine attached to the emulator as a worker process', () =>
     if (cal.twin === undefined) throw new Error(`no twin written:\n${cal.output}`);
     for (const n of [3, 6]) {
       const c = await comparePoint(e, cal.twin, dir, n);
-      expect(c.code, c.output).toBe(0);
+      expect(c.codes, c.output).toEqual([0]);
       for (const f of c.figures) expect(f.error, `${n} streams, ${f.name}: predicted ${f.predicted.toFixed(1)}, measured ${f.measured.toFixed(1)}`).toBeLessThan(0.15);
     }
   });

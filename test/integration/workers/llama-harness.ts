@@ -13,6 +13,7 @@ import { EXIT } from '../../../src/exit-codes.js';
 import { loadTwin } from '../../../src/sim/twin.js';
 import type { LlmRun, QbenchResult } from '../../../src/result/model.js';
 import { simulateLlmClosedLoop } from '../../../src/sim/llm-simulate.js';
+import { parseLengthDist } from '../../../src/load/llm/workload.js';
 import { LLAMA_BATCH_TOKENS } from '../../../src/worker/llama-engine/llama-handler.js';
 
 export const ENGINE_ENDPOINT = 'llm';
@@ -20,6 +21,8 @@ export const ENGINE_ENDPOINT = 'llm';
 export interface RealEngine {
   /** http://127.0.0.1:port/v2/llm */
   readonly target: string;
+  /** Jobs the worker runs at once (--concurrency). */
+  readonly concurrency: number;
   readonly key: string;
   /** Where the worker wrote the tiny model (removed when the worker stops). */
   readonly modelPath: string;
@@ -88,7 +91,7 @@ export async function startRealEngine(o: { cli: readonly string[]; concurrency: 
     const w = run(['worker', '--llama', 'tiny', '--target', url, '--endpoint', ENGINE_ENDPOINT, '--worker-id', 'llama-1', '--concurrency', String(o.concurrency), '--api-key-env', 'QBENCH_API_KEY']);
     await waitForLine(w.p, /taking jobs from/, 'the real-engine worker', w.text, 60_000);
     const modelPath = (/wrote the tiny model \([^)]*\) to (\S+)/.exec(w.text()) ?? [])[1] ?? '';
-    return { target: `${url}/v2/${ENGINE_ENDPOINT}`, key: o.key, modelPath, workerOutput: w.text, close: closeAll };
+    return { target: `${url}/v2/${ENGINE_ENDPOINT}`, concurrency: o.concurrency, key: o.key, modelPath, workerOutput: w.text, close: closeAll };
   } catch (e) {
     await closeAll();
     throw e;
@@ -109,43 +112,54 @@ export async function measureLlm(engine: RealEngine, dir: string, name: string, 
   return { code, runs: result.llm?.runs ?? [], output: c.text() };
 }
 
+/**
+ * The LLM probe's shape and the engine's scheduling, given to calibrate: TTFT at prompt lengths
+ * spanning the comparison points' (each prompt within one batch), the token gap at 1, 2, 4 and
+ * 8 streams, those the worker runs at once, twice (not the points' 3 and 6; two rounds, as one
+ * batch's gap moves by 10-20% on this shared host), and node-llama-cpp's way of batching, which the probe
+ * cannot tell: every sequence's pending tokens evaluated together in batches of
+ * LLAMA_BATCH_TOKENS, shared out evenly (the parallel scheduler).
+ */
+export function engineProbeFlags(workerConcurrency: number): string[] {
+  const streams = [1, 2, 4, 8].filter((n) => n <= workerConcurrency).join(',');
+  return ['--llm-prompt-tokens', '32,128,384', '--llm-streams', `${streams},${streams}`, '--llm-scheduler', 'parallel', '--llm-batch-tokens', String(LLAMA_BATCH_TOKENS)];
+}
+
 /** `qbench calibrate --llm` against the engine (one warm native job, then the LLM probe); the twin written. */
 export async function calibrateLlm(engine: RealEngine, dir: string): Promise<{ code: number; twin: EmulatorConfig | undefined; output: string }> {
   const input = path.join(dir, 'warm-input.json');
   await writeFile(input, JSON.stringify({ input: { prompt: 'the cat sat', sampling_params: { max_tokens: 1 } } }));
   const out = path.join(dir, 'twin');
   const c = io(engine.key);
-  const flags = ['--input', input, '--warm-jobs', '1', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '0', '--workers-min', '1', '--workers-max', '1', '--gpu-type', 'L4', '--yes'];
+  const flags = [...engineProbeFlags(engine.concurrency), '--input', input, '--warm-jobs', '1', '--cold-starts', '0', '--burst-jobs', '0', '--stream-jobs', '0', '--workers-min', '1', '--workers-max', '1', '--gpu-type', 'L4', '--yes'];
   const code = await main(['calibrate', '--target', engine.target, '--llm', ...flags, '--out', out], c);
   const fitted = code === EXIT.OK ? await loadTwin(path.join(out, 'emulator.json')) : undefined;
-  return { code, twin: fitted === undefined ? undefined : withEngineScheduler(fitted), output: c.text() };
+  return { code, twin: fitted, output: c.text() };
 }
 
 /**
- * The twin with the engine's scheduler given, as calibrate's --gpu-type is: the probe measures
- * rates, not how the engine schedules. node-llama-cpp evaluates every sequence's pending tokens
- * together in batches of LLAMA_BATCH_TOKENS, a prompt in parts beside the decoding streams' next
- * tokens: the twin's `chunked` scheduler with that many batched tokens.
+ * The workload of a comparison point: prompt tokens, output tokens (a length form of qbench llm
+ * --output-tokens), and requests per point (per stream in flight). Output lengths vary so that the
+ * closed loop's requests do not stay in step: with one fixed length every request of a round ends
+ * within a step or two of the others, the next round arrives together, and TTFT p50 flips between
+ * "each prompt alone" and "prompts sharing a step" on delays of a few ms, in the engine and in the
+ * twin alike (at 3 streams the same engine read 105, 201 and 289 ms).
  */
-export function withEngineScheduler(twin: EmulatorConfig): EmulatorConfig {
-  const d = twin.deployments[ENGINE_ENDPOINT];
-  if (d?.engine === undefined) return twin;
-  return { ...twin, deployments: { ...twin.deployments, [ENGINE_ENDPOINT]: { ...d, engine: { ...d.engine, scheduler: 'chunked', maxBatchedTokens: LLAMA_BATCH_TOKENS } } } };
-}
-
-/** The workload of a comparison point: prompt and output tokens, and requests per point (per stream in flight). */
-export const POINT_WORKLOAD = { promptTokens: 256, outputTokens: 48, requestsPerStream: 4 } as const;
+export const POINT_WORKLOAD = { promptTokens: 256, outputTokens: 'uniform:32-64', requestsPerStream: 8 } as const;
 
 /** One figure of a comparison point, predicted and measured. */
 export interface Figure {
   readonly name: string;
   readonly predicted: number;
+  /** The median of the repeated measurements. */
   readonly measured: number;
   /** |predicted - measured| / measured. */
   readonly error: number;
+  /** The noise floor: (largest - smallest) / median of the repeated measurements (0 with one). */
+  readonly spread: number;
+  /** Each repeated measurement. */
+  readonly runs: readonly number[];
 }
-
-const figure = (name: string, predicted: number, measured: number): Figure => ({ name, predicted, measured, error: Math.abs(predicted - measured) / measured });
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -153,31 +167,58 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-/**
- * At `concurrency` streams in flight (closed loop, the chat route, POINT_WORKLOAD): TTFT p50 and
- * tokens/s per stream (1000 / TPOT p50) measured by `qbench llm --vus`, and predicted by the twin's
- * closed-loop simulation of the same requests (every request counts in both).
- */
-export async function comparePoint(engine: RealEngine, twin: EmulatorConfig, dir: string, concurrency: number): Promise<{ figures: Figure[]; command: string; code: number; output: string }> {
+const figure = (name: string, predicted: number, runs: readonly number[]): Figure => {
+  const measured = median(runs);
+  return { name, predicted, measured, error: Math.abs(predicted - measured) / measured, spread: (Math.max(...runs) - Math.min(...runs)) / measured, runs };
+};
+
+/** TTFT p50 and tokens/s per stream (1000 / TPOT p50) of one measurement or prediction. */
+interface PointFigures {
+  readonly ttftP50Ms: number;
+  readonly tokensPerSec: number;
+}
+
+const pointArgs = (concurrency: number): string[] => {
   const w = POINT_WORKLOAD;
-  const requests = w.requestsPerStream * concurrency;
-  const args = ['--path', 'openai', '--vus', String(concurrency), '--max-requests', String(requests), '--prompt-tokens', String(w.promptTokens), '--output-tokens', String(w.outputTokens)];
-  const m = await measureLlm(engine, dir, `point-${concurrency}`, args);
+  return ['--path', 'openai', '--vus', String(concurrency), '--max-requests', String(w.requestsPerStream * concurrency), '--prompt-tokens', String(w.promptTokens), '--output-tokens', w.outputTokens];
+};
+
+/** `qbench llm --vus concurrency` of POINT_WORKLOAD on the engine (closed loop, the chat route). */
+export async function measurePoint(engine: RealEngine, dir: string, concurrency: number, name: string): Promise<PointFigures & { code: number; output: string }> {
+  const m = await measureLlm(engine, dir, name, pointArgs(concurrency));
   const run = m.runs[0];
   if (run === undefined) throw new Error(`qbench llm gave no run at concurrency ${concurrency}:\n${m.output}`);
+  return { ttftP50Ms: run.ttft.percentiles.p50, tokensPerSec: 1_000 / run.tpot.percentiles.p50, code: m.code, output: m.output };
+}
+
+/** The twin's closed-loop simulation of the same requests on one worker of the engine's concurrency (every request counts, as in the measurement). */
+export function predictPoint(twin: EmulatorConfig, workerConcurrency: number, concurrency: number): PointFigures {
+  const w = POINT_WORKLOAD;
+  const requests = w.requestsPerStream * concurrency;
   const sim = simulateLlmClosedLoop({
     twin,
-    jobsPerWorker: concurrency,
+    jobsPerWorker: workerConcurrency,
     seed: 1,
-    traffic: { concurrency, requests, warmupRequests: 0, promptTokens: w.promptTokens, outputTokens: w.outputTokens, path: 'chat' },
+    traffic: { concurrency, requests, warmupRequests: 0, promptTokens: w.promptTokens, outputTokens: 1, outputLength: parseLengthDist('--output-tokens', w.outputTokens), path: 'chat' },
   });
   const ttfts = sim.requests.flatMap((r) => (r.ttftMs === undefined ? [] : [r.ttftMs]));
   const tpots = sim.requests.flatMap((r) => (r.tpotMs === undefined ? [] : [r.tpotMs]));
+  return { ttftP50Ms: median(ttfts), tokensPerSec: 1_000 / median(tpots) };
+}
+
+/**
+ * At `concurrency` streams in flight: TTFT p50 and tokens/s per stream measured `repeats` times
+ * by `qbench llm --vus` (the median kept, the spread reported), against the twin's prediction.
+ */
+export async function comparePoint(engine: RealEngine, twin: EmulatorConfig, dir: string, concurrency: number, repeats = 1): Promise<{ figures: Figure[]; command: string; codes: number[]; output: string }> {
+  const runs: (PointFigures & { code: number; output: string })[] = [];
+  for (let r = 0; r < repeats; r += 1) runs.push(await measurePoint(engine, dir, concurrency, `point-${concurrency}-${r}`));
+  const p = predictPoint(twin, engine.concurrency, concurrency);
   return {
-    figures: [figure('TTFT p50, ms', median(ttfts), run.ttft.percentiles.p50), figure('tokens/s per stream (1000 / TPOT p50)', 1_000 / median(tpots), 1_000 / run.tpot.percentiles.p50)],
-    command: `qbench llm --target <url> ${args.join(' ')}`,
-    code: m.code,
-    output: m.output,
+    figures: [figure('TTFT p50, ms', p.ttftP50Ms, runs.map((m) => m.ttftP50Ms)), figure('tokens/s per stream (1000 / TPOT p50)', p.tokensPerSec, runs.map((m) => m.tokensPerSec))],
+    command: `qbench llm --target <url> ${pointArgs(concurrency).join(' ')}`,
+    codes: runs.map((m) => m.code),
+    output: runs.map((m) => m.output).join('\n'),
   };
 }
 

@@ -6,7 +6,7 @@
 import type { GivenSettings } from '../../../src/calibrate/infer.js';
 import { estimateCost, type CalibrationPlan } from '../../../src/calibrate/plan.js';
 import type { CalibrationReport } from '../../../src/calibrate/report.js';
-import { runCalibration } from '../../../src/calibrate/run-calibration.js';
+import { runCalibration, type CalibrationOptions } from '../../../src/calibrate/run-calibration.js';
 import type { DeploymentPort } from '../../../src/calibrate/target.js';
 import type { LlmProbePort } from '../../../src/calibrate/llm-probe.js';
 import { sampleMs, seededRng, type Distribution } from '../../../src/deployment/index.js';
@@ -79,7 +79,7 @@ export function fakeDeployment(idlePolls = 2, seed = 1, runSyncMs = 0): FakeDepl
 }
 
 /** One calibration of `port` with `plan` (one input class, time scale 1, /health polled every ms); `llmPort` answers the LLM probe. */
-export function calibrateFake(port: DeploymentPort, plan: CalibrationPlan, given: GivenSettings = {}, llmPort?: LlmProbePort): Promise<CalibrationReport> {
+export function calibrateFake(port: DeploymentPort, plan: CalibrationPlan, given: GivenSettings = {}, llmPort?: LlmProbePort, llmScheduling?: CalibrationOptions['llmScheduling']): Promise<CalibrationReport> {
   const cost = estimateCost(plan, { workersMax: { value: 3, source: 'service default' }, idleTimeoutS: { value: 5, source: 'service default' }, gpuTypeId: given.gpuTypeId, gpuCount: 1, pricePerS: undefined });
   return runCalibration({
     queueUrl: 'http://127.0.0.1:9',
@@ -98,5 +98,6 @@ export function calibrateFake(port: DeploymentPort, plan: CalibrationPlan, given
     log: () => undefined,
     port,
     llmPort,
+    llmScheduling,
   });
 }

@@ -1,10 +1,12 @@
 // An OpenAI route on one worker that follows the engine's formulas exactly, for the LLM probe's
 // tests: stream i of a batch gets its first token 5 ms after stream i - 1 (a prefill each); all
-// decode together, a step of step(n) each, once the last one started. Counts its requests.
+// decode together, a token every streamGapMs(n) each (a step of step(n), or with the parallel
+// scheduler n / (n - 1) steps of n - 1), once the last one started. Counts its requests. `queueMs`
+// is added to every time, as a queue in front of the engine would.
 import type { LlmProbePort } from '../../../src/calibrate/llm-probe.js';
-import { decodeStepMs, prefillStepMs, type LlmEngine } from '../../../src/deployment/index.js';
+import { prefillStepMs, streamGapMs, type LlmEngine } from '../../../src/deployment/index.js';
 
-export function formulaLlmPort(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillTokensPerSec' | 'prefillBaseMs'>): LlmProbePort & { sent: () => number } {
+export function formulaLlmPort(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decodeContention' | 'prefillTokensPerSec' | 'prefillBaseMs'> & Partial<Pick<LlmEngine, 'scheduler'>>, queueMs = 0): LlmProbePort & { sent: () => number } {
   let inFlight = 0;
   let sent = 0;
   return {
@@ -18,10 +20,10 @@ export function formulaLlmPort(e: Pick<LlmEngine, 'decodeTokensPerSec' | 'decode
       const n = inFlight;
       const allStarted = 5 * (n - 1) + prefillStepMs(e, promptTokens);
       const chunks = [{ atMs: 5 * i + prefillStepMs(e, promptTokens), tokens: 1 }];
-      for (let k = 1; k < maxTokens; k += 1) chunks.push({ atMs: allStarted + k * decodeStepMs(e, n), tokens: 1 });
+      for (let k = 1; k < maxTokens; k += 1) chunks.push({ atMs: allStarted + k * streamGapMs(e, n), tokens: 1 });
       await Promise.resolve();
       inFlight -= 1;
-      return { sentAtMs: 0, chunks };
+      return { sentAtMs: 0, chunks: chunks.map((c) => ({ ...c, atMs: c.atMs + queueMs })) };
     },
   };
 }

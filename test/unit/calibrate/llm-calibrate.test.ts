@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeRequests } from '../../../src/calibrate/llm-probe.js';
 import { planCalibration, type CalibrationPlan } from '../../../src/calibrate/plan.js';
-import { arrivalBatches, streamBatchOf, writeCalibration } from '../../../src/calibrate/run-calibration.js';
+import { arrivalBatches, streamBatchOf, twinQueueMs, writeCalibration } from '../../../src/calibrate/run-calibration.js';
 import { main, type CliIo } from '../../../src/cli/main.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { EXIT } from '../../../src/exit-codes.js';
@@ -47,16 +47,23 @@ describe('calibrate --llm', () => {
 
   it("fits the engine after the queue phases within the budget and writes it into the twin, which plan --llm reads", async () => {
     const d = fakeDeployment();
-    const llm = formulaLlmPort(TRUE_ENGINE);
+    // 45 ms through the queue before the engine: the twin adds its own queue latency, so the
+    // fitted prefillBaseMs is what is left of the TTFT line's 30 + 45 after it.
+    const llm = formulaLlmPort(TRUE_ENGINE, 45);
     const r = await calibrateFake(d, plan({ llmRequests: 25 }), {}, llm);
     expect(llm.sent()).toBe(25);
     expect(r.budget.jobsSent).toBe(3 + 25);
     const e = r.llm?.engine;
     expect(e).toBeDefined();
     // The fake follows the formulas exactly: the fit gives them back to its 4 significant digits.
-    expect(e).toEqual({ prefillBaseMs: 30, prefillTokensPerSec: 4_000, decodeTokensPerSec: 40, decodeContention: 0.2, streamBatch: { min: 1, max: 1, growthFactor: 1 } });
+    const queueMs = r.llm?.queueMs ?? NaN;
+    expect(queueMs).toBeGreaterThan(0);
+    expect(e).toEqual({ prefillBaseMs: Number((30 + 45 - queueMs).toPrecision(4)), prefillTokensPerSec: 4_000, decodeTokensPerSec: 40, decodeContention: 0.2, decodeMsPerContextToken: 0, streamBatch: { min: 1, max: 1, growthFactor: 1 } });
     const twin = parseEmulatorConfig({ ...r.emulatorConfig, apiKey: 'twin-key' });
-    expect(twin.deployments['ep']?.engine).toMatchObject(TRUE_ENGINE);
+    expect(twin.deployments['ep']?.engine).toMatchObject({ ...TRUE_ENGINE, prefillBaseMs: e?.prefillBaseMs });
+    // That queue latency is the twin's own: a lone request's TTFT on the written twin, less its engine's share.
+    const { engine: _engine, ...deployment } = twin.deployments['ep'] ?? {};
+    expect(twinQueueMs('ep', deployment)).toBeCloseTo(queueMs, 1);
     const dir = await mkdtemp(path.join(tmpdir(), 'qbench-llm-cal-'));
     try {
       const written = await writeCalibration(r, dir);
@@ -71,6 +78,26 @@ describe('calibrate --llm', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('probes the prompt lengths and stream counts given, counted in the plan, and writes the scheduling given into the twin; a bad list is refused', async () => {
+    const shape = { promptLengths: [32, 256], concurrency: [1, 2, 5] };
+    // A warm-up, 2 lengths x 3 repeats, 1 + 2 + 5 streams.
+    expect(probeRequests(shape)).toBe(15);
+    const c = captureIo({ QBENCH_API_KEY: 'k' });
+    expect(await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep', '--llm', '--llm-prompt-tokens', '32,256', '--llm-streams', '1,2', '--llm-streams', '5'], c.io)).toBe(EXIT.USAGE);
+    expect(c.out()).toMatch(/llm {7}15 request\(s\) .*32-token requests at 32, 256 prompt tokens x 3, then 1, 2, 5 streams/);
+    const bad = captureIo({ QBENCH_API_KEY: 'k' });
+    expect(await main(['calibrate', '--target', 'http://127.0.0.1:9', '--endpoint', 'ep', '--llm', '--llm-streams', '1,two'], bad.io)).toBe(EXIT.USAGE);
+    expect(bad.err()).toMatch(/--llm-streams.*must list whole numbers/);
+    // An engine that leaves one stream out of each step: the fit reads the gaps as its steps and gives its rates back.
+    const llm = formulaLlmPort({ ...TRUE_ENGINE, scheduler: 'parallel' }, 100);
+    const r = await calibrateFake(fakeDeployment(), plan({ llmRequests: 15, llmProbe: shape }), {}, llm, { scheduler: 'parallel', maxBatchedTokens: 512 });
+    expect(llm.sent()).toBe(15);
+    expect(r.llm?.ttft.map((o) => o.promptTokens)).toEqual([32, 256]);
+    expect(r.llm?.decode.map((o) => o.streams)).toEqual([1, 2, 5]);
+    const twin = parseEmulatorConfig({ ...r.emulatorConfig, apiKey: 'twin-key' });
+    expect(twin.deployments['ep']?.engine).toMatchObject({ ...TRUE_ENGINE, prefillBaseMs: Number((130 - (r.llm?.queueMs ?? NaN)).toPrecision(4)), scheduler: 'parallel', maxBatchedTokens: 512 });
   });
 
   it("reads the streams' chunk batching: a token a chunk, or worker-vllm's growing batches", () => {

@@ -4,7 +4,7 @@
 // generated request scripts, against the bounds the model promises.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approxPromptTokens, decodeStepMs, LlmEngine, prefillStepMs, streamBatchSizes, streamTokensPerSec } from '../../../src/deployment/index.js';
+import { approxPromptTokens, decodeStepMs, EngineSeq, evenShares, LlmEngine, WorkerEngine, prefillStepMs, streamBatchSizes, streamTokensPerSec } from '../../../src/deployment/index.js';
 import { drive } from './engine-driver.js';
 
 const E = { decodeTokensPerSec: 50, decodeContention: 0.5, prefillTokensPerSec: 1_000, prefillBaseMs: 10 };
@@ -89,6 +89,75 @@ describe("one worker's steps (continuous batching, prefill first)", () => {
     expect(drive(E, script)).toEqual([[60, 250, 270], [220, 250]]);
   });
 
+  it('parallel: every step decodes every stream and shares the rest of its budget evenly among the waiting prompts, so a short prompt is not held behind a long one', () => {
+    // Budget 100 tokens a step. A (30 prompt, 3 out) at 0, alone: 10 + 30 -> first token at 40.
+    // B (150, 1) at 25 and C (60, 1) at 30. The step from 40 decodes A (20 ms) and shares 99
+    // tokens: 49 each, the spare one to B (50, 49): 20 + 10 + 99 = 129 -> A's 2nd token at 169.
+    // The next: B needs 100, C 11: C takes its 11, B 49 + the 39 spare = 88: 129 ms -> A's 3rd
+    // and C's first at 298. B's last 12 alone: 10 + 12 -> 320.
+    const script = [
+      { atMs: 0, prompt: 30, out: 3 },
+      { atMs: 25, prompt: 150, out: 1 },
+      { atMs: 30, prompt: 60, out: 1 },
+    ];
+    expect(drive({ ...E, scheduler: 'parallel', maxBatchedTokens: 100 }, script)).toEqual([[40, 169, 298], [320], [298]]);
+    // Chunked reads oldest first: B's prompt is done at 298 and C's at 320.
+    expect(drive({ ...E, scheduler: 'chunked', maxBatchedTokens: 100 }, script)).toEqual([[40, 169, 298], [298], [320]]);
+  });
+
+  it('parallel: while n >= 2 streams decode, each step holds n - 1 of them, the one last given a token sitting out, so each gets n - 1 tokens in n steps', () => {
+    const engine = new WorkerEngine<string>({ ...E, scheduler: 'parallel', maxBatchedTokens: 100 });
+    for (const id of ['a', 'b', 'c']) engine.add(new EngineSeq(10, 50, id));
+    // One step reads the three prompts (10 each) and gives each its first token.
+    expect(engine.begin()?.prefillTokens).toEqual([10, 10, 10]);
+    expect(engine.end().map((s) => s.owner)).toEqual(['a', 'b', 'c']);
+    const got = new Map<string, number>();
+    const sittingOut: string[] = [];
+    for (let k = 0; k < 6; k += 1) {
+      const step = engine.begin();
+      expect(step?.decode).toHaveLength(2);
+      expect(step?.durationMs).toBe(decodeStepMs(E, 2));
+      const given = engine.end().map((s) => s.owner);
+      sittingOut.push(['a', 'b', 'c'].find((id) => !given.includes(id)) as string);
+      for (const id of given) got.set(id, (got.get(id) ?? 0) + 1);
+    }
+    expect([...got.values()]).toEqual([4, 4, 4]);
+    // The stream left out takes turns: c, then b, then a, ...
+    expect(sittingOut).toEqual(['c', 'b', 'a', 'c', 'b', 'a']);
+  });
+
+  it('a decode step lengthens by decodeMsPerContextToken per token of each decoded stream\'s prompt and output so far', () => {
+    const engine = new WorkerEngine<string>({ ...E, decodeMsPerContextToken: 0.1 });
+    engine.add(new EngineSeq(100, 3, 'a'));
+    engine.add(new EngineSeq(50, 3, 'b'));
+    expect(engine.begin()?.durationMs).toBe(prefillStepMs(E, 150));
+    engine.end();
+    // Both hold their prompt and one token: 20 x 1.5 + 0.1 x (101 + 51).
+    expect(engine.begin()?.durationMs).toBeCloseTo(30 + 15.2, 9);
+    engine.end();
+    expect(engine.begin()?.durationMs).toBeCloseTo(30 + 15.4, 9);
+  });
+
+  it('even shares: each waiting prompt gets the budget over the prompts or what it needs, the spare going to those still short', () => {
+    expect(evenShares(99, [150, 60])).toEqual([50, 49]);
+    expect(evenShares(99, [100, 11])).toEqual([88, 11]);
+    expect(evenShares(100, [10, 20])).toEqual([10, 20]);
+    expect(evenShares(0, [5])).toEqual([0]);
+    expect(evenShares(10, [])).toEqual([]);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 5_000 }), fc.array(fc.integer({ min: 0, max: 3_000 }), { maxLength: 12 }), (budget, left) => {
+        const got = evenShares(budget, left);
+        const waiting = left.filter((n) => n > 0).length;
+        expect(got.reduce((a, b) => a + b, 0)).toBe(Math.min(budget, left.reduce((a, b) => a + b, 0)));
+        got.forEach((g, i) => {
+          expect(g).toBeGreaterThanOrEqual(Math.min(left[i] as number, Math.floor(budget / Math.max(1, waiting))));
+          expect(g).toBeLessThanOrEqual(left[i] as number);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('over generated scripts: every request gets its output, no sooner than its own prefill, with gaps no shorter than a lone decode step', () => {
     const arrival = fc.record({ atMs: fc.integer({ min: 0, max: 2_000 }), prompt: fc.integer({ min: 1, max: 2_000 }), out: fc.integer({ min: 1, max: 40 }) });
     const engine = fc.record({
@@ -97,7 +166,7 @@ describe("one worker's steps (continuous batching, prefill first)", () => {
       prefillTokensPerSec: fc.double({ min: 100, max: 100_000, noNaN: true }),
       prefillBaseMs: fc.double({ min: 0, max: 100, noNaN: true }),
     });
-    const scheduling = fc.record({ scheduler: fc.constantFrom('prefill-first' as const, 'chunked' as const), maxBatchedTokens: fc.integer({ min: 16, max: 4_096 }) });
+    const scheduling = fc.record({ scheduler: fc.constantFrom('prefill-first' as const, 'chunked' as const, 'parallel' as const), maxBatchedTokens: fc.integer({ min: 16, max: 4_096 }) });
     fc.assert(
       fc.property(fc.tuple(engine, scheduling).map(([a, b]) => ({ ...a, ...b })), fc.array(arrival, { minLength: 1, maxLength: 12 }), (e, raw) => {
         const arrivals = [...raw].sort((a, b) => a.atMs - b.atMs);

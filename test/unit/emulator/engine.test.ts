@@ -101,6 +101,20 @@ describe('engine token times on the virtual clock', () => {
     }
   });
 
+  it('requests reaching an idle worker at the same instant share its first step, except with the parallel scheduler, where the first begins it alone', () => {
+    const firstTokens = (e: LlmEngineInput): number[] => {
+      const h = harness(e);
+      const js = [h.submitAt(0, native(100, 1)), h.submitAt(0, native(100, 1))];
+      h.clock.run(5_000);
+      return js.map((j) => (h.chunkTimes.get(j().id) ?? [])[0] ?? NaN);
+    };
+    // Together: 10 + 200 ms. Chunked with a budget of 1000 the same.
+    expect(firstTokens(ENGINE)).toEqual([210, 210]);
+    expect(firstTokens({ ...ENGINE, scheduler: 'chunked', maxBatchedTokens: 1_000 })).toEqual([210, 210]);
+    // Parallel: the first alone (10 + 100), then the second (10 + 100).
+    expect(firstTokens({ ...ENGINE, scheduler: 'parallel', maxBatchedTokens: 1_000 })).toEqual([110, 220]);
+  });
+
   it('runs the same under the same settings: the token times do not depend on anything but the script', () => {
     const times = (): number[][] => {
       const h = harness();
@@ -111,12 +125,12 @@ describe('engine token times on the virtual clock', () => {
     expect(times()).toEqual(times());
   });
 
-  it('over generated scripts, prefill first or chunked: the emulator gives every request the token times of the reference driver of one worker', () => {
+  it('over generated scripts, prefill first, chunked or parallel: the emulator gives every request the token times of the reference driver of one worker', () => {
     // Steps last whole ms (20 x (1 + 0.5 (n - 1)) and 10 + prompt ms), so a step ends a whole
     // number of ms after the arrival that woke the worker; each arrival has its own fraction of a
     // ms (i / 64), so no arrival ties with a step's end (a tie's order is the clock's, not the model's).
     const arrival = fc.record({ atMs: fc.integer({ min: 0, max: 600 }), prompt: fc.integer({ min: 1, max: 300 }), out: fc.integer({ min: 1, max: 8 }) });
-    const engine = fc.constantFrom<LlmEngineInput>(ENGINE, { ...ENGINE, scheduler: 'chunked', maxBatchedTokens: 64 });
+    const engine = fc.constantFrom<LlmEngineInput>(ENGINE, { ...ENGINE, scheduler: 'chunked', maxBatchedTokens: 64 }, { ...ENGINE, scheduler: 'parallel', maxBatchedTokens: 64 });
     fc.assert(
       fc.property(engine, fc.array(arrival, { minLength: 1, maxLength: 10 }), (e, raw) => {
         const arrivals: Arrival[] = raw.map((a, i) => ({ ...a, atMs: a.atMs + (i + 1) / 64 })).sort((a, b) => a.atMs - b.atMs);

@@ -10,7 +10,8 @@ import { formulaLlmPort } from '../calibrate/fake-llm.js';
 import { decodeStepMs, prefillStepMs, type LlmEngineInput } from '../../../src/deployment/index.js';
 import { parseEmulatorConfig } from '../../../src/emulator/config.js';
 import { planLlm } from '../../../src/plan/llm-plan.js';
-import { llmJobInput, simulateLlm, type LlmTraffic } from '../../../src/sim/llm-simulate.js';
+import { llmJobInput, simulateLlm, simulateLlmClosedLoop, type LlmTraffic } from '../../../src/sim/llm-simulate.js';
+import { parseLengthDist } from '../../../src/load/llm/workload.js';
 import { parseTrafficProfile, simulate } from '../../../src/sim/index.js';
 
 const ENGINE: LlmEngineInput = { decodeTokensPerSec: 50, decodeContention: 0.25, prefillTokensPerSec: 2_000, prefillBaseMs: 20, streamBatch: { max: 1 } };
@@ -19,6 +20,18 @@ const twin = (engine: LlmEngineInput = ENGINE) =>
 const traffic = (o: Partial<LlmTraffic> = {}): LlmTraffic => ({ ratePerSec: 1, durationS: 60, warmupS: 10, promptTokens: 200, outputTokens: 20, path: 'native', ...o });
 
 describe('engine-rate fit', () => {
+  it('reads how a decode step grows with each stream\'s context from one stream\'s gaps at several contexts, and the step line net of it', () => {
+    // step(k streams, each holding c tokens) = 4 x (1 + 0.5 (k - 1)) + 0.002 x c x k; parallel: a gap of n streams is n / (n - 1) steps of n - 1.
+    const step = (k: number, c: number) => 4 * (1 + 0.5 * (k - 1)) + 0.002 * c * k;
+    const context = [100, 500, 1_000].map((c) => ({ contextTokens: c, itlMs: step(1, c) }));
+    const decode = [1, 2, 4, 8].map((n) => ({ streams: n, contextTokens: 48, itlMs: n === 1 ? step(1, 48) : (step(n - 1, 48) * n) / (n - 1) }));
+    const fit = fitEngineRates([{ promptTokens: 10, ttftMs: 20 }, { promptTokens: 100, ttftMs: 110 }], decode, 'parallel', context);
+    expect(fit.rates.decodeMsPerContextToken).toBeCloseTo(0.002, 9);
+    expect(fit.rates.decodeTokensPerSec).toBeCloseTo(250, 6);
+    expect(fit.rates.decodeContention).toBeCloseTo(0.5, 9);
+    expect(fit.itlResidualMaxShare).toBeLessThan(1e-9);
+  });
+
   it('recovers generated engines from points on their own TTFT and inter-token lines', () => {
     const rates = fc.record({
       prefillBaseMs: fc.double({ min: 0, max: 500, noNaN: true }),
@@ -62,6 +75,16 @@ describe('LLM simulation on the virtual clock', () => {
     const itl = sim.requests.flatMap((r) => r.itlMs).sort((a, b) => a - b);
     expect(itl[Math.floor(itl.length / 2)]).toBe(20);
     expect(sim.requests.every((r) => r.outputTokens === 20 && r.tokenSource === 'usage')).toBe(true);
+  });
+
+  it('closed loop: output lengths drawn from a distribution, within its bounds, varied, the same for the same seed', () => {
+    const run = (seed: number) =>
+      simulateLlmClosedLoop({ twin: twin(), jobsPerWorker: 4, seed, traffic: { concurrency: 3, requests: 30, warmupRequests: 0, promptTokens: 50, outputTokens: 1, outputLength: parseLengthDist('--output-tokens', 'uniform:5-15'), path: 'chat' } }).requests.map((r) => r.outputTokens);
+    const lengths = run(4);
+    expect(lengths).toHaveLength(30);
+    expect(lengths.every((n) => n >= 5 && n <= 15)).toBe(true);
+    expect(new Set(lengths).size).toBeGreaterThan(3);
+    expect(run(4)).toEqual(lengths);
   });
 
   it('the chat path reads the same tokens after its role-only chunk', () => {

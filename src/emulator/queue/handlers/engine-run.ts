@@ -205,6 +205,11 @@ export class EngineExecution {
     run.engine.add(job.seq);
     ctx.runTimer = job;
     if (!run.engine.busy && !run.ending && run.beginAtMs === undefined) {
+      // parallel (node-llama-cpp): the step begins with this request alone.
+      if (this.engine.scheduler === 'parallel') {
+        this.begin(run, ctx.clock.now());
+        return Infinity;
+      }
       run.beginAtMs = ctx.clock.now();
       // A zero-delay timer, not a microtask: it runs after every event already due at this
       // instant, so requests arriving at the same emulated time share the first prefill.
