@@ -45,6 +45,6 @@ export const compareCommand = defineCommand({
   builder: (y) =>
     y
       .example('$0 compare base.json cand.json --max-regression p99=10%', 'fail on a significant p99 regression over 10%')
-      .example('$0 compare llm-base.json llm-cand.json --max-regression ttft_p99=10%,goodput=5%', 'two qbench llm results: fail on a significant TTFT p99 rise over 10% or goodput drop over 5%'),
+      .example('$0 compare llm-base.json llm-cand.json --max-regression ttft_p90=10%,goodput=5%', 'two LLM results: fail on a significant TTFT p90 rise over 10% or a goodput drop over 5%'),
   run: lazyRun(async () => (await import('./compare-run.js')).runCompare),
 });
