@@ -232,7 +232,7 @@ export function fitSamples(raw: readonly number[], o: FitOptions = {}): Fit {
   const back = split.outliers.filter((x) => keepSide(x > mid));
   const kept = back.length > 0 ? [...split.kept, ...back] : split.kept;
   const outliers = back.length > 0 ? split.outliers.filter((x) => !back.includes(x)) : split.outliers;
-  const fit = res > 0 ? withoutReadingNoise(fitKept(kept, o), res, samples !== raw && samples.some((x, i) => x !== raw[i])) : fitKept(kept, o);
+  const fit = res > 0 ? withoutReadingNoise(fitKept(kept, o), res, samples.some((x, i) => x !== raw[i])) : fitKept(kept, o);
   if (outliers.length === 0) return fit;
   return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: beyond ${FENCE_IQR} IQR of ln x from the quartiles)` };
 }

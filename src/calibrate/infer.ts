@@ -6,7 +6,7 @@
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
 import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
-import { fitSamples, precisionOf } from './fit.js';
+import { fitLognormal, fitSamples, precisionOf } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, JobSpan, Observations, ScaleUp } from './observations.js';
 import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
 import type { PartFit, TimingPart } from './part-fit.js';
@@ -143,12 +143,12 @@ export function queueDelayCandidates(reactions: readonly ColdReaction[], checkMs
 /** Workers a REQUEST_COUNT scaler of `value` keeps up for `scaleUp`'s jobs under a cap. */
 export const requestCountWorkers = (value: number, up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap: number): number => Math.min(cap, Math.max(up.workersBefore, Math.ceil(up.jobs / value)));
 
-/** A batch as a REQUEST_COUNT scaler counted it at most: its likeliest peak of requests queued and running, else every job sent. */
+/** A batch as a REQUEST_COUNT scaler counted it at most: its likeliest peak of requests queued and in progress, else every job sent. */
 const likeliest = (u: ScaleUp): Pick<ScaleUp, 'jobs' | 'workersBefore'> => ({ jobs: u.peak?.point ?? u.jobs, workersBefore: u.workersBefore });
 
 /**
  * Whether a REQUEST_COUNT scaler of `value` explains the workers `up` ended with: those it keeps
- * up for the batch's most requests at once (queued and running: `peak`, a range, when the jobs'
+ * up for the batch's most requests at once (queued and in progress: `peak`, a range, when the jobs'
  * records place them; else every job sent), under a cap.
  */
 export function requestCountFits(value: number, up: ScaleUp, cap: number): boolean {
@@ -261,7 +261,7 @@ export function inferScaler(burst: BurstObservation | undefined, e: ScalerEviden
     const c = requestCountCandidates(e.scaleUps, e.cap);
     const top = Math.max(1, ...e.scaleUps.map((u) => u.jobs));
     const orMore = c.values.at(-1) === top;
-    const seen = e.scaleUps.map((u) => `${u.jobs} job(s) sent at once${u.peak === undefined ? "" : ` (${u.peak.low === u.peak.high ? u.peak.low : `${u.peak.low}-${u.peak.high}`} queued or running at most, by their records)`} with ${u.workersBefore} worker(s) up ended with ${u.workersAfter} (${u.source})`).join('; ');
+    const seen = e.scaleUps.map((u) => `${u.jobs} job(s) sent at once${u.peak === undefined ? '' : ` (${u.peak.low === u.peak.high ? u.peak.low : `${u.peak.low}-${u.peak.high}`} queued or running at most, by their records)`} with ${u.workersBefore} worker(s) up ended with ${u.workersAfter} (${u.source})`).join('; ');
     const capWords = e.cap === undefined ? 'the most workers seen standing for workersMax' : `workersMax ${e.cap}`;
     const base = `workers came at once (${Math.round(burstReaction)} ms after a burst), ceil(jobs / value) of them within ${capWords}: ${seen}`;
     if (c.values.length === 1 && !orMore) return { type: 'REQUEST_COUNT', value: c.value, detail: `${base}: only ${c.value} predicts every count` };
@@ -374,18 +374,14 @@ export function warmOverheadMs(obs: Observations): number {
 }
 
 /**
- * A dispatch nearly every job's exceeds: the samples' log-normal median less three of their log
- * standard deviations (0.13% below it); 0 with under 5 samples.
+ * A dispatch nearly every job's exceeds: the samples' log-normal fit, its median less three of
+ * its log standard deviations (0.13% below it); 0 with under 5 samples.
  */
 export function lowQuantileMs(samplesMs: readonly number[]): number {
-  const logs = samplesMs.filter((x) => x > 0).map(Math.log);
-  if (logs.length < 5) return 0;
-  const mean = logs.reduce((a, x) => a + x, 0) / logs.length;
-  const sd = Math.sqrt(logs.reduce((a, x) => a + (x - mean) ** 2, 0) / (logs.length - 1));
-  return Math.exp(mean - 3 * sd);
+  if (samplesMs.length < 5) return 0;
+  const { dist } = fitLognormal(samplesMs);
+  return dist.medianMs * Math.exp(-3 * dist.sigma);
 }
-
-
 
 /**
  * The median of the samples at or above their median. An idle-timeout sample runs from a batch's
@@ -840,7 +836,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     );
     if (o.given.scalerType === undefined) {
       notes.push(
-        `scalerType: workers came at once, which REQUEST_COUNT explains and so does a worker started at once beside either scaler (startOnArrival, above); the twin uses REQUEST_COUNT; the same batch settles it, or give --scaler-type`,
+        `scalerType: workers came at once, which REQUEST_COUNT explains and so does a worker started at once beside either scaler (startOnArrival, above); the twin uses REQUEST_COUNT; give --scaler-type, or --start-on-arrival or --no-start-on-arrival, if you know them`,
       );
     }
   }

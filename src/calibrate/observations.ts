@@ -52,7 +52,6 @@ export interface ColdReaction {
   readonly errorMs: number;
 }
 
-/** Jobs sent at once with the workers up before them and once the scaler had answered them. */
 /** One finished job of a batch as its record and answer place it, target ms since the calibration started. */
 export interface JobSpan {
   /** Its end: the answer that showed it ended, less half a round trip (up to one poll late). */
@@ -61,6 +60,7 @@ export interface JobSpan {
   readonly delayMs: number;
 }
 
+/** Jobs sent at once with the workers up before them and once the scaler had answered them. */
 export interface ScaleUp {
   readonly source: 'cold batch' | 'burst';
   readonly jobs: number;
