@@ -1,6 +1,7 @@
 // The calibration's budget: how many jobs it may submit and for how long it may run. Every job
 // leaves through `JobBudget.take()` before it is sent, so the count can never pass --max-jobs;
 // the deadline aborts every phase at --max-duration.
+import { setMaxListeners } from 'node:events';
 import { QbenchError } from '../errors.js';
 
 /** Thrown (before anything is sent) when a phase asks for a job beyond the budget. */
@@ -46,6 +47,9 @@ export class Deadline {
     outer?: AbortSignal,
   ) {
     this.startedAtMs = now();
+    // Every job of a burst waits on this signal at once (each wait removes its listener when it
+    // ends): no bound on them, so no leak warning at Node's default of 10.
+    setMaxListeners(0, this.controller.signal);
     this.timer = setTimeout(() => this.controller.abort(new Error(`--max-duration of ${Math.round(maxDurationMs / 1000)} s reached`)), maxDurationMs);
     if (outer) {
       if (outer.aborted) this.controller.abort(outer.reason);

@@ -226,9 +226,11 @@ export function fitSamples(raw: readonly number[], o: FitOptions = {}): Fit {
   const samples = res > 0 ? spreadTies(raw, res) : raw;
   const split = splitOutliers(samples);
   // Where a mixture is fitted, two or more samples beyond one fence are a part of it (the full
-  // starts beside many fast ones), not strays: only a lone sample beyond a fence is left out.
+  // starts beside many fast ones), not strays; and a reading falls short of what it read by one
+  // span at most, so with the span known a sample below the low fence is a fast start, however
+  // lone. Only a lone sample beyond the high fence (a stall of the client) is left out.
   const mid = split.kept.length > 0 ? [...split.kept].sort((a, b) => a - b)[split.kept.length >> 1] as number : 0;
-  const keepSide = (high: boolean) => o.mixture === true && split.outliers.filter((x) => x > mid === high).length >= 2;
+  const keepSide = (high: boolean) => o.mixture === true && (split.outliers.filter((x) => x > mid === high).length >= 2 || (!high && res > 0));
   const back = split.outliers.filter((x) => keepSide(x > mid));
   const kept = back.length > 0 ? [...split.kept, ...back] : split.kept;
   const outliers = back.length > 0 ? split.outliers.filter((x) => !back.includes(x)) : split.outliers;

@@ -246,6 +246,19 @@ describe('a mixture read on a grid', () => {
     }
   });
 
+  it('one fast start among full ones read on the grid is kept, not a far outlier (a reading falls short by one span at most); a lone slow one is still left out', () => {
+    // Eight full starts (10.3 s, sigma 0.1) read on a 360 ms grid and one fast start of 3.6 s.
+    const rng = seededRng(9);
+    const full = Array.from({ length: 8 }, () => Math.round(sampleMs({ kind: 'lognormal', medianMs: 10_300, sigma: 0.1 }, rng) / P) * P);
+    const f = fitSamples([...full, 3_600], { mixture: true, resolutionMs: P });
+    expect(f.outliersMs, f.why).toEqual([]);
+    // Kept, it gives the twin fast starts: below 5 s at a chance of at least 2% (1 in 9 seen).
+    expect(cdf(f.dist, 5_000), f.why).toBeGreaterThan(0.02);
+    expect(fitSamples([...full, 60_000], { mixture: true, resolutionMs: P }).outliersMs).toEqual([60_000]);
+    // Without a resolution (no bound on how short a reading falls) the lone fast one is left out as before.
+    expect(fitSamples([...full, 3_600], { mixture: true }).outliersMs).toEqual([3_600]);
+  });
+
   it('without a resolution the same readings lose the full starts as outliers or keep the polls\' spread', () => {
     const f = fitSamples(read(1, 60), { mixture: true });
     const fastSigma = f.dist.kind === 'mixture' && f.dist.first.kind === 'lognormal' ? f.dist.first.sigma : undefined;
