@@ -18,6 +18,12 @@ export interface PlanInput {
   readonly streamJobs: number;
   readonly maxJobs: number;
   readonly maxDurationMs: number;
+  /**
+   * After the phases, spend what --max-jobs leaves on more warm jobs and cold batches until every
+   * fitted median is known within ±this (95%) and every share within ±2x this in points
+   * (precision-target.ts); absent: the plan's jobs only.
+   */
+  readonly precision?: number;
   /** Requests of the LLM probe (llm-probe.ts) over the OpenAI route; 0 or absent: no probe. */
   readonly llmRequests?: number;
   /** The LLM probe's prompt lengths and stream counts (LLM_PROBE_DEFAULTS when absent). */
@@ -109,6 +115,9 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
     `  stream    up to ${plan.streamJobs} job(s) per input class (only when the handler streams)`,
     ...((plan.llmRequests ?? 0) > 0
       ? [`  llm       ${plan.llmRequests} request(s) over /openai/v1/completions (SSE): a warm-up, ${LLM_PROBE_DEFAULTS.contextTokens}-token requests at ${(plan.llmProbe?.promptLengths ?? LLM_PROBE_DEFAULTS.promptLengths).join(', ')} prompt tokens x ${LLM_PROBE_DEFAULTS.repeats}, then ${(plan.llmProbe?.concurrency ?? LLM_PROBE_DEFAULTS.concurrency).join(', ')} streams of ${LLM_PROBE_DEFAULTS.decodeTokens} tokens at once (hold the endpoint at one worker)`]
+      : []),
+    ...(plan.precision !== undefined
+      ? [`  precision then up to ${plan.maxJobs - plan.totalJobs} more job(s) (what --max-jobs leaves), warm and cold, until every fitted median is known within ±${(plan.precision * 100).toFixed(0)}% and every share within ±${(plan.precision * 200).toFixed(0)} points (95%)`]
       : []),
     `  budget    ${plan.totalJobs} jobs planned, never more than ${plan.maxJobs} (--max-jobs, a second burst included), at most ${s(plan.maxDurationMs)} (--max-duration)`,
     `  cost      at most ${cost.workerSecondsAtMost} worker-seconds: ${cost.basis}`,

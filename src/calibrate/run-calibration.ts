@@ -11,7 +11,8 @@ import { Deadline, JobBudget } from './budget.js';
 import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
 import type { PhaseContext } from './phase-context.js';
-import { burstPhase, coldPhase, streamPhase, warmPhase } from './phases.js';
+import { burstPhase, coldPhase, streamPhase, warmPhase, type ColdOptions } from './phases.js';
+import { precisionNeed, splitBudget, type PrecisionNeed } from './precision-target.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
 import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport } from './report.js';
 import { renderCalibrationHtml } from './report-html.js';
@@ -141,6 +142,9 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
         await burstPhase(ctx, o.classes, second.jobs, { timeStartsWithinMs: maxIdleWaitMs });
       } else obs.notes.push(`${why}; the budget (--max-jobs) spares ${Math.max(0, second.jobs)} job(s), no more than that burst: no second burst was sent (raise --max-jobs to let one outlast the scaler's reaction)`);
     }
+    // Jobs kept for the phases after the cold ones (a second burst may have spent the rest).
+    const reserved = p.streamJobs * o.classes.length + (p.llmRequests ?? 0);
+    let coldOptions: ColdOptions | undefined;
     if (p.coldStarts > 0 && !deadline.signal.aborted) {
       const b = obs.burst;
       const sizing = {
@@ -157,9 +161,11 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       const batchFor = b === undefined ? undefined : (ups: readonly ScaleUp[]) => coldBatchSize([...burstUp, ...ups], sizing);
       // The stream phase's jobs are kept back (a second burst may have spent the rest): with none
       // left, the phase still waits for the scale-down (the idle timeout, the workers at rest).
-      const coldJobs = Math.min(p.coldStarts, budget.left - p.streamJobs * o.classes.length);
-      await coldPhase(ctx, o.classes[0] as InputClass, coldJobs, { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor, outlastsActive: b !== undefined && !sizing.atOnce });
+      const coldJobs = Math.min(p.coldStarts, budget.left - reserved);
+      coldOptions = { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor, outlastsActive: b !== undefined && !sizing.atOnce };
+      await coldPhase(ctx, o.classes[0] as InputClass, coldJobs, coldOptions);
     }
+    if (p.precision !== undefined && !deadline.signal.aborted) await precisionPhase(o, ctx, budget, reserved, coldOptions);
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
     if ((p.llmRequests ?? 0) > 0) llm = await llmPhase(o, budget, deadline, obs, clock);
   } finally {
@@ -194,6 +200,54 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     ...(llm !== undefined ? { llm } : {}),
     emulatorConfig: twinEmulatorConfig(o.endpointId, llm === undefined ? inferred.deployment : { ...inferred.deployment, engine: LlmEngine.parse(llm.engine) }),
   };
+}
+
+/** Rounds of the precision phase: each re-reads the fits (their spread moves the need) and sends what is still short. */
+const PRECISION_ROUNDS = 3;
+
+/**
+ * After the planned phases, what --max-jobs leaves (less the phases still to come) spent where
+ * the fits fall short of --precision (precision-target.ts): warm jobs, then cold batches (the
+ * latter only when the cold phase timed worker starts), in rounds, each re-reading the fits.
+ */
+async function precisionPhase(o: CalibrationOptions, ctx: PhaseContext, budget: JobBudget, reserved: number, cold: ColdOptions | undefined): Promise<void> {
+  const target = o.plan.precision as number;
+  const infer = () => inferDeployment(ctx.obs, { given: o.given, classField: o.classField, classIds: o.classes.map((c) => c.id), seed: o.seed });
+  const coldJobsOf = () => ctx.obs.jobs.filter((j) => j.phase === 'cold').length;
+  let sentWarm = 0;
+  let sentCold = 0;
+  let last: PrecisionNeed | undefined;
+  for (let round = 0; round < PRECISION_ROUNDS && !ctx.deadline.signal.aborted; round += 1) {
+    const inferred = infer();
+    last = precisionNeed(inferred.fits, inferred.throttle, target);
+    const starts = inferred.fits.find((f) => f.part === 'coldStart')?.samplesMs.length ?? 0;
+    // A start's cost in jobs: the cold jobs sent per start watched so far.
+    const canCold = cold !== undefined && starts > 0;
+    const warmJobs = last.warmJobsPerClass * o.classes.length;
+    const coldJobs = canCold ? Math.ceil((last.coldStarts * coldJobsOf()) / starts) : 0;
+    const split = splitBudget(budget.left - reserved, warmJobs, coldJobs);
+    const perClass = Math.floor(split.warm / o.classes.length);
+    if (perClass === 0 && split.cold === 0) break;
+    o.log(`precision: ${last.short.join('; ')}; sending ${perClass * o.classes.length} warm and ${split.cold} cold job(s)`);
+    if (perClass > 0) {
+      await warmPhase(ctx, o.classes, perClass);
+      sentWarm += perClass * o.classes.length;
+    }
+    if (split.cold > 0 && cold !== undefined && !ctx.deadline.signal.aborted) {
+      const before = coldJobsOf();
+      await coldPhase(ctx, o.classes[0] as InputClass, split.cold, cold);
+      sentCold += coldJobsOf() - before;
+    }
+  }
+  const now = infer();
+  const after = precisionNeed(now.fits, now.throttle, target);
+  const pctOf = `±${(target * 100).toFixed(0)}%`;
+  const sent = sentWarm + sentCold > 0 ? `${sentWarm} warm and ${sentCold} cold job(s) beyond the plan were sent` : 'no job beyond the plan was sent';
+  if (after.short.length === 0) ctx.obs.notes.push(`precision ${pctOf} (--precision): ${sent}; every fitted part reached it (medians ${pctOf}, shares ±${(2 * target * 100).toFixed(0)} points, at 95%)`);
+  else {
+    const noCold = cold === undefined && after.coldStarts > 0 ? '; no cold batch could be sent (the cold phase timed no worker start)' : '';
+    ctx.obs.notes.push(`precision ${pctOf} (--precision): ${sent}; short of it: ${after.short.join('; ')}${noCold}; raise --max-jobs (and --max-duration) or give the settings you know`);
+  }
 }
 
 /** Lone requests the twin's queue latency is the median of (its timing may be a distribution). */

@@ -36,6 +36,7 @@ export async function runCalibrate(f: Flags<typeof CALIBRATE_OPTIONS>, io: CliIo
     maxDurationMs: f.maxDurationMs,
     llmRequests: f.llm ? probeRequests(llmProbe) : 0,
     ...(f.llm ? { llmProbe } : {}),
+    ...(f.precision !== undefined ? { precision: f.precision / 100 } : {}),
   });
   const given = givenSettings(f, endpointId);
   const assumed = <T>(v: T | undefined, fallback: T) => (v === undefined ? { value: fallback, source: 'service default' as const } : { value: v, source: 'given' as const });

@@ -183,11 +183,18 @@ export const URL_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 20, coldStarts: 2
  */
 export const LARGE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 100, coldStarts: 160, maxJobs: 400 } as const;
 
-export type PlanInput = typeof PROOF_PLAN_INPUT | typeof URL_PLAN_INPUT | typeof LARGE_PLAN_INPUT;
+/**
+ * The proof's plan, then --precision 3: what a 600-job budget leaves spent on more warm jobs and
+ * cold batches until every fitted median is known within ±3% and every share within ±6 points.
+ */
+export const PRECISE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, maxJobs: 600, precision: 0.03 } as const;
+
+export type PlanInput = typeof PROOF_PLAN_INPUT | typeof URL_PLAN_INPUT | typeof LARGE_PLAN_INPUT | typeof PRECISE_PLAN_INPUT;
 
 /** A plan as `qbench calibrate` flags. */
 export function planFlags(p: PlanInput): string[] {
-  return ['--warm-jobs', String(p.warmJobs), '--cold-starts', String(p.coldStarts), '--cold-batch', String(p.coldBatch), '--burst-jobs', String(p.burstJobs), '--stream-jobs', String(p.streamJobs), '--max-jobs', String(p.maxJobs)];
+  const precision = 'precision' in p ? ['--precision', String(p.precision * 100)] : [];
+  return ['--warm-jobs', String(p.warmJobs), '--cold-starts', String(p.coldStarts), '--cold-batch', String(p.coldBatch), '--burst-jobs', String(p.burstJobs), '--stream-jobs', String(p.streamJobs), '--max-jobs', String(p.maxJobs), ...precision];
 }
 
 export interface Calibrated {
