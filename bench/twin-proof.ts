@@ -9,7 +9,7 @@
 // Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--plan proof|url|large] [--tolerance 0.1] [--verbose]
 // (--truths N: seeds 1..N and the named truths; --fresh N: N seeds drawn at random, printed for replay.)
 import { parseArgs } from 'node:util';
-import { calibrateTruth, describeVerdict, FIGURES, judge, LARGE_PLAN_INPUT, NAMED_TRUTHS, planFlags, PRECISE_PLAN_INPUT, PROOF_PLAN_INPUT, truthOf, URL_PLAN_INPUT, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
+import { calibrateTruth, CONDITION_STEP, describeVerdict, FIGURES, withinInterval, judge, LARGE_PLAN_INPUT, NAMED_TRUTHS, planFlags, PRECISE_PLAN_INPUT, PROOF_PLAN_INPUT, truthOf, URL_PLAN_INPUT, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
 
 const { values } = parseArgs({
   options: {
@@ -63,7 +63,7 @@ for (const key of keys) {
   const t0 = performance.now();
   const cal = await calibrateTruth(truth, planInput);
   const t1 = performance.now();
-  const v = judge(truth, cal.report);
+  const v = judge(truth, cal.report, undefined, { condition: true });
   const t2 = performance.now();
   verdicts.push(v);
   const bad = failures(v);
@@ -87,6 +87,19 @@ for (const name of FIGURES) {
   const worst = errs.reduce((a, x) => (x.e > a.e ? x : a));
   console.log(`${name.padEnd(15)} ${pct(quantile(errs.map((x) => x.e), 0.5)).padStart(8)} ${pct(quantile(errs.map((x) => x.e), 0.9)).padStart(8)} ${pct(worst.e).padStart(8)}  ${worst.v.truth.name}`);
 }
+// Figures beyond the tolerance where the truth itself moves more than the tolerance at execution ±0.5%.
+const missed = verdicts.flatMap((v) => v.figures.filter((f) => f.error > tolerance).map((f) => ({ v, f })));
+const illConditioned = missed.filter((x) => (x.f.sensitivity ?? 0) > tolerance);
+console.log(
+  `figures beyond ${pct(tolerance)}: ${missed.length}; of them ${illConditioned.length} where the truth itself moves more than ${pct(tolerance)} when its execution time moves ±${CONDITION_STEP * 100}%` +
+    (illConditioned.length > 0 ? ` (${illConditioned.map((x) => `${x.v.truth.name} ${x.f.name}: error ${pct(x.f.error)}, the truth's own move ${pct(x.f.sensitivity ?? 0)}`).join('; ')})` : ''),
+);
+const all = verdicts.flatMap((v) => v.figures);
+const missedInside = missed.filter((x) => withinInterval(x.f) === true);
+console.log(
+  `the truth's figure within the twin's own interval (every fitted part at the slow, then the fast end of its 95% interval): ${all.filter((f) => withinInterval(f) === true).length} of ${all.length} figures; ` +
+    `of the ${missed.length} beyond ${pct(tolerance)}, ${missedInside.length} within it (the calibration said it could be that far off)`,
+);
 const count = (k: string) => verdicts.reduce((acc, v) => acc + v.settings.filter((s) => s.verdict === k).length, 0);
 const settingsRight = verdicts.filter((v) => v.settings.every((s) => s.verdict === 'equal' || s.verdict === 'equivalent')).length;
 console.log(

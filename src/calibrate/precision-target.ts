@@ -87,7 +87,8 @@ export function precisionNeed(fits: readonly PartFit[], throttle: ThrottleEstima
       }
     }
   }
-  if (throttle !== undefined && throttle.throttled > 0) {
+  // None seen throttled still leaves a chance up to the interval's top (3 starts in 100 would move the tail).
+  if (throttle !== undefined && throttle.starts > 0) {
     const half = shareHalfWidth(throttle.probability, throttle.starts);
     const need = drawsForShare(throttle.probability, 2 * p) - throttle.starts;
     if (half > 2 * p && need > 0) {

@@ -44,7 +44,11 @@ export function partIntervals(report: unknown, source: string): PartInterval[] {
   const out: PartInterval[] = [];
   for (const f of r.data.fits) {
     if (!SIMULATED_PARTS.has(f.part)) continue;
-    const median = quantileMs(f.dist, 0.5);
+    // A mixture's interval is of one part's median (fit.ts precisionOf: the fast part's when it
+    // holds half or more, else the full part's): the factors are of that part's median, not the
+    // whole mixture's, which can sit anywhere between the parts.
+    const d = f.dist;
+    const median = d.kind === 'mixture' ? quantileMs(d.p >= 0.5 ? d.first : d.second, 0.5) : quantileMs(d, 0.5);
     if (!(median > 0)) continue;
     out.push({ part: f.part, classId: f.classId, lowFactor: f.precision.medianLowMs / median, highFactor: f.precision.medianHighMs / median, share: f.precision.share });
   }

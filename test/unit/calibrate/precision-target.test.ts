@@ -52,7 +52,7 @@ describe('samples for a stated precision', () => {
     }
   });
 
-  it('a cold-start mixture asks for starts until its fast share is within ±2P points; throttling likewise; a constant part asks for none', () => {
+  it('a cold-start mixture asks for starts until its fast share is within ±2P points; throttling likewise, none seen throttled included; a constant part asks for none', () => {
     const rng = seededRng(5);
     const starts = Array.from({ length: 30 }, () => sampleMs({ kind: 'mixture', p: 0.3, first: { kind: 'lognormal', medianMs: 1_500, sigma: 0.15 }, second: { kind: 'lognormal', medianMs: 25_000, sigma: 0.1 } }, rng));
     const mix = part('coldStart', starts, true);
@@ -63,7 +63,9 @@ describe('samples for a stated precision', () => {
     expect(need.warmJobsPerClass).toBe(0);
     const throttle = { starts: 40, throttled: 4, probability: 0.1, ...wilson95(0.1, 40), detail: '' };
     expect(precisionNeed([], throttle, 0.03).coldStarts).toBe(drawsForShare(0.1, 0.06) - 40);
-    expect(precisionNeed([], { ...throttle, throttled: 0, probability: 0 }, 0.03).coldStarts).toBe(0);
+    // None throttled of 12: the chance is below 24% only; starts until it is below 6%.
+    expect(precisionNeed([], { ...throttle, starts: 12, throttled: 0, probability: 0, ...wilson95(0, 12) }, 0.03).coldStarts).toBe(drawsForShare(0, 0.06) - 12);
+    expect(drawsForShare(0, 0.06)).toBeGreaterThan(50);
     expect(precisionNeed([part('coldStart', [500, 500, 500])], undefined, 0.03).coldStarts).toBe(0);
   });
 

@@ -17,6 +17,7 @@ import { runCalibration } from '../../../src/calibrate/run-calibration.js';
 import { meanMs, type DeploymentSettingsInput, type Distribution, type ScalerType } from '../../../src/deployment/index.js';
 import type { EmulatorConfig } from '../../../src/emulator/config.js';
 import { arrivalSchedule, parseTrafficProfile, parseTwin, simulate, type SimulationFigures, type TrafficProfile } from '../../../src/sim/index.js';
+import { partIntervals, scaleDistribution, twinAtEnd } from '../../../src/plan/precision.js';
 import { virtualDeployment } from './virtual-deployment.js';
 
 export const ENDPOINT = 'twin';
@@ -266,7 +267,7 @@ export interface OwnSettings {
   readonly jobsPerWorker: number;
 }
 
-function resolvedTruth(truth: Truth): OwnSettings {
+export function resolvedTruth(truth: Truth): OwnSettings {
   const m = truth.model;
   return {
     workersMin: m.workersMin ?? 0,
@@ -302,7 +303,24 @@ export interface FigureError {
   readonly twin: number;
   /** |twin - truth| / max(truth, the figure's floor). */
   readonly error: number;
+  /**
+   * How far the truth's own figure moves when its execution time moves by CONDITION_STEP (the
+   * larger of the two directions, the same measure as `error`); judge's `condition` option.
+   * Above the tolerance the figure sits where its distribution has a gap (a share of jobs that
+   * meet a cold start beside those that do not): no calibration from samples can hold it to the
+   * tolerance, since the truth itself does not hold still under a change far inside any fit's error.
+   */
+  readonly sensitivity?: number;
+  /**
+   * The figure with every fitted part of the twin at the slow and at the fast end of its 95%
+   * interval (the plan's precision, src/plan/precision.ts), low to high, the twin's own figure
+   * included; judge's `condition` option. The calibration's own account of how far off it may be.
+   */
+  readonly interval?: readonly [number, number];
 }
+
+/** The truth's execution time moved by ±0.5%: far inside what any calibration's samples place it to. */
+export const CONDITION_STEP = 0.005;
 
 /** Jobs per emulated second the truth serves with every worker up: workersMax x jobsPerWorker over a job's mean dispatch and execution. */
 export function capacityPerSec(d: DeploymentSettingsInput, workersMax: number): number {
@@ -385,8 +403,18 @@ export interface Verdict {
   readonly traffic: ProofTraffic;
 }
 
-/** Judge a calibration of `truth`: its settings (a) and its simulated figures (b). */
-export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTraffic = proofTraffic(truth)): Verdict {
+/** The truth's execution time scaled by `f` (unchanged where it has none of its own or is by input field). */
+function executionScaled(truth: Truth, f: number): DeploymentSettingsInput | undefined {
+  const e = truth.model.timing?.execution;
+  if (e === undefined || 'byInputField' in e) return undefined;
+  return { ...truth.model, timing: { ...truth.model.timing, execution: scaleDistribution(e, f) } };
+}
+
+/**
+ * Judge a calibration of `truth`: its settings (a) and its simulated figures (b); with
+ * `condition`, each figure's sensitivity too (two more simulations of the truth).
+ */
+export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTraffic = proofTraffic(truth), o: { readonly condition?: boolean } = {}): Verdict {
   const own = resolvedTruth(truth);
   const truthCfg = truthConfig(truth, truth.model);
   const twinCfg = parseTwin(report.emulatorConfig, 'the written twin');
@@ -415,7 +443,25 @@ export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTra
   const twinOwn = { ...own, workersMin: twinDeployment.workersMin ?? 0, workersMax: twinDeployment.workersMax ?? 3, idleTimeoutS: twinDeployment.idleTimeoutS ?? 5, scalerType: twinDeployment.scalerType ?? 'QUEUE_DELAY', scalerValue: twinDeployment.scalerValue ?? 4 };
   const twinSummary = simulatedSummary(twinCfg, twinOwn, traffic);
   const jobsSimulated = traffic.seeds.reduce((acc, seed) => acc + arrivalSchedule(traffic.profile, seed).timesMs.length, 0);
-  return { truth, report, settings, figures: compare(truthSummary, twinSummary), jobsSimulated, traffic };
+  const figures = compare(truthSummary, twinSummary);
+  if (o.condition !== true) return { truth, report, settings, figures, jobsSimulated, traffic };
+  const moved = [1 - CONDITION_STEP, 1 + CONDITION_STEP].flatMap((f) => {
+    const d = executionScaled(truth, f);
+    return d === undefined ? [] : [compare(truthSummary, simulatedSummary(truthConfig(truth, d), own, traffic))];
+  });
+  const sensitivity = (i: number) => Math.max(0, ...moved.map((m) => (m[i] as FigureError).error));
+  const intervals = partIntervals(report, 'the calibration');
+  const ends = (['slow', 'fast'] as const).map((end) => simulatedSummary(twinAtEnd(twinCfg, ENDPOINT, intervals, end), twinOwn, traffic));
+  const interval = (f: FigureError): readonly [number, number] => {
+    const xs = [f.twin, ...ends.map((e) => e[f.name])];
+    return [Math.min(...xs), Math.max(...xs)];
+  };
+  return { truth, report, settings, figures: figures.map((f, i) => ({ ...f, ...(moved.length > 0 ? { sensitivity: sensitivity(i) } : {}), interval: interval(f) })), jobsSimulated, traffic };
+}
+
+/** The truth's figure within the twin's interval (undefined: no interval taken). */
+export function withinInterval(f: FigureError): boolean | undefined {
+  return f.interval === undefined ? undefined : f.truth >= f.interval[0] && f.truth <= f.interval[1];
 }
 
 /** One line per setting and figure, for a failure message or the bench. */
@@ -425,7 +471,7 @@ export function describeVerdict(v: Verdict): string {
     `truth ${v.truth.name}: ${JSON.stringify(v.truth.workers ?? {})} ${JSON.stringify(v.truth.deployment)}`,
     ...v.settings.map((s) => `  ${s.name.padEnd(15)} truth ${String(s.truth).padStart(12)}  twin ${String(s.twin).padStart(12)}  ${s.verdict}`),
     `  simulated ${v.jobsSimulated} jobs per config (${v.traffic.seeds.length} seeds x ${v.traffic.hours.toFixed(1)} h)`,
-    ...v.figures.map((f) => `  ${f.name.padEnd(15)} truth ${num(f.truth).padStart(10)}  twin ${num(f.twin).padStart(10)}  error ${(f.error * 100).toFixed(1).padStart(5)}%`),
+    ...v.figures.map((f) => `  ${f.name.padEnd(15)} truth ${num(f.truth).padStart(10)}  twin ${num(f.twin).padStart(10)}  error ${(f.error * 100).toFixed(1).padStart(5)}%${f.sensitivity === undefined ? '' : `  (the truth moves ${(f.sensitivity * 100).toFixed(1)}% at execution ±${CONDITION_STEP * 100}%)`}${f.interval === undefined ? '' : `  twin's interval ${num(f.interval[0])}-${num(f.interval[1])}${withinInterval(f) ? '' : ' (truth outside)'}`}`),
     ...v.report.notes.map((n) => `  note: ${n}`),
   ];
   return lines.join('\n');

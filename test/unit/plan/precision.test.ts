@@ -2,7 +2,8 @@
 // report, the twin at the slow and the fast end of them, and the chosen setting re-simulated at
 // both ends on the same seeds, with a warning where the choice would change inside the intervals.
 import { describe, expect, it } from 'vitest';
-import { quantileMs } from '../../../src/deployment/index.js';
+import { quantileMs, sampleMs, seededRng, type Distribution } from '../../../src/deployment/index.js';
+import { fitSamples, precisionOf } from '../../../src/calibrate/fit.js';
 import { partIntervals, scaleDistribution, twinAtEnd } from '../../../src/plan/precision.js';
 import { runPlan } from '../../../src/plan/run-plan.js';
 import { parseSlo, type Slo } from '../../../src/plan/slo.js';
@@ -18,7 +19,8 @@ const report = {
   kind: 'qbench-calibration',
   fits: [
     { part: 'execution', dist: execution, precision: { medianLowMs: 900, medianHighMs: 1_150 } },
-    { part: 'coldStart', dist: coldStart, precision: { medianLowMs: quantileMs(coldStart, 0.5) * 0.8, medianHighMs: quantileMs(coldStart, 0.5) * 1.3, share: { p: 0.6, low: 0.45, high: 0.74 } } },
+    // A mixture's interval is of its larger part's median (here the fast part's, 1.5 s), as fit.ts gives it.
+    { part: 'coldStart', dist: coldStart, precision: { medianLowMs: 1_500 * 0.8, medianHighMs: 1_500 * 1.3, share: { p: 0.6, low: 0.45, high: 0.74 } } },
     // Not a part the planner simulates: left out.
     { part: 'chunkGap', dist: { kind: 'constant', ms: 40 }, precision: { medianLowMs: 38, medianHighMs: 42 } },
   ],
@@ -32,6 +34,22 @@ describe('the twin at the ends of its intervals', () => {
     expect(iv[1]?.lowFactor).toBeCloseTo(0.8, 9);
     expect(iv[1]?.share).toEqual({ p: 0.6, low: 0.45, high: 0.74 });
     expect(() => partIntervals({ kind: 'qbench-result' }, 'x.json')).toThrow(/x\.json: not a calibration report/);
+  });
+
+  it('a mixture\'s factors are of the part its interval is of (fit.ts precisionOf), whatever the share: each end a few percent from that part's median', () => {
+    for (const p of [0.3, 0.5, 0.7]) {
+      const dist: Distribution = { kind: 'mixture', p, first: { kind: 'lognormal', medianMs: 1_500, sigma: 0.15 }, second: { kind: 'lognormal', medianMs: 25_000, sigma: 0.1 } };
+      const rng = seededRng(Math.round(p * 10));
+      const samples = Array.from({ length: 120 }, () => sampleMs(dist, rng));
+      const fit = fitSamples(samples, { mixture: true });
+      const precision = precisionOf(fit.dist, samples);
+      const [iv] = partIntervals({ kind: 'qbench-calibration', fits: [{ part: 'coldStart', dist: fit.dist, precision }] }, 'calibration.json');
+      // Each end within the part's own interval: a few percent from 1, not the ratio of a part's median to the mixture's.
+      expect(iv?.lowFactor, `p ${p}`).toBeGreaterThan(0.85);
+      expect(iv?.lowFactor, `p ${p}`).toBeLessThan(1);
+      expect(iv?.highFactor, `p ${p}`).toBeGreaterThan(1);
+      expect(iv?.highFactor, `p ${p}`).toBeLessThan(1.15);
+    }
   });
 
   it('scales every duration of a distribution, a mixture\'s share replaced', () => {
