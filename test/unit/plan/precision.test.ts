@@ -36,7 +36,7 @@ describe('the twin at the ends of its intervals', () => {
     expect(() => partIntervals({ kind: 'qbench-result' }, 'x.json')).toThrow(/x\.json: not a calibration report/);
   });
 
-  it('a mixture\'s factors are of the part its interval is of (fit.ts precisionOf), whatever the share: each end a few percent from that part's median', () => {
+  it('a mixture\'s factors are of the part its interval is of (fit.ts precisionOf), whatever the share: each end a few percent from that part\'s median', () => {
     for (const p of [0.3, 0.5, 0.7]) {
       const dist: Distribution = { kind: 'mixture', p, first: { kind: 'lognormal', medianMs: 1_500, sigma: 0.15 }, second: { kind: 'lognormal', medianMs: 25_000, sigma: 0.1 } };
       const rng = seededRng(Math.round(p * 10));
