@@ -305,10 +305,10 @@ export interface FigureError {
   readonly error: number;
   /**
    * How far the truth's own figure moves when its execution time moves by CONDITION_STEP (the
-   * larger of the two directions, the same measure as `error`); judge's `condition` option.
-   * Above the tolerance the figure sits where its distribution has a gap (a share of jobs that
-   * meet a cold start beside those that do not): no calibration from samples can hold it to the
-   * tolerance, since the truth itself does not hold still under a change far inside any fit's error.
+   * larger of the two directions, the same measure as `error`); judge's `condition` option. Per
+   * 1% of execution, several % where the figure sits where its distribution has a gap (a share
+   * of jobs that meet a cold start beside those that do not): a fit's error of 1-2% moves it past
+   * 10%, and no calibration from samples holds it closer than its fits.
    */
   readonly sensitivity?: number;
   /**
@@ -471,7 +471,7 @@ export function describeVerdict(v: Verdict): string {
     `truth ${v.truth.name}: ${JSON.stringify(v.truth.workers ?? {})} ${JSON.stringify(v.truth.deployment)}`,
     ...v.settings.map((s) => `  ${s.name.padEnd(15)} truth ${String(s.truth).padStart(12)}  twin ${String(s.twin).padStart(12)}  ${s.verdict}`),
     `  simulated ${v.jobsSimulated} jobs per config (${v.traffic.seeds.length} seeds x ${v.traffic.hours.toFixed(1)} h)`,
-    ...v.figures.map((f) => `  ${f.name.padEnd(15)} truth ${num(f.truth).padStart(10)}  twin ${num(f.twin).padStart(10)}  error ${(f.error * 100).toFixed(1).padStart(5)}%${f.sensitivity === undefined ? '' : `  (the truth moves ${(f.sensitivity * 100).toFixed(1)}% at execution ±${CONDITION_STEP * 100}%)`}${f.interval === undefined ? '' : `  twin's interval ${num(f.interval[0])}-${num(f.interval[1])}${withinInterval(f) ? '' : ' (truth outside)'}`}`),
+    ...v.figures.map((f) => `  ${f.name.padEnd(15)} truth ${num(f.truth).padStart(10)}  twin ${num(f.twin).padStart(10)}  error ${(f.error * 100).toFixed(1).padStart(5)}%${f.sensitivity === undefined ? '' : `  (the truth moves ${(f.sensitivity / CONDITION_STEP).toFixed(1)}% per 1% of its execution time)`}${f.interval === undefined ? '' : `  twin's interval ${num(f.interval[0])}-${num(f.interval[1])}${withinInterval(f) ? '' : ' (truth outside)'}`}`),
     ...v.report.notes.map((n) => `  note: ${n}`),
   ];
   return lines.join('\n');
