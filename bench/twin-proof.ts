@@ -89,7 +89,7 @@ for (const name of FIGURES) {
 }
 // The figures beyond the tolerance, each with how far the truth's own figure moves per 1% of its execution time.
 const missed = verdicts.flatMap((v) => v.figures.filter((f) => f.error > tolerance).map((f) => ({ v, f })));
-const perPercent = (f: { sensitivity?: number }) => ((f.sensitivity ?? 0) / CONDITION_STEP / 100).toFixed(1);
+const perPercent = (f: { sensitivity?: number }) => ((f.sensitivity ?? 0) / CONDITION_STEP).toFixed(1);
 if (missed.length > 0) console.log(`figures beyond ${pct(tolerance)} (the truth's own move in % per 1% of its execution time): ${missed.map((x) => `${x.v.truth.name} ${x.f.name} ${pct(x.f.error)} (${perPercent(x.f)})`).join('; ')}`);
 const all = verdicts.flatMap((v) => v.figures);
 const missedInside = missed.filter((x) => withinInterval(x.f) === true);
