@@ -74,6 +74,24 @@ export function goodnessOfFit(samples: readonly number[], dist: Distribution): G
   return { ks, n, critical05, accepted: ks <= critical05 };
 }
 
+/**
+ * Goodness of fit of readings that lie within `bandMs` of the values they read (a poll's span):
+ * the KS distance from the readings' ECDF to the band between F(x - band) and F(x + band), 0
+ * where the ECDF lies inside it. A fit of the values themselves is judged without holding the
+ * readings' own steps against it.
+ */
+export function goodnessOfFitWithin(samples: readonly number[], dist: Distribution, bandMs: number): GoodnessOfFit {
+  const xs = [...samples].sort((a, b) => a - b);
+  const n = xs.length;
+  let d = 0;
+  for (let i = 0; i < n; i += 1) {
+    const x = xs[i] as number;
+    d = Math.max(d, i / n - cdf(dist, x + bandMs), cdf(dist, x - bandMs) - (i + 1) / n);
+  }
+  const critical05 = ksCritical05(n);
+  return { ks: Math.max(0, d), n, critical05, accepted: d <= critical05 };
+}
+
 const logs = (samples: readonly number[]): number[] => samples.map((x) => Math.log(Math.max(FLOOR_MS, x)));
 const mean = (v: readonly number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
 const clampSigma = (s: number): number => Math.min(MAX_SIGMA, Math.max(MIN_SIGMA, s));
@@ -208,6 +226,28 @@ export interface FitOptions {
    * of each other are one value, their mean; two parts closer than twice it are not told apart.
    */
   readonly resolutionMs?: number;
+  /**
+   * The variance of a reading's error, ms^2 (readingNoiseMs2): what each part's spread loses.
+   * Absent: resolutionMs^2 / 6, two ends each uniform within a fixed grid's span.
+   */
+  readonly readingNoiseMs2?: number;
+}
+
+/**
+ * The variance of a reading's error when each end of it is seen at the first poll after it, the
+ * gaps between polls `fixedMs` plus a uniform share of `jitterMs` (both ms): each end's wait for
+ * its poll is the gaps' forward recurrence time, variance E[X^3] / (3 E[X]) - (E[X^2] / (2 E[X]))^2,
+ * and the two ends of a reading wait independently. With no jitter, fixedMs^2 / 6.
+ */
+export function readingNoiseMs2(fixedMs: number, jitterMs: number): number {
+  const a = fixedMs;
+  const b = jitterMs;
+  const m1 = a + b / 2;
+  if (!(m1 > 0)) return 0;
+  const m2 = a * a + a * b + (b * b) / 3;
+  const m3 = a ** 3 + (3 * a * a * b) / 2 + a * b * b + b ** 3 / 4;
+  const mean = m2 / (2 * m1);
+  return 2 * (m3 / (3 * m1) - mean * mean);
 }
 
 /**
@@ -234,9 +274,18 @@ export function fitSamples(raw: readonly number[], o: FitOptions = {}): Fit {
   const back = split.outliers.filter((x) => keepSide(x > mid));
   const kept = back.length > 0 ? [...split.kept, ...back] : split.kept;
   const outliers = back.length > 0 ? split.outliers.filter((x) => !back.includes(x)) : split.outliers;
-  const fit = res > 0 ? withoutReadingNoise(fitKept(kept, o), res, samples.some((x, i) => x !== raw[i])) : fitKept(kept, o);
+  const fit = res > 0 ? tailChecked(withoutReadingNoise(fitKept(kept, o), res, samples.some((x, i) => x !== raw[i]), kept, o.readingNoiseMs2), kept) : fitKept(kept, o);
   if (outliers.length === 0) return fit;
   return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: beyond ${FENCE_IQR} IQR of ln x from the quartiles)` };
+}
+
+/** A parametric fit whose tail runs far past the samples gives way to their empirical quantiles (as fitKept does). */
+function tailChecked(fit: Fit, samples: readonly number[]): Fit {
+  if (fit.dist.kind !== 'lognormal' && fit.dist.kind !== 'mixture') return fit;
+  const tail = tailExcess(samples, fit.dist);
+  if (tail === undefined) return fit;
+  const empirical = empiricalOf(samples);
+  return { ...fit, dist: empirical, gof: goodnessOfFit(samples, empirical), why: `empirical quantiles: the fit (${fit.dist.kind}, less the polls' spread) passes KS (${fit.gof.ks.toFixed(3)}) but ${tail}` };
 }
 
 /**
@@ -265,13 +314,42 @@ export function spreadTies(samples: readonly number[], resolutionMs: number): nu
  * median squared (floored at a sigma of 0.02), so the twin draws the deployment's spread, not the
  * polls'.
  */
-function withoutReadingNoise(fit: Fit, res: number, spread: boolean): Fit {
-  const noise = (res * res) / 6 + (spread ? (res * res) / 12 : 0);
-  const narrow = (d: LognormalDist): LognormalDist => ({ ...d, sigma: Math.max(0.02, Math.sqrt(Math.max(0, d.sigma ** 2 - noise / d.medianMs ** 2))) });
+function withoutReadingNoise(fit: Fit, res: number, spread: boolean, samples: readonly number[], readingNoise?: number): Fit {
+  const noise = (readingNoise ?? (res * res) / 6) + (spread ? (res * res) / 12 : 0);
+  // A reading's error has mean 0 (each end's poll phase is uniform) and the variance `noise`, so
+  // the readings' mean is the part's own and their variance the part's plus the noise: where the
+  // noise is large beside the part, a log-normal of that mean and variance (a 500 ms start read
+  // as 360 or 720 has a log mean near 470 and a mean of 500).
+  const matched = (d: LognormalDist, weights: readonly number[]): LognormalDist => {
+    const w = weights.reduce((a, x) => a + x, 0);
+    if (!(w > 1)) return d;
+    const m = weights.reduce((a, x, i) => a + x * (samples[i] as number), 0) / w;
+    const v = (weights.reduce((a, x, i) => a + x * ((samples[i] as number) - m) ** 2, 0) / w) * (w / (w - 1));
+    if (!(m > 0)) return d;
+    // Where the polls' spread is small beside the part (under a tenth of its mean), the log-normal
+    // fitted to the readings keeps its shape and loses that spread from its log variance (its log
+    // mean is then off by under 0.5%).
+    if (noise / (m * m) < 0.01) return { ...d, sigma: Math.max(0.02, Math.sqrt(Math.max(0, d.sigma ** 2 - noise / d.medianMs ** 2))) };
+    const sigma = Math.max(0.02, Math.sqrt(Math.log(1 + Math.max(0, v - noise) / (m * m))));
+    return { kind: 'lognormal', medianMs: m / Math.exp((sigma * sigma) / 2), sigma };
+  };
   const d = fit.dist;
-  if (d.kind === 'lognormal') return { ...fit, dist: narrow(d), why: `${fit.why}; sigma less the polls' spread (${d.sigma.toFixed(3)} read)` };
+  if (d.kind === 'lognormal') return { ...fit, dist: matched(d, samples.map(() => 1)), why: `${fit.why}; the mean and variance of the readings less the polls' (sigma ${d.sigma.toFixed(3)} read)` };
   if (d.kind === 'mixture' && d.first.kind === 'lognormal' && d.second.kind === 'lognormal') {
-    return { ...fit, dist: { ...d, first: narrow(d.first), second: narrow(d.second) }, why: `${fit.why}; each part's sigma less the polls' spread (${d.first.sigma.toFixed(3)} and ${d.second.sigma.toFixed(3)} read)` };
+    // Each reading weighted by its chance of being of each part under the fit read.
+    const first = d.first;
+    const second = d.second;
+    const fastShare = samples.map((x) => {
+      const y = Math.log(Math.max(FLOOR_MS, x));
+      const a = Math.log(d.p) + normalLogPdf(y, Math.log(first.medianMs), first.sigma);
+      const b = Math.log(1 - d.p) + normalLogPdf(y, Math.log(second.medianMs), second.sigma);
+      return 1 / (1 + Math.exp(b - a));
+    });
+    return {
+      ...fit,
+      dist: { ...d, first: matched(first, fastShare), second: matched(second, fastShare.map((r) => 1 - r)) },
+      why: `${fit.why}; each part at the mean and variance of its readings less the polls' (sigma ${first.sigma.toFixed(3)} and ${second.sigma.toFixed(3)} read)`,
+    };
   }
   return fit;
 }
@@ -318,16 +396,19 @@ function fitKept(samples: readonly number[], o: FitOptions): Fit {
     return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: 'every sample is equal', outliersMs: [] };
   }
   const res = o.resolutionMs ?? 0;
+  // Readings on polls are judged within a poll's span of the fit (goodnessOfFitWithin).
+  const gofOf = (d: Distribution) => (res > 0 ? goodnessOfFitWithin(samples, d, res) : goodnessOfFit(samples, d));
   const ln = fitLognormal(samples);
-  const candidates: Candidate[] = [{ kind: 'lognormal', dist: ln.dist, gof: goodnessOfFit(samples, ln.dist), bic: 2 * Math.log(n) - 2 * ln.logLik }];
+  const candidates: Candidate[] = [{ kind: 'lognormal', dist: ln.dist, gof: gofOf(ln.dist), bic: 2 * Math.log(n) - 2 * ln.logLik }];
   const mixed = o.mixture === true ? fitLognormalMixture(samples) : undefined;
   // Parts whose medians lie within two read spans of each other are the reading's grid, not two kinds of start.
   const mix = mixed !== undefined && mixed.dist.kind === 'mixture' && mixed.dist.second.kind === 'lognormal' && mixed.dist.first.kind === 'lognormal' && mixed.dist.second.medianMs - mixed.dist.first.medianMs <= 2 * res ? undefined : mixed;
-  if (mix) candidates.push({ kind: 'mixture', dist: mix.dist, gof: goodnessOfFit(samples, mix.dist), bic: 5 * Math.log(n) - 2 * mix.logLik });
+  if (mix) candidates.push({ kind: 'mixture', dist: mix.dist, gof: gofOf(mix.dist), bic: 5 * Math.log(n) - 2 * mix.logLik });
   const best = candidates.reduce((a, b) => ((b.bic ?? Infinity) < (a.bic ?? Infinity) ? b : a));
   const empirical = empiricalOf(samples);
   const empiricalCandidate: Candidate = { kind: empirical.kind, dist: empirical, gof: goodnessOfFit(samples, empirical) };
-  const tail = tailExcess(samples, best.dist);
+  // Readings on polls: the tail is judged on the fit less the polls' spread (fitSamples).
+  const tail = res > 0 ? undefined : tailExcess(samples, best.dist);
   if (best.gof.accepted && tail !== undefined) {
     return {
       dist: empirical,

@@ -6,7 +6,7 @@
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
 import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
-import { fitLognormal, fitSamples, precisionOf } from './fit.js';
+import { fitLognormal, fitSamples, precisionOf, readingNoiseMs2 } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, JobSpan, Observations, ScaleUp } from './observations.js';
 import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
 import type { PartFit, TimingPart } from './part-fit.js';
@@ -310,9 +310,9 @@ function pick<T extends number | string | boolean>(name: keyof DeploymentSetting
   return { name, value: fallback, source: 'service default', detail: 'not measured, not given' };
 }
 
-function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string, resolutionMs?: number): PartFit | undefined {
+function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string, resolutionMs?: number, readingNoiseMs2?: number): PartFit | undefined {
   if (samplesMs.length === 0) return undefined;
-  const fit = fitSamples(samplesMs, { mixture, ...(resolutionMs !== undefined ? { resolutionMs } : {}) });
+  const fit = fitSamples(samplesMs, { mixture, ...(resolutionMs !== undefined ? { resolutionMs } : {}), ...(readingNoiseMs2 !== undefined ? { readingNoiseMs2 } : {}) });
   const out = new Set(fit.outliersMs);
   return { part, samplesMs, fit, precision: precisionOf(fit.dist, samplesMs.filter((x) => !out.has(x))), derivation, ...(classId !== undefined ? { classId } : {}) };
 }
@@ -738,7 +738,11 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // starting, or the end of its wait for capacity, to ready; the scaler's reaction is what
   // delayTime holds before the worker's first sight.
   const starts = obs.workerStartsMs;
-  add(partFit('coldStart', [...starts], `${starts.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true, undefined, ((obs.pollRealMs ?? 0) + obs.rttRealMs) * obs.timeScale));
+  // The polls that time a start: gaps of the poll (within ±pollJitter of it) and a round trip.
+  const pollMs = (obs.pollRealMs ?? 0) * obs.timeScale;
+  const jitter = obs.pollJitter ?? 0;
+  const startNoise = readingNoiseMs2(rttTargetMs + pollMs * (1 - jitter), 2 * jitter * pollMs);
+  add(partFit('coldStart', [...starts], `${starts.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true, undefined, pollMs + rttTargetMs, startNoise));
   // Throttling: starts seen throttled on /health waited for capacity before their cold start
   // (timed from the wait's end); the share of starts that did is the probability.
   const th = obs.throttle;

@@ -139,6 +139,8 @@ export interface Observations {
   rttRealMs: number;
   /** Real ms between /health and /status polls: how late a polled job's end may be read (absent: 0). */
   readonly pollRealMs?: number;
+  /** The start-timing polls' gaps were uniform within ±this share of pollRealMs (absent: every gap pollRealMs). */
+  readonly pollJitter?: number;
   readonly jobs: JobSample[];
   /** Target ms from a job's end to its worker's stop, seen on /health. */
   readonly idleTimeoutSamplesMs: number[];

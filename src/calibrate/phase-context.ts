@@ -16,9 +16,22 @@ export interface PhaseContext {
   readonly originMs: number;
   /** Real ms between /health polls while watching the pool. */
   readonly healthPollMs: number;
+  /**
+   * Real ms to the next poll while timing worker starts: healthPollMs on average, drawn anew each
+   * time (absent: healthPollMs), so that when a poll falls does not line up with when a start
+   * begins or ends (a scaler's periodic check, a batch's sends): each reading's error then has
+   * mean 0, start by start.
+   */
+  readonly pollGapMs?: () => number;
   readonly obs: Observations;
   readonly log: (line: string) => void;
 }
+
+/** Spread of the start-timing polls' gaps: each uniform within ±this share of healthPollMs. */
+export const POLL_JITTER = 0.5;
+
+/** The next start-timing poll's gap, real ms. */
+export const nextPollMs = (ctx: PhaseContext): number => ctx.pollGapMs?.() ?? ctx.healthPollMs;
 
 /** The real instant a /health answer describes: the middle of its round trip. */
 export const midOf = (h: { readonly sentAtMs: number; readonly answeredAtMs: number }): number => (h.sentAtMs + h.answeredAtMs) / 2;

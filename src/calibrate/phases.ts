@@ -9,7 +9,7 @@
 //    starts is a cold-start sample, each wait (and one after the last batch) an idle-timeout sample;
 //  - stream: jobs read through /stream, for handlers that stream (time to first chunk, gaps).
 import type { InputClass } from './observations.js';
-import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
+import { healthPoint, midOf, nextPollMs, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
 import type { BurstObservation, ColdReaction, HealthPoint, JobSpan, PhaseOutcome, ScaleUp } from './observations.js';
@@ -362,7 +362,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         previousMs = at;
         if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
         if (jobsEndedAtMs !== undefined && (tracker.pending === 0 || at - jobsEndedAtMs > o.maxIdleWaitMs)) break;
-        if (!(await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) {
+        if (!(await ctx.target.clock.sleep(nextPollMs(ctx), ctx.deadline.signal))) {
           // At the deadline the batch's jobs, once ended, are still recorded.
           if (jobsEndedAtMs !== undefined) break;
           throw ctx.deadline.signal.reason as Error;
@@ -481,7 +481,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
       // became ready then went idle then, after the last job.
       const endMs = ctx.target.clock.now() + o.timeStartsWithinMs;
       let lateReadyMs: number | undefined;
-      while (tracker.pending > 0 && ctx.target.clock.now() < endMs && (await ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal))) {
+      while (tracker.pending > 0 && ctx.target.clock.now() < endMs && (await ctx.target.clock.sleep(nextPollMs(ctx), ctx.deadline.signal))) {
         const h = await ctx.target.health();
         const pendingBefore = tracker.pending;
         tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });

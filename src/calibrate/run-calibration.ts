@@ -6,11 +6,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
-import { LlmEngine, type StreamBatch } from '../deployment/index.js';
+import { LlmEngine, seededRng, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
 import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
-import type { PhaseContext } from './phase-context.js';
+import { POLL_JITTER, type PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase, type ColdOptions } from './phases.js';
 import { precisionNeed, splitBudget, type PrecisionNeed } from './precision-target.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
@@ -76,6 +76,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     timeScale: o.timeScale.value,
     rttRealMs: 0,
     pollRealMs: o.healthPollMs,
+    pollJitter: POLL_JITTER,
     jobs: [],
     idleTimeoutSamplesMs: [],
     workerStartsMs: [],
@@ -103,7 +104,9 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     // Workers up before any job of ours, on an endpoint with no job: the count at rest (active
     // workers), what every idle gap waits for the pool to fall back to.
     const atRest = o.given.workersMin ?? (first === undefined || busyAtStart ? 0 : workersUp(first));
-    const ctx: PhaseContext = { target, deadline, timeScale: o.timeScale.value, originMs: deadline.startedAtMs, healthPollMs: o.healthPollMs, obs, log: o.log };
+    const gaps = seededRng(o.seed);
+    const pollGapMs = () => o.healthPollMs * (1 - POLL_JITTER + 2 * POLL_JITTER * gaps.next());
+    const ctx: PhaseContext = { target, deadline, timeScale: o.timeScale.value, originMs: deadline.startedAtMs, healthPollMs: o.healthPollMs, pollGapMs, obs, log: o.log };
     const p = o.plan;
     const idleS = o.given.idleTimeoutS;
     const maxIdleWaitMs = Math.max(MIN_IDLE_WAIT_MS, idleS === undefined ? 0 : (3 * idleS * 1000) / o.timeScale.value);

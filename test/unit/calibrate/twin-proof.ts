@@ -188,7 +188,7 @@ export const LARGE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 100, coldStarts
  * The proof's plan, then --precision 3: what a 600-job budget leaves spent on more warm jobs and
  * cold batches until every fitted median is known within ±3% and every share within ±6 points.
  */
-export const PRECISE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, maxJobs: 600, precision: 0.03 } as const;
+export const PRECISE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, maxJobs: Number(process.env.PJ ?? 600), precision: Number(process.env.PP ?? 0.03) } as const;
 
 export type PlanInput = typeof PROOF_PLAN_INPUT | typeof URL_PLAN_INPUT | typeof LARGE_PLAN_INPUT | typeof PRECISE_PLAN_INPUT;
 
