@@ -687,6 +687,66 @@ export function jobsPerWorkerFromLoad(jobs: readonly JobSample[], dispatchMs: nu
   return to > from ? Math.max(1, Math.floor(load / (to - from) + 0.25)) : undefined;
 }
 
+/** Queue waits shorter than this many job slot times (a dispatch and an execution) in all say too little about the slots. */
+const MIN_WAIT_SLOT_TIMES = 2;
+
+/**
+ * Jobs per worker from the slots the workers kept taken while jobs waited in the queue. The
+ * queue hands a waiting job to a ready worker's free slot at once, so while one waits every ready
+ * worker holds its jobs per worker (its jobs in their dispatch included, which /health counts as
+ * queued). From each job's record: its start is its end (its answer less half a round trip) less
+ * its executionTime; it joined the queue its delayTime before that start and was handed over a
+ * dispatch before it. With `dispatchMs` (the dispatch samples), each job holds its slot from its
+ * start less their mean to its end, and surely still waited until its start less their 95th
+ * percentile. Over the union of those waits, within each worker's span from its first hand-over
+ * to its last end, the jobs the workers held per worker-ms, rounded. Undefined: no record names
+ * its worker, or the waits cover under MIN_WAIT_SLOT_TIMES job slot times.
+ */
+export function jobsPerWorkerFromQueueWait(jobs: readonly JobSample[], dispatchMs: readonly number[], timeScale: number, rttTargetMs: number): number | undefined {
+  if (dispatchMs.length === 0) return undefined;
+  const sorted = [...dispatchMs].sort((a, b) => a - b);
+  const meanMs = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  const highMs = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] as number;
+  const spans = jobs.flatMap((j) => {
+    if (j.workerId === undefined || !completed(j)) return [];
+    const endMs = j.answeredAtMs * timeScale - rttTargetMs / 2;
+    const startMs = endMs - (j.executionMs as number);
+    return [{ worker: j.workerId, heldFromMs: startMs - meanMs, endMs, queuedMs: startMs - (j.delayMs as number), waitedToMs: startMs - highMs }];
+  });
+  if (spans.length === 0) return undefined;
+  // The union of the waits, as sorted disjoint intervals.
+  const waits: [number, number][] = [];
+  for (const s of spans.filter((x) => x.waitedToMs > x.queuedMs).sort((a, b) => a.queuedMs - b.queuedMs)) {
+    const last = waits.at(-1);
+    if (last !== undefined && s.queuedMs <= last[1]) last[1] = Math.max(last[1], s.waitedToMs);
+    else waits.push([s.queuedMs, s.waitedToMs]);
+  }
+  const overlap = (a: number, b: number) => waits.reduce((acc, [x, y]) => acc + Math.max(0, Math.min(b, y) - Math.max(a, x)), 0);
+  let heldMs = 0;
+  let workerMs = 0;
+  for (const w of new Set(spans.map((s) => s.worker))) {
+    const mine = spans.filter((s) => s.worker === w);
+    workerMs += overlap(Math.min(...mine.map((s) => s.heldFromMs)), Math.max(...mine.map((s) => s.endMs)));
+    heldMs += mine.reduce((acc, s) => acc + overlap(s.heldFromMs, s.endMs), 0);
+  }
+  const slotMs = median(spans.map((s) => s.endMs - s.heldFromMs));
+  if (!(workerMs >= MIN_WAIT_SLOT_TIMES * slotMs) || workerMs <= 0) return undefined;
+  return Math.max(1, Math.round(heldMs / workerMs));
+}
+
+/**
+ * Jobs per worker as the burst shows it before the cold batches (what sizes them): the most jobs
+ * in progress per running worker on /health, rounded, or the jobs the workers held while burst
+ * jobs waited (jobsPerWorkerFromQueueWait), the larger; undefined: no burst job ran.
+ */
+export function burstJobsPerWorker(obs: Observations): number | undefined {
+  const b = obs.burst;
+  const health = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
+  const burstJobs = obs.jobs.filter((j) => j.phase === 'burst');
+  const wait = jobsPerWorkerFromQueueWait(burstJobs, dispatchSamples(obs).samplesMs, obs.timeScale, obs.rttRealMs * obs.timeScale);
+  return health === undefined && wait === undefined ? undefined : Math.max(health ?? 1, wait ?? 1);
+}
+
 export interface InferOptions {
   readonly given: GivenSettings;
   /** The input field whose value names a job's class (several --input files). */
@@ -780,12 +840,13 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const healthJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
   const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs, (obs.pollRealMs ?? 0) * obs.timeScale, lowQuantileMs(ds.samplesMs));
   const loadJpw = jobsPerWorkerFromLoad(done.filter((j) => j.phase === 'burst'), dispatch === undefined ? 0 : median(dispatch.samplesMs), obs.timeScale, rttTargetMs);
+  const waitJpw = jobsPerWorkerFromQueueWait(done.filter((j) => j.phase === 'burst'), ds.samplesMs, obs.timeScale, rttTargetMs);
   const measuredJpw =
-    healthJpw === undefined && recordsJpw === undefined && loadJpw === undefined
+    healthJpw === undefined && recordsJpw === undefined && loadJpw === undefined && waitJpw === undefined
       ? undefined
       : {
-          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1, loadJpw ?? 1),
-          detail: `the largest of: the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}), the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}) and the busiest worker's dispatch and execution over its busy span (${loadJpw ?? 'under 4 jobs'})`,
+          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1, loadJpw ?? 1, waitJpw ?? 1),
+          detail: `the largest of: the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}), the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}), the busiest worker's dispatch and execution over its busy span (${loadJpw ?? 'under 4 jobs'}) and the jobs each worker held while burst jobs waited in the queue, by their records (${waitJpw ?? 'too short a wait'})`,
         };
   const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
   const idle = obs.idleTimeoutSamplesMs;

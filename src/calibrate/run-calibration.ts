@@ -8,7 +8,7 @@ import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { LlmEngine, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
-import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
+import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
 import type { PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase } from './phases.js';
@@ -145,7 +145,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       const b = obs.burst;
       const sizing = {
         restWorkers: atRest,
-        jobsPerWorker: o.given.jobsPerWorker ?? (b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : 1),
+        jobsPerWorker: o.given.jobsPerWorker ?? burstJobsPerWorker(obs) ?? 1,
         cap: o.given.workersMax ?? b?.peakWorkers ?? atRest + 1,
         startsPerGap: p.coldBatch,
         atOnce: burstCameAtOnce(obs),
