@@ -4,7 +4,7 @@
 //  - a warm job's delayTime is the dispatch to an idle worker;
 //  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
-import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
+import { SERVICE_DEFAULTS, seededRng, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
 import { fitLognormal, fitSamples, precisionOf } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, JobSpan, Observations, ScaleUp } from './observations.js';
@@ -152,32 +152,62 @@ const likeliest = (u: ScaleUp): Pick<ScaleUp, 'jobs' | 'workersBefore'> => ({ jo
  * records place them; else every job sent), under a cap.
  */
 export function requestCountFits(value: number, up: ScaleUp, cap: number): boolean {
-  if (up.peak === undefined) return requestCountWorkers(value, up, cap) === up.workersAfter;
-  const lo = requestCountWorkers(value, { jobs: up.peak.low, workersBefore: up.workersBefore }, cap);
-  const hi = requestCountWorkers(value, { jobs: up.peak.high, workersBefore: up.workersBefore }, cap);
-  return lo <= up.workersAfter && up.workersAfter <= hi;
+  return explains(up, (c) => requestCountWorkers(value, c, cap));
+}
+
+/** Draws of the jobs' ends within their spans whose peaks' median is a batch's likeliest peak. */
+const PEAK_DRAWS = 65;
+
+/** The most of `intervals` ([from, to), ms) open at once. */
+function mostOpen(intervals: readonly (readonly [number, number])[]): number {
+  const events = intervals
+    .filter(([a, b]) => b > a)
+    .flatMap(([a, b]) => [{ t: a, d: 1 }, { t: b, d: -1 }])
+    .sort((x, y) => x.t - y.t || x.d - y.d);
+  let open = 0;
+  let top = 0;
+  for (const e of events) top = Math.max(top, (open += e.d));
+  return top;
 }
 
 /**
  * The most requests of a batch queued and in progress at once (what a REQUEST_COUNT scaler
  * counts: a job its worker's dispatch holds is in progress), from its jobs' records: each joined
  * the queue its delayTime before its start (its end less its executionTime) and left it at its
- * end. `point` places each end `pointShiftMs` before its answer (half a poll); `low` and `high`
- * narrow and widen each job's span by `marginMs` (the answer's timing).
+ * end. A job whose end is placed within a span (`endWithin`) shifts as a whole within it: `low`
+ * counts it only where it was present wherever in the span its end lay, `high` wherever it may
+ * have been (each span widened by `slackMs`), and `point` is the median peak over draws of every
+ * end uniform in its span, seeded by the batch's size (the same records, the same reading), not
+ * the peak with every end at its span's middle: a maximum over placements each off by up to half
+ * a span tends to find overlaps that were not there. A job without one ends `pointShiftMs` before
+ * its answer (half a poll) for `point`, and `low` and `high` narrow and widen its span by
+ * `marginMs` (the answer's timing).
  */
-export function requestPeak(spans: readonly JobSpan[], marginMs: number, pointShiftMs: number): { readonly low: number; readonly high: number; readonly point: number } {
-  const most = (widenMs: number) => {
-    const events = spans
-      .map((j) => [j.endMs - pointShiftMs - j.executionMs - j.delayMs - widenMs, j.endMs - pointShiftMs + widenMs] as const)
-      .filter(([a, b]) => b > a)
-      .flatMap(([a, b]) => [{ t: a, d: 1 }, { t: b, d: -1 }])
-      .sort((x, y) => x.t - y.t || x.d - y.d);
-    let open = 0;
-    let top = 0;
-    for (const e of events) top = Math.max(top, (open += e.d));
-    return top;
-  };
-  return { low: most(-marginMs), high: most(marginMs), point: most(0) };
+export function requestPeak(spans: readonly JobSpan[], marginMs: number, pointShiftMs: number, slackMs = 0): { readonly low: number; readonly high: number; readonly point: number } {
+  const bounded = (bound: 'low' | 'high') =>
+    mostOpen(
+      spans.map((j): readonly [number, number] => {
+        const lengthMs = j.executionMs + j.delayMs;
+        const w = j.endWithin;
+        if (w === undefined) {
+          const widenMs = bound === 'low' ? -marginMs : marginMs;
+          return [j.endMs - pointShiftMs - lengthMs - widenMs, j.endMs - pointShiftMs + widenMs];
+        }
+        const [from, to] = [w.fromMs - slackMs, w.toMs + slackMs];
+        return bound === 'low' ? [to - lengthMs, from] : [from - lengthMs, to];
+      }),
+    );
+  const rng = seededRng(spans.length);
+  const draws = Array.from({ length: spans.some((j) => j.endWithin !== undefined) ? PEAK_DRAWS : 1 }, () =>
+    mostOpen(
+      spans.map((j): readonly [number, number] => {
+        const w = j.endWithin;
+        const endMs = w === undefined ? j.endMs - pointShiftMs : w.fromMs + rng.next() * (w.toMs - w.fromMs);
+        return [endMs - j.executionMs - j.delayMs, endMs];
+      }),
+    ),
+  );
+  return { low: bounded('low'), high: bounded('high'), point: median(draws) };
 }
 
 /**
@@ -201,6 +231,23 @@ export function requestCountCandidates(scaleUps: readonly ScaleUp[], cap: number
   return { values, value };
 }
 
+/**
+ * Each cold batch with its jobs' records given its most requests at once (requestPeak): a margin
+ * of a round trip and a poll for an end placed by its answer alone, half a round trip beyond an
+ * end placed within its polls.
+ */
+export function withPeaks(scaleUps: readonly ScaleUp[], obs: Pick<Observations, 'rttRealMs' | 'pollRealMs' | 'timeScale'>): ScaleUp[] {
+  const rttTargetMs = obs.rttRealMs * obs.timeScale;
+  const pollTargetMs = (obs.pollRealMs ?? 0) * obs.timeScale;
+  return scaleUps.map((u) => (u.spans === undefined ? u : { ...u, peak: requestPeak(u.spans, rttTargetMs + pollTargetMs, pollTargetMs / 2, rttTargetMs / 2) }));
+}
+
+/** Whether `predict` (monotone in the jobs counted) explains the workers `up` ended with: within what its peak's range allows, else for the jobs sent. */
+function explains(up: ScaleUp, predict: (counted: Pick<ScaleUp, 'jobs' | 'workersBefore'>) => number): boolean {
+  if (up.peak === undefined) return predict(up) === up.workersAfter;
+  return predict({ jobs: up.peak.low, workersBefore: up.workersBefore }) <= up.workersAfter && up.workersAfter <= predict({ jobs: up.peak.high, workersBefore: up.workersBefore });
+}
+
 /** Workers a pool that starts one for each job beyond the free slots (startOnArrival) ends with after `up`'s jobs, under a cap. */
 export const arrivalWorkers = (up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap: number, jobsPerWorker: number): number =>
   Math.min(cap, up.workersBefore + Math.ceil(Math.max(0, up.jobs - up.workersBefore * jobsPerWorker) / jobsPerWorker));
@@ -208,7 +255,8 @@ export const arrivalWorkers = (up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap:
 /**
  * startOnArrival beside a REQUEST_COUNT scaler, from the workers each batch ended with: with it,
  * at least a worker for every job beyond the free slots (arrivalWorkers); without it,
- * ceil(jobs / value) alone. The one that predicts more batches for some value wins; a tie (the
+ * ceil(jobs / value) alone; each for the jobs its peak places at once, within its range (as
+ * requestCountFits). The one that predicts more batches for some value wins; a tie (the
  * counts are the same either way: the pool behaves the same) is the scaler alone.
  */
 export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: number, jobsPerWorker: number): (StartOnArrivalGuess & { readonly values: readonly number[] }) | undefined {
@@ -217,7 +265,7 @@ export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: numb
   const misses = (atOnce: boolean) =>
     Array.from({ length: top }, (_, i) => ({
       v: i + 1,
-      miss: scaleUps.filter((u) => Math.max(requestCountWorkers(i + 1, likeliest(u), cap), atOnce ? arrivalWorkers(u, cap, jobsPerWorker) : 0) !== u.workersAfter).length,
+      miss: scaleUps.filter((u) => !explains(u, (c) => Math.max(requestCountWorkers(i + 1, c, cap), atOnce ? arrivalWorkers(c, cap, jobsPerWorker) : 0))).length,
     }));
   const fewest = (m: readonly { miss: number }[]) => Math.min(...m.map((x) => x.miss));
   const [mWith, mWithout] = [misses(true), misses(false)];
@@ -811,10 +859,9 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
   const b = obs.burst;
   const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
-  // Each cold batch's most requests at once from its records (a margin of a round trip and a poll).
-  const marginMs = rttTargetMs + (obs.pollRealMs ?? 0) * obs.timeScale;
-  const withPeaks = obs.scaleUps.map((u) => (u.spans === undefined ? u : { ...u, peak: requestPeak(u.spans, marginMs, ((obs.pollRealMs ?? 0) * obs.timeScale) / 2) }));
-  const scaleUps: ScaleUp[] = [...withPeaks, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
+  // Each cold batch's most requests at once from its records.
+  const peaked = withPeaks(obs.scaleUps, obs);
+  const scaleUps: ScaleUp[] = [...peaked, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
   const scaler =
     o.given.scalerType !== undefined && o.given.scalerValue !== undefined
       ? undefined

@@ -66,6 +66,36 @@ describe('the most requests a REQUEST_COUNT scaler counted during a batch', () =
     );
   });
 
+  it('ends placed within poll spans: the peak at the true ends lies within low and high, and so does the likeliest', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 150, max: 2_000 }), fc.integer({ min: 0, max: 360 }), fc.integer({ min: 0, max: 360 })), { minLength: 1, maxLength: 20 }),
+        (xs) => {
+          const exact = xs.map(([join, len]) => span(join, join + len));
+          const truth = requestPeak(exact, 0, 0).point;
+          // Each end known only within a span around it (the answer says nothing more).
+          const placed = xs.map(([join, len, before, after]): JobSpan => ({ ...span(join, join + len), endMs: join + len + after, endWithin: { fromMs: join + len - before, toMs: join + len + after } }));
+          const p = requestPeak(placed, 1_000, 1_000);
+          expect(p.low).toBeLessThanOrEqual(truth);
+          expect(p.high).toBeGreaterThanOrEqual(truth);
+          expect(p.point).toBeGreaterThanOrEqual(p.low);
+          expect(p.point).toBeLessThanOrEqual(p.high);
+        },
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it('a job that may have ended before the next joined, or not: between 1 and 2', () => {
+    // The first ends somewhere in [900, 1,100]; the second joins at 1,000.
+    const first: JobSpan = { endMs: 1_100, executionMs: 500, delayMs: 400, endWithin: { fromMs: 900, toMs: 1_100 } };
+    const second: JobSpan = { ...span(1_000, 1_500), endWithin: { fromMs: 1_500, toMs: 1_500 } };
+    expect(requestPeak([first, second], 0, 0)).toMatchObject({ low: 1, high: 2 });
+    // Wholly before: one at a time, whatever the answer's margin for a job placed within its polls.
+    const before: JobSpan = { ...first, endWithin: { fromMs: 800, toMs: 950 } };
+    expect(requestPeak([before, second], 500, 500, 20)).toEqual({ low: 1, high: 1, point: 1 });
+  });
+
   it('short jobs through one active worker: fewer at once than were sent, and the scaler value that explains the workers is read from them', () => {
     // Seven jobs joining 300 ms apart, each done 200 ms later: never more than one at once.
     const spans = Array.from({ length: 7 }, (_, i) => span(i * 300, i * 300 + 200));
