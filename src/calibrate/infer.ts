@@ -510,9 +510,11 @@ const LONGEST_DELAY_MS = 7_000;
  * jobsPerWorker, which take jobs at once and start nothing) and then start `startsPerGap` flex
  * workers within the cap; with a scaler that waits and active workers, enough to keep their
  * slots taken past its reaction. When workers come at once and the scale-ups so far leave
- * several REQUEST_COUNT values (each with or without startOnArrival), the batch is the size
- * whose worker count tells most of them apart (ceil(n / v) below the cap for the candidates),
- * the smallest such size; once no size does, v jobs for each worker the batch should end with.
+ * several REQUEST_COUNT values (each with or without startOnArrival; each peak read within its
+ * range, as the inference reads it), the batch is the smallest size whose worker count tells
+ * most of them apart at the peak it likely reaches (short of the jobs sent by the share the
+ * batches so far fell short); once no size does, v jobs for each worker the batch should end
+ * with.
  */
 export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): number {
   const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
@@ -526,21 +528,35 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
     return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
   }
   if (s.cap <= s.restWorkers) return base;
-  // The (value, startOnArrival) pairs that predict every scale-up so far (the fewest misses).
+  // The (value, startOnArrival) pairs that explain every scale-up so far, as the inference reads
+  // them (the fewest misses, each peak within its range).
   const predict = (v: number, atOnce: boolean, up: Pick<ScaleUp, 'jobs' | 'workersBefore'>) => Math.max(requestCountWorkers(v, up, s.cap), atOnce ? arrivalWorkers(up, s.cap, s.jobsPerWorker) : 0);
-  const pairs = Array.from({ length: 16 }, (_, i) => ({ v: (i >> 1) + 1, atOnce: (i & 1) === 1 })).map((c) => ({ ...c, miss: scaleUps.filter((u) => predict(c.v, c.atOnce, u) !== u.workersAfter).length }));
+  const pairs = Array.from({ length: 16 }, (_, i) => ({ v: (i >> 1) + 1, atOnce: (i & 1) === 1 })).map((c) => ({ ...c, miss: scaleUps.filter((u) => !explains(u, (counted) => predict(c.v, c.atOnce, counted))).length }));
   const fewest = Math.min(...pairs.map((c) => c.miss));
   const left = pairs.filter((c) => c.miss === fewest);
-  // The smallest batch whose worker count tells most of them apart (with the workers at rest).
+  // A batch's jobs reach the queue over the service's overhead, and some end before the last
+  // arrives: its peak falls short of the jobs sent, by the share the batches so far fell short
+  // at their likeliest peaks (their median).
+  const shares = scaleUps.flatMap((u) => (u.peak === undefined || u.jobs < 2 ? [] : [Math.max(0, u.jobs - u.peak.point) / u.jobs]));
+  const short = shares.length === 0 ? 0 : median(shares);
+  // The smallest batch whose worker count at that peak tells most of them apart (with the
+  // workers at rest); a size sent twice already is not sent again (its peaks left these pairs:
+  // one more says no more).
+  const cold = scaleUps.filter((u) => u.source === 'cold batch');
   let best = { n: base, distinct: 1 };
   for (let n = 1; n <= s.cap * 8; n += 1) {
-    const distinct = new Set(left.map((c) => predict(c.v, c.atOnce, { jobs: n, workersBefore: s.restWorkers }))).size;
+    if (cold.filter((u) => u.jobs === n).length >= 2) continue;
+    const peak = Math.max(1, Math.round(n * (1 - short)));
+    const distinct = new Set(left.map((c) => predict(c.v, c.atOnce, { jobs: peak, workersBefore: s.restWorkers }))).size;
     if (distinct > best.distinct) best = { n, distinct };
   }
-  if (best.distinct > 1) return best.n;
-  // Nothing tells them apart: the batch that starts the planned workers (value v jobs for each).
+  // The batch that starts the planned workers (value v jobs for each): sent when nothing tells
+  // the pairs apart, and when the cold batches so far all went to the idle active workers and
+  // started none (no cold-start or idle-timeout sample yet).
   const v = Math.min(...left.filter((c) => !c.atOnce).map((c) => c.v), Infinity);
-  return Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
+  const starting = Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
+  const noneStarted = s.restWorkers > 0 && cold.length > 0 && cold.every((u) => u.workersAfter <= u.workersBefore);
+  return best.distinct > 1 && !noneStarted ? best.n : starting;
 }
 
 export interface SecondBurstSizing {

@@ -8,7 +8,7 @@ import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { LlmEngine, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
-import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
+import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, withPeaks, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
 import type { PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase } from './phases.js';
@@ -154,7 +154,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       };
       const burstUp: ScaleUp[] = [obs.absorbedBurst, b].flatMap((x): ScaleUp[] => (x === undefined ? [] : [{ source: 'burst', jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]));
       // With no burst, nothing sizes the batches: --cold-batch, narrowed to what one gap started.
-      const batchFor = b === undefined ? undefined : (ups: readonly ScaleUp[]) => coldBatchSize([...burstUp, ...ups], sizing);
+      const batchFor = b === undefined ? undefined : (ups: readonly ScaleUp[]) => coldBatchSize([...burstUp, ...withPeaks(ups, obs)], sizing);
       // The stream phase's jobs are kept back (a second burst may have spent the rest): with none
       // left, the phase still waits for the scale-down (the idle timeout, the workers at rest).
       const coldJobs = Math.min(p.coldStarts, budget.left - p.streamJobs * o.classes.length);
