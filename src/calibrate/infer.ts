@@ -4,7 +4,7 @@
 //  - a warm job's delayTime is the dispatch to an idle worker;
 //  - a cold job's delayTime is the scaler's reaction (seen on /health) + the cold start + the dispatch;
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
-import { SERVICE_DEFAULTS, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
+import { SERVICE_DEFAULTS, seededRng, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
 import { fitLognormal, fitSamples, precisionOf, readingNoiseMs2 } from './fit.js';
 import type { BurstObservation, ColdReaction, JobSample, JobSpan, Observations, ScaleUp } from './observations.js';
@@ -152,32 +152,62 @@ const likeliest = (u: ScaleUp): Pick<ScaleUp, 'jobs' | 'workersBefore'> => ({ jo
  * records place them; else every job sent), under a cap.
  */
 export function requestCountFits(value: number, up: ScaleUp, cap: number): boolean {
-  if (up.peak === undefined) return requestCountWorkers(value, up, cap) === up.workersAfter;
-  const lo = requestCountWorkers(value, { jobs: up.peak.low, workersBefore: up.workersBefore }, cap);
-  const hi = requestCountWorkers(value, { jobs: up.peak.high, workersBefore: up.workersBefore }, cap);
-  return lo <= up.workersAfter && up.workersAfter <= hi;
+  return explains(up, (c) => requestCountWorkers(value, c, cap));
+}
+
+/** Draws of the jobs' ends within their spans whose peaks' median is a batch's likeliest peak. */
+const PEAK_DRAWS = 65;
+
+/** The most of `intervals` ([from, to), ms) open at once. */
+function mostOpen(intervals: readonly (readonly [number, number])[]): number {
+  const events = intervals
+    .filter(([a, b]) => b > a)
+    .flatMap(([a, b]) => [{ t: a, d: 1 }, { t: b, d: -1 }])
+    .sort((x, y) => x.t - y.t || x.d - y.d);
+  let open = 0;
+  let top = 0;
+  for (const e of events) top = Math.max(top, (open += e.d));
+  return top;
 }
 
 /**
  * The most requests of a batch queued and in progress at once (what a REQUEST_COUNT scaler
  * counts: a job its worker's dispatch holds is in progress), from its jobs' records: each joined
  * the queue its delayTime before its start (its end less its executionTime) and left it at its
- * end. `point` places each end `pointShiftMs` before its answer (half a poll); `low` and `high`
- * narrow and widen each job's span by `marginMs` (the answer's timing).
+ * end. A job whose end is placed within a span (`endWithin`) shifts as a whole within it: `low`
+ * counts it only where it was present wherever in the span its end lay, `high` wherever it may
+ * have been (each span widened by `slackMs`), and `point` is the median peak over draws of every
+ * end uniform in its span, seeded by the batch's size (the same records, the same reading), not
+ * the peak with every end at its span's middle: a maximum over placements each off by up to half
+ * a span tends to find overlaps that were not there. A job without one ends `pointShiftMs` before
+ * its answer (half a poll) for `point`, and `low` and `high` narrow and widen its span by
+ * `marginMs` (the answer's timing).
  */
-export function requestPeak(spans: readonly JobSpan[], marginMs: number, pointShiftMs: number): { readonly low: number; readonly high: number; readonly point: number } {
-  const most = (widenMs: number) => {
-    const events = spans
-      .map((j) => [j.endMs - pointShiftMs - j.executionMs - j.delayMs - widenMs, j.endMs - pointShiftMs + widenMs] as const)
-      .filter(([a, b]) => b > a)
-      .flatMap(([a, b]) => [{ t: a, d: 1 }, { t: b, d: -1 }])
-      .sort((x, y) => x.t - y.t || x.d - y.d);
-    let open = 0;
-    let top = 0;
-    for (const e of events) top = Math.max(top, (open += e.d));
-    return top;
-  };
-  return { low: most(-marginMs), high: most(marginMs), point: most(0) };
+export function requestPeak(spans: readonly JobSpan[], marginMs: number, pointShiftMs: number, slackMs = 0): { readonly low: number; readonly high: number; readonly point: number } {
+  const bounded = (bound: 'low' | 'high') =>
+    mostOpen(
+      spans.map((j): readonly [number, number] => {
+        const lengthMs = j.executionMs + j.delayMs;
+        const w = j.endWithin;
+        if (w === undefined) {
+          const widenMs = bound === 'low' ? -marginMs : marginMs;
+          return [j.endMs - pointShiftMs - lengthMs - widenMs, j.endMs - pointShiftMs + widenMs];
+        }
+        const [from, to] = [w.fromMs - slackMs, w.toMs + slackMs];
+        return bound === 'low' ? [to - lengthMs, from] : [from - lengthMs, to];
+      }),
+    );
+  const rng = seededRng(spans.length);
+  const draws = Array.from({ length: spans.some((j) => j.endWithin !== undefined) ? PEAK_DRAWS : 1 }, () =>
+    mostOpen(
+      spans.map((j): readonly [number, number] => {
+        const w = j.endWithin;
+        const endMs = w === undefined ? j.endMs - pointShiftMs : w.fromMs + rng.next() * (w.toMs - w.fromMs);
+        return [endMs - j.executionMs - j.delayMs, endMs];
+      }),
+    ),
+  );
+  return { low: bounded('low'), high: bounded('high'), point: median(draws) };
 }
 
 /**
@@ -201,6 +231,23 @@ export function requestCountCandidates(scaleUps: readonly ScaleUp[], cap: number
   return { values, value };
 }
 
+/**
+ * Each cold batch with its jobs' records given its most requests at once (requestPeak): a margin
+ * of a round trip and a poll for an end placed by its answer alone, half a round trip beyond an
+ * end placed within its polls.
+ */
+export function withPeaks(scaleUps: readonly ScaleUp[], obs: Pick<Observations, 'rttRealMs' | 'pollRealMs' | 'timeScale'>): ScaleUp[] {
+  const rttTargetMs = obs.rttRealMs * obs.timeScale;
+  const pollTargetMs = (obs.pollRealMs ?? 0) * obs.timeScale;
+  return scaleUps.map((u) => (u.spans === undefined ? u : { ...u, peak: requestPeak(u.spans, rttTargetMs + pollTargetMs, pollTargetMs / 2, rttTargetMs / 2) }));
+}
+
+/** Whether `predict` (monotone in the jobs counted) explains the workers `up` ended with: within what its peak's range allows, else for the jobs sent. */
+function explains(up: ScaleUp, predict: (counted: Pick<ScaleUp, 'jobs' | 'workersBefore'>) => number): boolean {
+  if (up.peak === undefined) return predict(up) === up.workersAfter;
+  return predict({ jobs: up.peak.low, workersBefore: up.workersBefore }) <= up.workersAfter && up.workersAfter <= predict({ jobs: up.peak.high, workersBefore: up.workersBefore });
+}
+
 /** Workers a pool that starts one for each job beyond the free slots (startOnArrival) ends with after `up`'s jobs, under a cap. */
 export const arrivalWorkers = (up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap: number, jobsPerWorker: number): number =>
   Math.min(cap, up.workersBefore + Math.ceil(Math.max(0, up.jobs - up.workersBefore * jobsPerWorker) / jobsPerWorker));
@@ -208,7 +255,8 @@ export const arrivalWorkers = (up: Pick<ScaleUp, 'jobs' | 'workersBefore'>, cap:
 /**
  * startOnArrival beside a REQUEST_COUNT scaler, from the workers each batch ended with: with it,
  * at least a worker for every job beyond the free slots (arrivalWorkers); without it,
- * ceil(jobs / value) alone. The one that predicts more batches for some value wins; a tie (the
+ * ceil(jobs / value) alone; each for the jobs its peak places at once, within its range (as
+ * requestCountFits). The one that predicts more batches for some value wins; a tie (the
  * counts are the same either way: the pool behaves the same) is the scaler alone.
  */
 export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: number, jobsPerWorker: number): (StartOnArrivalGuess & { readonly values: readonly number[] }) | undefined {
@@ -217,7 +265,7 @@ export function startOnArrivalFromCounts(scaleUps: readonly ScaleUp[], cap: numb
   const misses = (atOnce: boolean) =>
     Array.from({ length: top }, (_, i) => ({
       v: i + 1,
-      miss: scaleUps.filter((u) => Math.max(requestCountWorkers(i + 1, likeliest(u), cap), atOnce ? arrivalWorkers(u, cap, jobsPerWorker) : 0) !== u.workersAfter).length,
+      miss: scaleUps.filter((u) => !explains(u, (c) => Math.max(requestCountWorkers(i + 1, c, cap), atOnce ? arrivalWorkers(c, cap, jobsPerWorker) : 0))).length,
     }));
   const fewest = (m: readonly { miss: number }[]) => Math.min(...m.map((x) => x.miss));
   const [mWith, mWithout] = [misses(true), misses(false)];
@@ -462,9 +510,11 @@ const LONGEST_DELAY_MS = 7_000;
  * jobsPerWorker, which take jobs at once and start nothing) and then start `startsPerGap` flex
  * workers within the cap; with a scaler that waits and active workers, enough to keep their
  * slots taken past its reaction. When workers come at once and the scale-ups so far leave
- * several REQUEST_COUNT values (each with or without startOnArrival), the batch is the size
- * whose worker count tells most of them apart (ceil(n / v) below the cap for the candidates),
- * the smallest such size; once no size does, v jobs for each worker the batch should end with.
+ * several REQUEST_COUNT values (each with or without startOnArrival; each peak read within its
+ * range, as the inference reads it), the batch is the smallest size whose worker count tells
+ * most of them apart at the peak it likely reaches (short of the jobs sent by the share the
+ * batches so far fell short); once no size does, v jobs for each worker the batch should end
+ * with.
  */
 export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): number {
   const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
@@ -478,21 +528,35 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
     return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
   }
   if (s.cap <= s.restWorkers) return base;
-  // The (value, startOnArrival) pairs that predict every scale-up so far (the fewest misses).
+  // The (value, startOnArrival) pairs that explain every scale-up so far, as the inference reads
+  // them (the fewest misses, each peak within its range).
   const predict = (v: number, atOnce: boolean, up: Pick<ScaleUp, 'jobs' | 'workersBefore'>) => Math.max(requestCountWorkers(v, up, s.cap), atOnce ? arrivalWorkers(up, s.cap, s.jobsPerWorker) : 0);
-  const pairs = Array.from({ length: 16 }, (_, i) => ({ v: (i >> 1) + 1, atOnce: (i & 1) === 1 })).map((c) => ({ ...c, miss: scaleUps.filter((u) => predict(c.v, c.atOnce, u) !== u.workersAfter).length }));
+  const pairs = Array.from({ length: 16 }, (_, i) => ({ v: (i >> 1) + 1, atOnce: (i & 1) === 1 })).map((c) => ({ ...c, miss: scaleUps.filter((u) => !explains(u, (counted) => predict(c.v, c.atOnce, counted))).length }));
   const fewest = Math.min(...pairs.map((c) => c.miss));
   const left = pairs.filter((c) => c.miss === fewest);
-  // The smallest batch whose worker count tells most of them apart (with the workers at rest).
+  // A batch's jobs reach the queue over the service's overhead, and some end before the last
+  // arrives: its peak falls short of the jobs sent, by the share the batches so far fell short
+  // at their likeliest peaks (their median).
+  const shares = scaleUps.flatMap((u) => (u.peak === undefined || u.jobs < 2 ? [] : [Math.max(0, u.jobs - u.peak.point) / u.jobs]));
+  const short = shares.length === 0 ? 0 : median(shares);
+  // The smallest batch whose worker count at that peak tells most of them apart (with the
+  // workers at rest); a size sent twice already is not sent again (its peaks left these pairs:
+  // one more says no more).
+  const cold = scaleUps.filter((u) => u.source === 'cold batch');
   let best = { n: base, distinct: 1 };
   for (let n = 1; n <= s.cap * 8; n += 1) {
-    const distinct = new Set(left.map((c) => predict(c.v, c.atOnce, { jobs: n, workersBefore: s.restWorkers }))).size;
+    if (cold.filter((u) => u.jobs === n).length >= 2) continue;
+    const peak = Math.max(1, Math.round(n * (1 - short)));
+    const distinct = new Set(left.map((c) => predict(c.v, c.atOnce, { jobs: peak, workersBefore: s.restWorkers }))).size;
     if (distinct > best.distinct) best = { n, distinct };
   }
-  if (best.distinct > 1) return best.n;
-  // Nothing tells them apart: the batch that starts the planned workers (value v jobs for each).
+  // The batch that starts the planned workers (value v jobs for each): sent when nothing tells
+  // the pairs apart, and when the cold batches so far all went to the idle active workers and
+  // started none (no cold-start or idle-timeout sample yet).
   const v = Math.min(...left.filter((c) => !c.atOnce).map((c) => c.v), Infinity);
-  return Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
+  const starting = Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
+  const noneStarted = s.restWorkers > 0 && cold.length > 0 && cold.every((u) => u.workersAfter <= u.workersBefore);
+  return best.distinct > 1 && !noneStarted ? best.n : starting;
 }
 
 export interface SecondBurstSizing {
@@ -687,6 +751,66 @@ export function jobsPerWorkerFromLoad(jobs: readonly JobSample[], dispatchMs: nu
   return to > from ? Math.max(1, Math.floor(load / (to - from) + 0.25)) : undefined;
 }
 
+/** Queue waits shorter than this many job slot times (a dispatch and an execution) in all say too little about the slots. */
+const MIN_WAIT_SLOT_TIMES = 2;
+
+/**
+ * Jobs per worker from the slots the workers kept taken while jobs waited in the queue. The
+ * queue hands a waiting job to a ready worker's free slot at once, so while one waits every ready
+ * worker holds its jobs per worker (its jobs in their dispatch included, which /health counts as
+ * queued). From each job's record: its start is its end (its answer less half a round trip) less
+ * its executionTime; it joined the queue its delayTime before that start and was handed over a
+ * dispatch before it. With `dispatchMs` (the dispatch samples), each job holds its slot from its
+ * start less their mean to its end, and surely still waited until its start less their 95th
+ * percentile. Over the union of those waits, within each worker's span from its first hand-over
+ * to its last end, the jobs the workers held per worker-ms, rounded. Undefined: no record names
+ * its worker, or the waits cover under MIN_WAIT_SLOT_TIMES job slot times.
+ */
+export function jobsPerWorkerFromQueueWait(jobs: readonly JobSample[], dispatchMs: readonly number[], timeScale: number, rttTargetMs: number): number | undefined {
+  if (dispatchMs.length === 0) return undefined;
+  const sorted = [...dispatchMs].sort((a, b) => a - b);
+  const meanMs = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  const highMs = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] as number;
+  const spans = jobs.flatMap((j) => {
+    if (j.workerId === undefined || !completed(j)) return [];
+    const endMs = j.answeredAtMs * timeScale - rttTargetMs / 2;
+    const startMs = endMs - (j.executionMs as number);
+    return [{ worker: j.workerId, heldFromMs: startMs - meanMs, endMs, queuedMs: startMs - (j.delayMs as number), waitedToMs: startMs - highMs }];
+  });
+  if (spans.length === 0) return undefined;
+  // The union of the waits, as sorted disjoint intervals.
+  const waits: [number, number][] = [];
+  for (const s of spans.filter((x) => x.waitedToMs > x.queuedMs).sort((a, b) => a.queuedMs - b.queuedMs)) {
+    const last = waits.at(-1);
+    if (last !== undefined && s.queuedMs <= last[1]) last[1] = Math.max(last[1], s.waitedToMs);
+    else waits.push([s.queuedMs, s.waitedToMs]);
+  }
+  const overlap = (a: number, b: number) => waits.reduce((acc, [x, y]) => acc + Math.max(0, Math.min(b, y) - Math.max(a, x)), 0);
+  let heldMs = 0;
+  let workerMs = 0;
+  for (const w of new Set(spans.map((s) => s.worker))) {
+    const mine = spans.filter((s) => s.worker === w);
+    workerMs += overlap(Math.min(...mine.map((s) => s.heldFromMs)), Math.max(...mine.map((s) => s.endMs)));
+    heldMs += mine.reduce((acc, s) => acc + overlap(s.heldFromMs, s.endMs), 0);
+  }
+  const slotMs = median(spans.map((s) => s.endMs - s.heldFromMs));
+  if (!(workerMs >= MIN_WAIT_SLOT_TIMES * slotMs) || workerMs <= 0) return undefined;
+  return Math.max(1, Math.round(heldMs / workerMs));
+}
+
+/**
+ * Jobs per worker as the burst shows it before the cold batches (what sizes them): the most jobs
+ * in progress per running worker on /health, rounded, or the jobs the workers held while burst
+ * jobs waited (jobsPerWorkerFromQueueWait), the larger; undefined: no burst job ran.
+ */
+export function burstJobsPerWorker(obs: Observations): number | undefined {
+  const b = obs.burst;
+  const health = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
+  const burstJobs = obs.jobs.filter((j) => j.phase === 'burst');
+  const wait = jobsPerWorkerFromQueueWait(burstJobs, dispatchSamples(obs).samplesMs, obs.timeScale, obs.rttRealMs * obs.timeScale);
+  return health === undefined && wait === undefined ? undefined : Math.max(health ?? 1, wait ?? 1);
+}
+
 export interface InferOptions {
   readonly given: GivenSettings;
   /** The input field whose value names a job's class (several --input files). */
@@ -755,10 +879,9 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const queuedAfterMs = rttTargetMs / 2 + overheadMedianMs;
   const b = obs.burst;
   const burstReacted = b === undefined || b.firstScaleUpMs === undefined ? b : { ...b, firstScaleUpMs: Math.max(0, b.firstScaleUpMs - queuedAfterMs) };
-  // Each cold batch's most requests at once from its records (a margin of a round trip and a poll).
-  const marginMs = rttTargetMs + (obs.pollRealMs ?? 0) * obs.timeScale;
-  const withPeaks = obs.scaleUps.map((u) => (u.spans === undefined ? u : { ...u, peak: requestPeak(u.spans, marginMs, ((obs.pollRealMs ?? 0) * obs.timeScale) / 2) }));
-  const scaleUps: ScaleUp[] = [...withPeaks, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
+  // Each cold batch's most requests at once from its records.
+  const peaked = withPeaks(obs.scaleUps, obs);
+  const scaleUps: ScaleUp[] = [...peaked, ...[obs.absorbedBurst, b].flatMap((x) => (x === undefined ? [] : [{ source: 'burst' as const, jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]))];
   const scaler =
     o.given.scalerType !== undefined && o.given.scalerValue !== undefined
       ? undefined
@@ -784,12 +907,13 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const healthJpw = b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : undefined;
   const recordsJpw = jobsPerWorkerFromRecords(done.filter((j) => j.phase === 'burst'), obs.timeScale, rttTargetMs, (obs.pollRealMs ?? 0) * obs.timeScale, lowQuantileMs(ds.samplesMs));
   const loadJpw = jobsPerWorkerFromLoad(done.filter((j) => j.phase === 'burst'), dispatch === undefined ? 0 : median(dispatch.samplesMs), obs.timeScale, rttTargetMs);
+  const waitJpw = jobsPerWorkerFromQueueWait(done.filter((j) => j.phase === 'burst'), ds.samplesMs, obs.timeScale, rttTargetMs);
   const measuredJpw =
-    healthJpw === undefined && recordsJpw === undefined && loadJpw === undefined
+    healthJpw === undefined && recordsJpw === undefined && loadJpw === undefined && waitJpw === undefined
       ? undefined
       : {
-          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1, loadJpw ?? 1),
-          detail: `the largest of: the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}), the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}) and the busiest worker's dispatch and execution over its busy span (${loadJpw ?? 'under 4 jobs'})`,
+          value: Math.max(healthJpw ?? 1, recordsJpw ?? 1, loadJpw ?? 1, waitJpw ?? 1),
+          detail: `the largest of: the most jobs in progress per running worker on /health during the burst (${b?.maxJobsPerRunningWorker.toFixed(2) ?? 'none seen'}), the most burst jobs one worker ran at once by their records (${recordsJpw ?? 'no workerId'}), the busiest worker's dispatch and execution over its busy span (${loadJpw ?? 'under 4 jobs'}) and the jobs each worker held while burst jobs waited in the queue, by their records (${waitJpw ?? 'too short a wait'})`,
         };
   const jobsPerWorker = pick('jobsPerWorker', o.given.jobsPerWorker, measuredJpw, SERVICE_DEFAULTS.jobsPerWorker);
   const idle = obs.idleTimeoutSamplesMs;

@@ -58,6 +58,12 @@ export interface JobSpan {
   readonly endMs: number;
   readonly executionMs: number;
   readonly delayMs: number;
+  /**
+   * Where its end surely lies, target ms since the calibration started: between the /status poll
+   * before the one that showed it ended and that one, narrowed to the span its start was seen in
+   * plus its executionTime (its start is its end less that).
+   */
+  readonly endWithin?: { readonly fromMs: number; readonly toMs: number } | undefined;
 }
 
 /** Jobs sent at once with the workers up before them and once the scaler had answered them. */

@@ -338,8 +338,9 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       batches += 1;
       if (!(await ctx.target.clock.sleep(((batches * GOLDEN) % 1) * ctx.healthPollMs, ctx.deadline.signal)) && ctx.deadline.signal.aborted) throw ctx.deadline.signal.reason as Error;
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
-      // The span each job was first seen started in (no longer IN_QUEUE).
+      // The span each job was first seen started in (no longer IN_QUEUE), and ended in.
       const started = new Map<string, PollSpan>();
+      const ended = new Map<string, PollSpan>();
       let lastRunningMs: number | undefined;
       let lateReadyMs: number | undefined;
       const last = new Map<string, { record: JobRecord; answeredAtMs: number }>();
@@ -358,6 +359,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         for (const x of open) {
           const status = last.get(x.id)?.record.status;
           if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: previousMs, toMs: at });
+          if (!ended.has(x.id) && status !== undefined && isTerminal(status)) ended.set(x.id, { fromMs: previousMs, toMs: at });
         }
         previousMs = at;
         if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
@@ -390,7 +392,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
           const r = st?.record;
           return st === undefined || r?.status !== 'COMPLETED' || r.executionTime === undefined || r.delayTime === undefined
             ? []
-            : [{ endMs: (st.answeredAtMs - ctx.originMs - ctx.obs.rttRealMs / 2) * ctx.timeScale, executionMs: r.executionTime, delayMs: r.delayTime }];
+            : [{ endMs: (st.answeredAtMs - ctx.originMs - ctx.obs.rttRealMs / 2) * ctx.timeScale, executionMs: r.executionTime, delayMs: r.delayTime, ...endWithin(started.get(x.id), ended.get(x.id), r.executionTime, ctx) }];
         });
         ctx.obs.scaleUps.push({ source: 'cold batch', jobs: subs.length, workersBefore: workersUp(rest.last.health), workersAfter: workersUp(rest.last.health) + tracker.startCount, ...(spans.length === subs.length ? { spans } : {}) });
       }
@@ -411,6 +413,22 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     if (untimed) ctx.obs.notes.push('/health reports no initializing (or throttled) count: a starting worker is not told from a ready one, so worker starts were not timed (no cold-start samples)');
     return { jobs };
   });
+}
+
+/**
+ * Where a job's end surely lies, target ms since the calibration started: the poll span it was
+ * seen ended in, narrowed to the span it was seen started in plus its executionTime (real ms
+ * each; a job seen ended on the poll it was seen started on started within that span too). When
+ * the two do not meet (a late answer), the end's span alone; no end seen: nothing.
+ */
+export function endWithin(start: PollSpan | undefined, end: PollSpan | undefined, executionMs: number, ctx: Pick<PhaseContext, 'originMs' | 'timeScale'>): { endWithin?: { fromMs: number; toMs: number } } {
+  if (end === undefined) return {};
+  const execRealMs = executionMs / ctx.timeScale;
+  const s = start ?? end;
+  const fromMs = Math.max(end.fromMs, s.fromMs + execRealMs);
+  const toMs = Math.min(end.toMs, s.toMs + execRealMs);
+  const [a, b] = fromMs <= toMs ? [fromMs, toMs] : [end.fromMs, end.toMs];
+  return { endWithin: { fromMs: (a - ctx.originMs) * ctx.timeScale, toMs: (b - ctx.originMs) * ctx.timeScale } };
 }
 
 const upOf = (p: HealthPoint): number => p.idle + p.running + p.initializing + p.throttled + p.unhealthy;

@@ -8,7 +8,7 @@ import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { LlmEngine, seededRng, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
-import { burstCameAtOnce, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, type GivenSettings } from './infer.js';
+import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, withPeaks, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
 import { POLL_JITTER, type PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase, type ColdOptions } from './phases.js';
@@ -152,7 +152,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       const b = obs.burst;
       const sizing = {
         restWorkers: atRest,
-        jobsPerWorker: o.given.jobsPerWorker ?? (b !== undefined && b.maxJobsPerRunningWorker > 0 ? Math.max(1, Math.round(b.maxJobsPerRunningWorker)) : 1),
+        jobsPerWorker: o.given.jobsPerWorker ?? burstJobsPerWorker(obs) ?? 1,
         cap: o.given.workersMax ?? b?.peakWorkers ?? atRest + 1,
         startsPerGap: p.coldBatch,
         atOnce: burstCameAtOnce(obs),
@@ -161,7 +161,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       };
       const burstUp: ScaleUp[] = [obs.absorbedBurst, b].flatMap((x): ScaleUp[] => (x === undefined ? [] : [{ source: 'burst', jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]));
       // With no burst, nothing sizes the batches: --cold-batch, narrowed to what one gap started.
-      const batchFor = b === undefined ? undefined : (ups: readonly ScaleUp[]) => coldBatchSize([...burstUp, ...ups], sizing);
+      const batchFor = b === undefined ? undefined : (ups: readonly ScaleUp[]) => coldBatchSize([...burstUp, ...withPeaks(ups, obs)], sizing);
       // The stream phase's jobs are kept back (a second burst may have spent the rest): with none
       // left, the phase still waits for the scale-down (the idle timeout, the workers at rest).
       const coldJobs = Math.min(p.coldStarts, budget.left - reserved);

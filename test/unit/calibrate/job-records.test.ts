@@ -1,10 +1,11 @@
 // What calibrate reads from job records and the /health polls beside them: a warm-phase job that
 // met a worker's start (startDuring), the dispatch samples (dispatchSamples), the most requests a
 // REQUEST_COUNT scaler counted during a batch (requestPeak, requestCountFits), and jobs side by
-// side on one worker when a long dispatch keeps their runs apart (jobsPerWorkerFromRecords).
+// side on one worker when a long dispatch keeps their runs apart (jobsPerWorkerFromRecords) or
+// while jobs wait in the queue (jobsPerWorkerFromQueueWait).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dispatchSamples, drainedBelowCap, jobsPerWorkerFromRecords, requestCountFits, requestPeak, upperHalfMedian, type SettingValue } from '../../../src/calibrate/infer.js';
+import { burstJobsPerWorker, dispatchSamples, drainedBelowCap, jobsPerWorkerFromQueueWait, jobsPerWorkerFromRecords, requestCountFits, requestPeak, upperHalfMedian, type SettingValue } from '../../../src/calibrate/infer.js';
 import { startDuring } from '../../../src/calibrate/phases.js';
 import type { JobSample, JobSpan, Observations } from '../../../src/calibrate/observations.js';
 import type { TimedHealth } from '../../../src/calibrate/target.js';
@@ -65,6 +66,36 @@ describe('the most requests a REQUEST_COUNT scaler counted during a batch', () =
     );
   });
 
+  it('ends placed within poll spans: the peak at the true ends lies within low and high, and so does the likeliest', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 150, max: 2_000 }), fc.integer({ min: 0, max: 360 }), fc.integer({ min: 0, max: 360 })), { minLength: 1, maxLength: 20 }),
+        (xs) => {
+          const exact = xs.map(([join, len]) => span(join, join + len));
+          const truth = requestPeak(exact, 0, 0).point;
+          // Each end known only within a span around it (the answer says nothing more).
+          const placed = xs.map(([join, len, before, after]): JobSpan => ({ ...span(join, join + len), endMs: join + len + after, endWithin: { fromMs: join + len - before, toMs: join + len + after } }));
+          const p = requestPeak(placed, 1_000, 1_000);
+          expect(p.low).toBeLessThanOrEqual(truth);
+          expect(p.high).toBeGreaterThanOrEqual(truth);
+          expect(p.point).toBeGreaterThanOrEqual(p.low);
+          expect(p.point).toBeLessThanOrEqual(p.high);
+        },
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it('a job that may have ended before the next joined, or not: between 1 and 2', () => {
+    // The first ends somewhere in [900, 1,100]; the second joins at 1,000.
+    const first: JobSpan = { endMs: 1_100, executionMs: 500, delayMs: 400, endWithin: { fromMs: 900, toMs: 1_100 } };
+    const second: JobSpan = { ...span(1_000, 1_500), endWithin: { fromMs: 1_500, toMs: 1_500 } };
+    expect(requestPeak([first, second], 0, 0)).toMatchObject({ low: 1, high: 2 });
+    // Wholly before: one at a time, whatever the answer's margin for a job placed within its polls.
+    const before: JobSpan = { ...first, endWithin: { fromMs: 800, toMs: 950 } };
+    expect(requestPeak([before, second], 500, 500, 20)).toEqual({ low: 1, high: 1, point: 1 });
+  });
+
   it('short jobs through one active worker: fewer at once than were sent, and the scaler value that explains the workers is read from them', () => {
     // Seven jobs joining 300 ms apart, each done 200 ms later: never more than one at once.
     const spans = Array.from({ length: 7 }, (_, i) => span(i * 300, i * 300 + 200));
@@ -99,6 +130,65 @@ describe('jobs side by side on one worker', () => {
       }),
       { seed: 9, numRuns: 200 },
     );
+  });
+});
+
+describe('jobs each worker held while burst jobs waited in the queue', () => {
+  /**
+   * A burst through `workers` ready workers of `slots` slots each: jobs join the queue in order,
+   * a freed slot takes the next one at once, each runs its dispatch then its execution. Answers
+   * the jobs' records (time scale 1, no round trip) and the dispatches drawn.
+   */
+  function burst(slots: number, workers: number, parts: readonly (readonly [number, number])[], joinGapMs: number) {
+    const free: { worker: string; atMs: number }[] = [];
+    for (let w = 0; w < workers; w += 1) for (let s = 0; s < slots; s += 1) free.push({ worker: `w${w}`, atMs: 0 });
+    const jobs = parts.map(([dispatchMs, executionMs], i): JobSample => {
+      const joinMs = i * joinGapMs;
+      free.sort((a, b) => a.atMs - b.atMs);
+      const slot = free[0] as { worker: string; atMs: number };
+      const startMs = Math.max(joinMs, slot.atMs) + dispatchMs;
+      slot.atMs = startMs + executionMs;
+      return { phase: 'burst', classId: 'default', status: 'COMPLETED', sentAtMs: 0, answeredAtMs: slot.atMs, e2eMs: 0, delayMs: startMs - joinMs, executionMs, poolBefore: 'busy', workerId: slot.worker };
+    });
+    return { jobs, dispatchMs: parts.map(([d]) => d) };
+  }
+
+  it('the slots of each worker, whatever the dispatch beside the execution (a long one hides runs from each other and from /health)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(fc.tuple(fc.integer({ min: 100, max: 2_000 }), fc.integer({ min: 200, max: 3_000 })), { minLength: 40, maxLength: 40 }),
+        (slots, workers, parts) => {
+          // Jobs joining 5 ms apart: the queue holds some for most of the burst.
+          const b = burst(slots, workers, parts, 5);
+          expect(jobsPerWorkerFromQueueWait(b.jobs, b.dispatchMs, 1, 0)).toBe(slots);
+        },
+      ),
+      { seed: 17, numRuns: 200 },
+    );
+  });
+
+  it('three slots behind a dispatch twice the execution: the runs seen side by side within a poll\'s margin do not show them, the waits do', () => {
+    const b = burst(3, 2, Array.from({ length: 40 }, (_, i) => [380 + (i % 5) * 20, 200] as const), 5);
+    // The margins of a burst read at time scale 60: a 60 ms round trip, 360 ms polls.
+    expect(jobsPerWorkerFromRecords(b.jobs, 1, 60, 360, 300)).toBeLessThan(3);
+    expect(jobsPerWorkerFromQueueWait(b.jobs, b.dispatchMs, 1, 0)).toBe(3);
+  });
+
+  it('what sizes the cold batches: the larger of /health\'s jobs in progress per running worker and the waits', () => {
+    const b = burst(3, 2, Array.from({ length: 40 }, (_, i) => [380 + (i % 5) * 20, 200] as const), 5);
+    const warm = b.dispatchMs.map((delayMs) => warmJob({ delayMs }));
+    const obs = { jobs: [...warm, ...b.jobs], burst: { maxJobsPerRunningWorker: 1.75 }, timeScale: 1, rttRealMs: 0 } as unknown as Observations;
+    expect(burstJobsPerWorker(obs)).toBe(3);
+    expect(burstJobsPerWorker({ ...obs, jobs: warm })).toBe(2);
+  });
+
+  it('no job waited for a slot, or no record names its worker: not read', () => {
+    const spread = burst(3, 2, Array.from({ length: 10 }, () => [100, 200] as const), 1_000);
+    expect(jobsPerWorkerFromQueueWait(spread.jobs, spread.dispatchMs, 1, 0)).toBeUndefined();
+    const anonymous = burst(3, 2, Array.from({ length: 40 }, () => [100, 200] as const), 5);
+    expect(jobsPerWorkerFromQueueWait(anonymous.jobs.map((j) => ({ ...j, workerId: undefined })), anonymous.dispatchMs, 1, 0)).toBeUndefined();
   });
 });
 
