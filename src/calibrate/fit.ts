@@ -96,7 +96,7 @@ const logs = (samples: readonly number[]): number[] => samples.map((x) => Math.l
 const mean = (v: readonly number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
 const clampSigma = (s: number): number => Math.min(MAX_SIGMA, Math.max(MIN_SIGMA, s));
 
-function normalLogPdf(y: number, mu: number, sigma: number): number {
+export function normalLogPdf(y: number, mu: number, sigma: number): number {
   const z = (y - mu) / sigma;
   return -0.5 * z * z - Math.log(sigma) - 0.5 * Math.log(2 * Math.PI);
 }

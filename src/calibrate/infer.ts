@@ -7,6 +7,7 @@
 import { SERVICE_DEFAULTS, seededRng, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
 import { fitLognormal, fitSamples, precisionOf, readingNoiseMs2 } from './fit.js';
+import { repairStarts } from './start-pairing.js';
 import type { BurstObservation, ColdReaction, JobSample, JobSpan, Observations, ScaleUp } from './observations.js';
 import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
 import type { PartFit, TimingPart } from './part-fit.js';
@@ -861,12 +862,25 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   // the jobs on /status) on the same polls. A worker's cold start is from its first sight
   // starting, or the end of its wait for capacity, to ready; the scaler's reaction is what
   // delayTime holds before the worker's first sight.
-  const starts = obs.workerStartsMs;
   // The polls that time a start: gaps of the poll (within ±pollJitter of it) and a round trip.
   const pollMs = (obs.pollRealMs ?? 0) * obs.timeScale;
   const jitter = obs.pollJitter ?? 0;
   const startNoise = readingNoiseMs2(rttTargetMs + pollMs * (1 - jitter), 2 * jitter * pollMs);
-  add(partFit('coldStart', [...starts], `${starts.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true, undefined, pollMs + rttTargetMs, startNoise));
+  const startsFit = (xs: readonly number[]) =>
+    partFit('coldStart', [...xs], `${xs.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true, undefined, pollMs + rttTargetMs, startNoise);
+  // Starts that began over several polls are paired again as the fit of all of them makes likeliest, twice (each pairing moves the fit).
+  let starts: readonly number[] = obs.workerStartsMs;
+  let coldFit = startsFit(starts);
+  let repaired = 0;
+  for (let round = 0; round < 2 && coldFit !== undefined && (obs.staggeredStarts?.length ?? 0) > 0; round += 1) {
+    const r = repairStarts(obs.workerStartsMs, obs.staggeredStarts ?? [], coldFit.fit.dist, startNoise);
+    repaired = r.changed;
+    if (r.starts.every((x, i) => x === starts[i])) break;
+    starts = r.starts;
+    coldFit = startsFit(starts);
+  }
+  if (repaired > 0) notes.push(`coldStart: in ${repaired} reading(s) whose workers began over several polls, a start that the fit finds likelier to have overtaken another was paired with the earlier ready worker (first in, first out would read the fast start long and the full one short)`);
+  add(coldFit);
   // Throttling: starts seen throttled on /health waited for capacity before their cold start
   // (timed from the wait's end); the share of starts that did is the probability.
   const th = obs.throttle;

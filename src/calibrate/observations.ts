@@ -126,6 +126,20 @@ export interface StreamSample {
   readonly tokensPerChunk: number | undefined;
 }
 
+/** A span between two polls, target ms. */
+export interface TargetSpan {
+  readonly fromMs: number;
+  readonly toMs: number;
+}
+
+/** Starts of one reading that began over several poll spans: where each began and where each was seen ready. */
+export interface StaggeredStarts {
+  readonly begins: readonly TargetSpan[];
+  readonly readies: readonly TargetSpan[];
+  /** Where their first-in, first-out durations sit in `workerStartsMs`. */
+  readonly at: number;
+}
+
 export interface PhaseOutcome {
   readonly phase: PhaseName;
   readonly status: 'done' | 'partial' | 'skipped';
@@ -156,6 +170,12 @@ export interface Observations {
    * both alike (see StartTracker in phases.ts).
    */
   readonly workerStartsMs: number[];
+  /**
+   * The same starts by reading, where one reading saw several that began over more than one poll
+   * span: each beginning and each ready span, target ms; `workerStartsMs` holds them paired first
+   * in, first out, inferDeployment pairs them again by the fitted durations (pairStarts).
+   */
+  staggeredStarts?: StaggeredStarts[];
   /**
    * Worker starts watched where /health counts throttled workers (waiting for GPU capacity):
    * how many, how many were seen throttled, and each wait read to its end, target ms.

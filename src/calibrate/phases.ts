@@ -12,7 +12,7 @@ import type { InputClass } from './observations.js';
 import { healthPoint, midOf, nextPollMs, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
-import type { BurstObservation, ColdReaction, HealthPoint, JobSpan, PhaseOutcome, ScaleUp } from './observations.js';
+import type { BurstObservation, ColdReaction, HealthPoint, JobSpan, PhaseOutcome, ScaleUp, TargetSpan } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
   return runPhase(ctx, 'warm', async () => {
@@ -88,7 +88,7 @@ const spanMid = (s: PollSpan): number => (s.fromMs + s.toMs) / 2;
  * Real ms from a change seen in span `a` to one seen in span `b`: middle to middle; both seen in
  * one span, half of it.
  */
-function spanGap(a: PollSpan, b: PollSpan): number {
+export function spanGap(a: PollSpan, b: PollSpan): number {
   return b.toMs > a.toMs ? spanMid(b) - spanMid(a) : (a.toMs - a.fromMs) / 2;
 }
 
@@ -252,6 +252,16 @@ export class StartTracker {
   }
 
   /**
+   * Where the starts began and were seen ready when they began over more than one span and each
+   * was seen ready (their pairing is open: a fast start may overtake a full one); undefined otherwise.
+   */
+  staggered(): { readonly begins: readonly PollSpan[]; readonly readies: readonly PollSpan[] } | undefined {
+    const n = this.coldBegins.length;
+    if (n < 2 || this.readies.length !== n || new Set(this.coldBegins.map((s) => s.toMs)).size < 2) return undefined;
+    return { begins: [...this.coldBegins], readies: [...this.readies] };
+  }
+
+  /**
    * Each paired cold start's duration, real ms, from its beginning (after any wait for capacity)
    * to ready (spanGap: a worker that appeared ready took half the span it appeared in).
    */
@@ -269,7 +279,13 @@ export class StartTracker {
 
 /** What one reading of worker starts adds to the observations (cold starts, waits for capacity, the counts). */
 function recordStarts(ctx: PhaseContext, tracker: StartTracker): void {
+  const at = ctx.obs.workerStartsMs.length;
   ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
+  const staggered = tracker.staggered();
+  if (staggered !== undefined) {
+    const toTarget = (s: PollSpan): TargetSpan => ({ fromMs: (s.fromMs - ctx.originMs) * ctx.timeScale, toMs: (s.toMs - ctx.originMs) * ctx.timeScale });
+    (ctx.obs.staggeredStarts ??= []).push({ begins: staggered.begins.map(toTarget), readies: staggered.readies.map(toTarget), at });
+  }
   if (!tracker.timesThrottle) return;
   ctx.obs.throttle.starts += tracker.startCount;
   ctx.obs.throttle.throttled += tracker.throttledCount;
@@ -408,7 +424,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       if (rest.reached) ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
       if (rest.reached && rest.droppedAtMs !== undefined && rest.droppedAtMs > lastIdleFromMs) ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
     }
-    if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
+    if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out, then as the fitted durations make likeliest`);
     if (narrowed !== undefined) ctx.obs.notes.push(`a cold batch of ${narrowed.from} jobs started only ${narrowed.to} worker(s) at once (workersMax, the scaler or jobs per worker): later idle gaps sent ${narrowed.to} at a time`);
     if (untimed) ctx.obs.notes.push('/health reports no initializing (or throttled) count: a starting worker is not told from a ready one, so worker starts were not timed (no cold-start samples)');
     return { jobs };
