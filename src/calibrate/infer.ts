@@ -384,10 +384,10 @@ export function lowQuantileMs(samplesMs: readonly number[]): number {
 }
 
 /**
- * The median of the samples at or above their median. An idle-timeout sample runs from a batch's
- * last job to the fall to the count at rest: when the last flex worker to stop went idle before
- * that job (an active worker ran it), the sample falls short of the timeout, never past it
- * beyond the polls' spans.
+ * The median of the samples at or above their median. An idle-timeout sample read from the last
+ * job before a gap to the fall to the count at rest falls short of the timeout when the last flex
+ * worker to stop went idle before that job (an active worker ran it), never past it beyond the
+ * polls' spans.
  */
 export function upperHalfMedian(samples: readonly number[]): number {
   const m = median(samples);
@@ -793,7 +793,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     idle.length > 0
       ? {
           value: Math.min(3600, Math.max(1, Math.round(upperHalfMedian(idle) / 1_000))),
-          detail: `the workers fell to the count at rest ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after a batch's last job (the median of the upper half, whole seconds: a worker that went idle before that job, beside an active one that ran it, stops sooner)`,
+          detail: `workers stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after going idle (after a cold batch, each worker from /health showing it go idle to its stop; after the warm phase or the burst, from the last job to the fall to the count at rest). The median of the upper half, whole seconds: a worker that went idle before the last job, beside an active one that ran it, stops sooner`,
         }
       : undefined;
   const measuredMin = obs.restWorkers !== undefined && Number.isFinite(obs.restWorkers) ? { value: obs.restWorkers, detail: `workers up at rest, after the idle timeout` } : undefined;

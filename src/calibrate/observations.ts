@@ -140,7 +140,7 @@ export interface Observations {
   /** Real ms between /health and /status polls: how late a polled job's end may be read (absent: 0). */
   readonly pollRealMs?: number;
   readonly jobs: JobSample[];
-  /** Target ms from a job's end to its worker's stop, seen on /health. */
+  /** Target ms from a worker going idle (after a cold batch; else the last job's end) to its stop, seen on /health. */
   readonly idleTimeoutSamplesMs: number[];
   /**
    * Worker starts after an idle gap, target ms: from /health first showing a worker (starting)

@@ -6,7 +6,8 @@
 //    timed too;
 //  - cold: wait until the idle timeout has brought the workers down to the count at rest (the
 //    active workers), then a batch sized past the idle active workers' slots: each flex worker it
-//    starts is a cold-start sample, each wait (and one after the last batch) an idle-timeout sample;
+//    starts is a cold-start sample; each wait (and one after the last batch) gives an idle-timeout
+//    sample for each worker seen stopping (the first wait, one from the last job before it);
 //  - stream: jobs read through /stream, for handlers that stream (time to first chunk, gaps).
 import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
@@ -267,6 +268,90 @@ export class StartTracker {
   }
 }
 
+/**
+ * The idle timeout read worker by worker from /health polls after a cold batch. Once no job
+ * waits in the queue (none of the batch's is left to hand out), no worker takes another: each
+ * goes idle once, for good (the idle count rises: a worker ran its last job, or a start became
+ * ready with nothing to run), and each fall of the count up is a worker whose idle timeout ran
+ * out. An idle worker stops that timeout after it went idle, so workers stop in the order they
+ * went idle; the active workers (workersMin) go idle too but never stop (DEPLOYMENT-FACTS.md).
+ * The stops are read against the idle starts by idleTimeoutPairs. Workers idle at the first poll
+ * with nothing queued went idle in its span (one idle before then had a queued job to take); a
+ * stop in that span belongs to a worker whose idle start was not seen and is left out.
+ */
+export class IdleTracker {
+  private readonly idleStarts: PollSpan[] = [];
+  private readonly stops: PollSpan[] = [];
+  private drained = false;
+  private up: number;
+  private idle: number;
+
+  constructor(
+    h: HealthRecord,
+    private lastMs: number,
+  ) {
+    this.up = workersUp(h);
+    this.idle = h.workers.idle;
+  }
+
+  /** One /health answer describing real instant `atMs`; `queueEmpty`: no job of ours waits to be handed out. */
+  observe(h: HealthRecord, atMs: number, queueEmpty: boolean): void {
+    const span = { fromMs: this.lastMs, toMs: atMs };
+    const up = workersUp(h);
+    const idle = h.workers.idle;
+    const drained = queueEmpty && h.jobs.inQueue === 0;
+    if (this.drained) {
+      const stops = Math.max(0, this.up - up);
+      for (let i = 0; i < stops; i += 1) this.stops.push(span);
+      for (let i = 0; i < idle - this.idle + stops; i += 1) this.idleStarts.push(span);
+    } else if (drained) {
+      this.drained = true;
+      for (let i = 0; i < idle; i += 1) this.idleStarts.push(span);
+    }
+    this.up = up;
+    this.idle = idle;
+    this.lastMs = atMs;
+  }
+
+  /** Each stop's idle time, real ms (idleTimeoutPairs). */
+  samplesMs(): number[] {
+    return idleTimeoutPairs(this.idleStarts, this.stops);
+  }
+}
+
+/**
+ * The idle time of each stop, real ms, from the spans workers were seen going idle in and the
+ * spans workers were seen stopping in (each in time order). Every stop is a worker that went idle
+ * one timeout before, in the same order as the others; the idle starts of workers that stayed up
+ * (active ones) are among them. Each shift from a stop back to an idle start before it is tried:
+ * the stops are matched in order to the idle starts nearest each stop less the shift, and the
+ * shift that matches the most stops, then with the least distance, gives the pairs (middle of
+ * span to middle of span).
+ */
+export function idleTimeoutPairs(idleStarts: readonly PollSpan[], stops: readonly PollSpan[]): number[] {
+  const starts = idleStarts.map(spanMid);
+  const ends = stops.map(spanMid);
+  const shifts = ends.flatMap((e) => starts.filter((st) => st < e).map((st) => e - st));
+  let best: { pairs: number[]; cost: number } | undefined;
+  for (const shift of shifts) {
+    const pairs: number[] = [];
+    let cost = 0;
+    let next = 0;
+    for (const e of ends) {
+      let k = -1;
+      for (let i = next; i < starts.length && (starts[i] as number) < e; i += 1) {
+        if (k < 0 || Math.abs(e - shift - (starts[i] as number)) < Math.abs(e - shift - (starts[k] as number))) k = i;
+      }
+      if (k < 0) continue;
+      pairs.push(e - (starts[k] as number));
+      cost += Math.abs(e - shift - (starts[k] as number));
+      next = k + 1;
+    }
+    if (best === undefined || pairs.length > best.pairs.length || (pairs.length === best.pairs.length && cost < best.cost)) best = { pairs, cost };
+  }
+  return best?.pairs ?? [];
+}
+
 /** What one reading of worker starts adds to the observations (cold starts, waits for capacity, the counts). */
 function recordStarts(ctx: PhaseContext, tracker: StartTracker): void {
   ctx.obs.workerStartsMs.push(...tracker.durationsMs().map((ms) => ms * ctx.timeScale));
@@ -282,25 +367,36 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     let staggered = 0;
     let batches = 0;
     let untimed = false;
-    // The real instant the last job before this gap ended: the warm phase's last one at first,
-    // then the previous batch's last (the later of its last answer, less half a round trip, and
-    // the last /health showing a job running), or the instant its last worker came up when that
-    // was later (a slow start the fast ones beat to every job went idle when it came up): the
-    // last worker to go idle is the last to stop. Undefined: not known (no idle sample then).
-    // After a burst whose last /health still showed a worker starting, that worker went idle
-    // when it came up, after the last job: the first gap gives no idle sample then.
-    // A burst that timed its starts watched them to their end: a worker that became ready after
-    // the last job went idle then (burstLateReadyMs).
+    // The first gap's idle sample: from the real instant the last job before it ended (the warm
+    // phase's or the burst's) to the fall to the count at rest: the last worker to go idle is the
+    // last to stop. Undefined: not known (no sample then). After a burst whose last /health still
+    // showed a worker starting, that worker went idle when it came up, after the last job: no
+    // sample then, unless the burst timed its starts and watched them to their end (a worker that
+    // became ready after the last job went idle then: burstLateReadyMs). Each later gap is read
+    // worker by worker from the batch before it (IdleTracker), from its send to the rest.
     const tail = ctx.obs.burst?.timeline.at(-1);
     const lateReadyMs = ctx.obs.burstLateReadyMs;
     const jobEndMs = lastJobEndMs(ctx);
-    let lastIdleFromMs = lateReadyMs !== undefined ? Math.max(lateReadyMs, jobEndMs ?? lateReadyMs) : tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : jobEndMs;
+    let firstIdleFromMs = lateReadyMs !== undefined ? Math.max(lateReadyMs, jobEndMs ?? lateReadyMs) : tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : jobEndMs;
     // A batch that started fewer workers than it had jobs (workersMax, a REQUEST_COUNT value over
     // 1, several jobs per worker) says how many one decision starts: later batches send that many.
     let batch = o.batch;
     let narrowed: { from: number; to: number } | undefined;
+    // The batch before this gap's stops, read until the workers are at rest.
+    let idle: IdleTracker | undefined;
+    const restWait = async () => {
+      const reading = idle;
+      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs, reading === undefined ? undefined : (h) => reading.observe(h.health, midOf(h), true));
+      if (reading !== undefined) ctx.obs.idleTimeoutSamplesMs.push(...reading.samplesMs().map((ms) => ms * ctx.timeScale));
+      else if (rest.reached && rest.droppedAtMs !== undefined && firstIdleFromMs !== undefined && rest.droppedAtMs > firstIdleFromMs) {
+        ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - firstIdleFromMs) * ctx.timeScale);
+      }
+      idle = undefined;
+      firstIdleFromMs = undefined;
+      return rest;
+    };
     while (jobs < count) {
-      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+      const rest = await restWait();
       if (!rest.reached) {
         if (ctx.deadline.signal.aborted || rest.cutByDeadline) return { jobs, reason: `stopped: --max-duration of ${Math.round(ctx.deadline.maxDurationMs / 1000)} s reached while waiting for the workers to stop` };
         ctx.obs.restWorkers = rest.fewestUp;
@@ -308,9 +404,6 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         return jobs === 0 ? { jobs, reason, skipped: true } : { jobs, reason };
       }
       ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
-      if (rest.droppedAtMs !== undefined && lastIdleFromMs !== undefined && rest.droppedAtMs > lastIdleFromMs) {
-        ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
-      }
       // The batch is sent at once (each job still passes the budget's counter): one scaling
       // decision starts a worker for each, so their starts begin together. Never more than the
       // budget has left (at least one: a spent budget then says so).
@@ -338,10 +431,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       batches += 1;
       if (!(await ctx.target.clock.sleep(((batches * GOLDEN) % 1) * ctx.healthPollMs, ctx.deadline.signal)) && ctx.deadline.signal.aborted) throw ctx.deadline.signal.reason as Error;
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
+      const reading = new IdleTracker(rest.last.health, previousMs);
+      idle = reading;
       // The span each job was first seen started in (no longer IN_QUEUE).
       const started = new Map<string, PollSpan>();
-      let lastRunningMs: number | undefined;
-      let lateReadyMs: number | undefined;
       const last = new Map<string, { record: JobRecord; answeredAtMs: number }>();
       // After the jobs have ended, workers still starting are watched until they are up (a full
       // start the fast ones beat to every job is a sample too), for at most one idle wait.
@@ -350,15 +443,13 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         const open = subs.filter((x) => !isTerminal(last.get(x.id)?.record.status ?? 'IN_QUEUE'));
         const [h, ...sts] = await Promise.all([ctx.target.health(), ...open.map((x) => ctx.target.status(x.id))]);
         const at = [h, ...sts].reduce((a, x) => a + midOf(x), 0) / (sts.length + 1);
-        const pendingBefore = tracker.pending;
         tracker.observe(h.health, { fromMs: previousMs, toMs: at });
-        if (h.health.workers.running > 0) lastRunningMs = at;
-        if (jobsEndedAtMs !== undefined && tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
         for (const x of open) {
           const status = last.get(x.id)?.record.status;
           if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: previousMs, toMs: at });
         }
+        reading.observe(h.health, at, subs.every((x) => started.has(x.id)));
         previousMs = at;
         if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
         if (jobsEndedAtMs !== undefined && (tracker.pending === 0 || at - jobsEndedAtMs > o.maxIdleWaitMs)) break;
@@ -375,11 +466,6 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         narrowed = { from: narrowed?.from ?? batch, to: tracker.startCount };
         batch = tracker.startCount;
       }
-      // Where the batch's last worker went idle; unknown when a worker was still starting at the
-      // end of the watch, or one stopped during it (the next gap then gives no idle sample).
-      const answeredEndMs = Math.max(...subs.map((x) => (last.get(x.id) as { answeredAtMs: number }).answeredAtMs)) - ctx.obs.rttRealMs / 2;
-      const endMs = lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
-      lastIdleFromMs = tracker.pending > 0 || tracker.stopSeen ? undefined : Math.max(endMs, lateReadyMs ?? -Infinity);
       // The scaler's reaction (inferScaler) and how many workers it started for the batch.
       const seen = tracker.firstStart;
       const reaction = seen === undefined ? undefined : coldReaction(seen, subs.map((x) => ({ start: started.get(x.id), delayMs: last.get(x.id)?.record.delayTime })), ctx.timeScale);
@@ -400,11 +486,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       }
       if (refused !== undefined) return { jobs, reason: stopReason(ctx, refused.reason) };
     }
-    // The last batch's scale-down: one more wait (no job) for its workers to stop, an idle sample.
-    if (lastIdleFromMs !== undefined && !ctx.deadline.signal.aborted) {
-      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+    // The last batch's scale-down: one more wait (no job) for its workers to stop, idle samples.
+    if ((idle !== undefined || firstIdleFromMs !== undefined) && !ctx.deadline.signal.aborted) {
+      const rest = await restWait();
       if (rest.reached) ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
-      if (rest.reached && rest.droppedAtMs !== undefined && rest.droppedAtMs > lastIdleFromMs) ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out`);
     if (narrowed !== undefined) ctx.obs.notes.push(`a cold batch of ${narrowed.from} jobs started only ${narrowed.to} worker(s) at once (workersMax, the scaler or jobs per worker): later idle gaps sent ${narrowed.to} at a time`);

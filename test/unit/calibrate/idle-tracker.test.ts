@@ -1,0 +1,86 @@
+// The idle timeout read worker by worker off /health polls after a cold batch: once nothing is
+// queued each worker goes idle once and each stop is a worker whose timeout ran out, in the order
+// they went idle; active workers go idle too but never stop, and stops seen while other workers
+// still run or start are read as well.
+import { describe, expect, it } from 'vitest';
+import { IdleTracker, idleTimeoutPairs } from '../../../src/calibrate/phases.js';
+import type { HealthRecord } from '../../../src/spec/index.js';
+
+const health = (o: { idle?: number; running?: number; initializing?: number; inQueue?: number }): HealthRecord => ({
+  jobs: { completed: 0, failed: 0, inProgress: o.running ?? 0, inQueue: o.inQueue ?? 0, retried: 0 },
+  workers: { idle: o.idle ?? 0, running: o.running ?? 0, initializing: o.initializing ?? 0 },
+});
+
+/** Feed `polls` 10 real ms apart from 0 ms (the batch sent at 0 into `before`); each poll says whether every job of the batch has started. */
+function track(before: HealthRecord, polls: readonly (readonly [HealthRecord, boolean])[]): IdleTracker {
+  const t = new IdleTracker(before, 0);
+  polls.forEach(([h, allStarted], i) => t.observe(h, (i + 1) * 10, allStarted));
+  return t;
+}
+
+describe('idleTimeoutPairs', () => {
+  const span = (mid: number) => ({ fromMs: mid - 5, toMs: mid + 5 });
+
+  it('pairs each stop with the idle start one timeout before it, skipping an active worker that went idle between two flex ones', () => {
+    // Flex workers idle at 10 and 30 and an active one at 20; a timeout of 100 stops the flex ones at 110 and 130.
+    expect(idleTimeoutPairs([span(10), span(20), span(30)], [span(110), span(130)])).toEqual([100, 100]);
+  });
+
+  it('an active worker that ran the last job does not shorten the reading', () => {
+    // Flex workers idle at 10 and 20, the active one last at 60; stops at 110 and 120.
+    expect(idleTimeoutPairs([span(10), span(20), span(60)], [span(110), span(120)])).toEqual([100, 100]);
+  });
+
+  it('no stop or no idle start before it: no sample', () => {
+    expect(idleTimeoutPairs([span(10)], [])).toEqual([]);
+    expect(idleTimeoutPairs([span(50)], [span(40)])).toEqual([]);
+  });
+});
+
+describe('IdleTracker', () => {
+  it('reads a timeout shorter than the batch: a worker that stops while another still runs and one still starts', () => {
+    const t = track(health({}), [
+      [health({ initializing: 3, inQueue: 4 }), false],
+      [health({ running: 2, initializing: 1 }), true],
+      // One worker ends its jobs in (20, 30) and stops in (40, 50): 20 ms.
+      [health({ running: 1, idle: 1, initializing: 1 }), true],
+      [health({ running: 1, idle: 1, initializing: 1 }), true],
+      [health({ running: 1, initializing: 1 }), true],
+      // The last start comes up with nothing to run in (50, 60), the other runner ends in (60, 70).
+      [health({ running: 1, idle: 1 }), true],
+      [health({ idle: 2 }), true],
+      [health({ idle: 1 }), true],
+      [health({}), true],
+    ]);
+    expect(t.samplesMs()).toEqual([20, 20, 20]);
+  });
+
+  it('with an active worker up, reads the flex worker by its own idle start, not the active one\'s last job', () => {
+    // One active worker and one flex worker; the flex one ends in (20, 30), the active one in (50, 60); the flex one stops in (100, 110).
+    const polls: [HealthRecord, boolean][] = [
+      [health({ running: 2, initializing: 0 }), true],
+      [health({ running: 2 }), true],
+      [health({ running: 1, idle: 1 }), true],
+      [health({ running: 1, idle: 1 }), true],
+      [health({ running: 1, idle: 1 }), true],
+      [health({ idle: 2 }), true],
+      [health({ idle: 2 }), true],
+      [health({ idle: 2 }), true],
+      [health({ idle: 2 }), true],
+      [health({ idle: 2 }), true],
+      [health({ idle: 1 }), true],
+    ];
+    expect(track(health({ idle: 1 }), polls).samplesMs()).toEqual([80]);
+  });
+
+  it('reads no idle start while a job of the batch waits in the queue (an idle worker then has one to take)', () => {
+    const t = track(health({ idle: 1 }), [
+      [health({ idle: 1, inQueue: 1 }), false],
+      [health({ running: 1 }), true],
+      [health({ idle: 1 }), true],
+      [health({}), true],
+    ]);
+    // Idle in (20, 30), stopped in (30, 40); the idle worker of the first poll is not read as going idle there.
+    expect(t.samplesMs()).toEqual([10]);
+  });
+});
