@@ -452,6 +452,11 @@ export interface ColdSizing {
   readonly jobMs: number;
   /** The QUEUE_DELAY reaction the burst showed, target ms (undefined: none seen, the longest is assumed). */
   readonly queueDelayMs: number | undefined;
+  /**
+   * `cap` is only the most workers seen, not workersMax shown (the workers up ran the burst
+   * before the scaler started any): a scaler that waits is asked for more (waitingCapShown).
+   */
+  readonly capUnseen?: boolean | undefined;
 }
 
 /** The longest QUEUE_DELAY reaction a batch must outlast when the burst showed none: a 6 s delay and its check. */
@@ -470,12 +475,12 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
   const base = s.restWorkers * s.jobsPerWorker + flex;
   if (!s.atOnce) {
-    // A scaler that waits: the idle active workers' slots must stay taken past its reaction, or
-    // they run the batch before any worker starts. Each slot works through a job every jobMs.
-    if (s.restWorkers === 0 || !(s.jobMs > 0)) return base;
-    // A second's margin past the reaction.
-    const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + SECOND_MS;
-    return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
+    // Until a batch shows workersMax, one worker more than any seen (and at least the planned starts).
+    if (s.capUnseen === true && waitingCapShown(scaleUps, s) === undefined) {
+      const most = Math.max(s.cap, ...scaleUps.map((u) => u.workersAfter));
+      return activeShareOf(s) + Math.max(s.startsPerGap, most + 1 - s.restWorkers) * s.jobsPerWorker;
+    }
+    return activeShareOf(s) + flex;
   }
   if (s.cap <= s.restWorkers) return base;
   // The (value, startOnArrival) pairs that predict every scale-up so far (the fewest misses).
@@ -493,6 +498,29 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   // Nothing tells them apart: the batch that starts the planned workers (value v jobs for each).
   const v = Math.min(...left.filter((c) => !c.atOnce).map((c) => c.v), Infinity);
   return Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
+}
+
+/**
+ * The jobs of a cold batch the idle active workers' slots get through before a scaler that waits
+ * reacts, the rest waiting for it: with active workers and a known job time, enough to keep their
+ * slots taken past its reaction and a second's margin (each slot works through a job every jobMs);
+ * else their slots once.
+ */
+function activeShareOf(s: ColdSizing): number {
+  if (s.restWorkers === 0 || !(s.jobMs > 0)) return s.restWorkers * s.jobsPerWorker;
+  const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + SECOND_MS;
+  return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs);
+}
+
+/**
+ * workersMax as the cold batches showed it to a scaler that waits, or undefined when none did: a
+ * batch's jobs beyond the active workers' share (activeShareOf) all wait past the scaler's
+ * reaction, and QUEUE_DELAY then starts a worker for each jobsPerWorker of them (within the cap:
+ * DEPLOYMENT-FACTS.md); a batch that ended with fewer workers than that reached workersMax.
+ */
+export function waitingCapShown(scaleUps: readonly ScaleUp[], s: ColdSizing): number | undefined {
+  const short = scaleUps.filter((u) => u.source === 'cold batch' && u.workersAfter - u.workersBefore < Math.ceil(Math.max(0, u.jobs - activeShareOf(s)) / s.jobsPerWorker));
+  return short.length === 0 ? undefined : Math.max(...short.map((u) => u.workersAfter));
 }
 
 export interface SecondBurstSizing {
