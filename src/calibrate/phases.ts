@@ -439,17 +439,25 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // After the jobs have ended, workers still starting are watched until they are up (a full
       // start the fast ones beat to every job is a sample too), for at most one idle wait.
       let jobsEndedAtMs: number | undefined;
+      // Whether a poll had shown every job of the batch started and nothing queued (no scaler
+      // starts a worker after that), and whether that came before the first stop was seen: a
+      // stop after it hides no start, and the workers the batch started are all counted.
+      let drained = false;
+      let drainedBeforeStop: boolean | undefined;
       for (;;) {
         const open = subs.filter((x) => !isTerminal(last.get(x.id)?.record.status ?? 'IN_QUEUE'));
         const [h, ...sts] = await Promise.all([ctx.target.health(), ...open.map((x) => ctx.target.status(x.id))]);
         const at = [h, ...sts].reduce((a, x) => a + midOf(x), 0) / (sts.length + 1);
         tracker.observe(h.health, { fromMs: previousMs, toMs: at });
+        if (tracker.stopSeen) drainedBeforeStop ??= drained;
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
         for (const x of open) {
           const status = last.get(x.id)?.record.status;
           if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: previousMs, toMs: at });
         }
-        reading.observe(h.health, at, subs.every((x) => started.has(x.id)));
+        const allStarted = subs.every((x) => started.has(x.id));
+        reading.observe(h.health, at, allStarted);
+        drained ||= allStarted && h.health.jobs.inQueue === 0;
         previousMs = at;
         if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
         if (jobsEndedAtMs !== undefined && (tracker.pending === 0 || at - jobsEndedAtMs > o.maxIdleWaitMs)) break;
@@ -470,7 +478,7 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       const seen = tracker.firstStart;
       const reaction = seen === undefined ? undefined : coldReaction(seen, subs.map((x) => ({ start: started.get(x.id), delayMs: last.get(x.id)?.record.delayTime })), ctx.timeScale);
       if (reaction !== undefined) ctx.obs.coldReactions.push(reaction);
-      if (!tracker.stopSeen) {
+      if (!tracker.stopSeen || drainedBeforeStop === true) {
         const spans = subs.flatMap((x): JobSpan[] => {
           const st = last.get(x.id);
           const r = st?.record;
