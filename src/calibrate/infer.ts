@@ -821,7 +821,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     idle.length > 0
       ? {
           value: Math.min(3600, Math.max(1, Math.round(upperHalfMedian(idle) / 1_000))),
-          detail: `workers stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after going idle (after a cold batch, each worker from /health showing it go idle to its stop; after the warm phase or the burst, from the last job to the fall to the count at rest). The median of the upper half, whole seconds: a worker that went idle before the last job, beside an active one that ran it, stops sooner`,
+          detail: `workers stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after going idle (each worker from /health showing it go idle, after a burst or a cold batch, to its stop; where no stop was read so, from the last job before the first idle gap to the fall to the count at rest). The median of the upper half, whole seconds: a worker that went idle before the last job, beside an active one that ran it, stops sooner`,
         }
       : undefined;
   const measuredMin = obs.restWorkers !== undefined && Number.isFinite(obs.restWorkers) ? { value: obs.restWorkers, detail: `workers up at rest, after the idle timeout` } : undefined;

@@ -13,7 +13,7 @@ import type { InputClass } from './observations.js';
 import { healthPoint, midOf, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
-import type { BurstObservation, ColdReaction, HealthPoint, JobSpan, PhaseOutcome, ScaleUp } from './observations.js';
+import type { BurstObservation, ColdReaction, HealthPoint, IdleReading, JobSpan, PhaseOutcome, ScaleUp } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
   return runPhase(ctx, 'warm', async () => {
@@ -279,7 +279,7 @@ export class StartTracker {
  * with nothing queued went idle in its span (one idle before then had a queued job to take); a
  * stop in that span belongs to a worker whose idle start was not seen and is left out.
  */
-export class IdleTracker {
+export class IdleTracker implements IdleReading {
   private readonly idleStarts: PollSpan[] = [];
   private readonly stops: PollSpan[] = [];
   private drained = false;
@@ -367,13 +367,14 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     let staggered = 0;
     let batches = 0;
     let untimed = false;
-    // The first gap's idle sample: from the real instant the last job before it ended (the warm
+    // Each gap's idle samples are read worker by worker (IdleTracker) from the batch before it,
+    // from its send to the rest; the first gap's from the burst. Where that reads no stop, the
+    // first gap's sample runs from the real instant the last job before it ended (the warm
     // phase's or the burst's) to the fall to the count at rest: the last worker to go idle is the
     // last to stop. Undefined: not known (no sample then). After a burst whose last /health still
     // showed a worker starting, that worker went idle when it came up, after the last job: no
     // sample then, unless the burst timed its starts and watched them to their end (a worker that
-    // became ready after the last job went idle then: burstLateReadyMs). Each later gap is read
-    // worker by worker from the batch before it (IdleTracker), from its send to the rest.
+    // became ready after the last job went idle then: burstLateReadyMs).
     const tail = ctx.obs.burst?.timeline.at(-1);
     const lateReadyMs = ctx.obs.burstLateReadyMs;
     const jobEndMs = lastJobEndMs(ctx);
@@ -382,12 +383,13 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     // 1, several jobs per worker) says how many one decision starts: later batches send that many.
     let batch = o.batch;
     let narrowed: { from: number; to: number } | undefined;
-    // The batch before this gap's stops, read until the workers are at rest.
-    let idle: IdleTracker | undefined;
+    // The stops of the batch (at first, the burst) before this gap, read until the workers are at rest.
+    let idle: IdleReading | undefined = ctx.obs.burstIdle;
     const restWait = async () => {
       const reading = idle;
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs, reading === undefined ? undefined : (h) => reading.observe(h.health, midOf(h), true));
-      if (reading !== undefined) ctx.obs.idleTimeoutSamplesMs.push(...reading.samplesMs().map((ms) => ms * ctx.timeScale));
+      const samples = reading?.samplesMs() ?? [];
+      if (samples.length > 0) ctx.obs.idleTimeoutSamplesMs.push(...samples.map((ms) => ms * ctx.timeScale));
       else if (rest.reached && rest.droppedAtMs !== undefined && firstIdleFromMs !== undefined && rest.droppedAtMs > firstIdleFromMs) {
         ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - firstIdleFromMs) * ctx.timeScale);
       }
@@ -555,15 +557,27 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const timeline: HealthPoint[] = [];
     const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0, before.health.workers.initializing ?? 0);
     let previousMs = midOf(before);
+    // Its workers going idle and stopping, read on by the first idle gap: nothing of the burst
+    // waits to be handed out once /health has shown its jobs and then none queued, or every job
+    // has ended.
+    const idle = new IdleTracker(before.health, midOf(before));
+    ctx.obs.burstIdle = idle;
+    let ended = 0;
+    let shown = false;
     // Every job is taken from the budget as it is created: a job past the budget is never sent.
     const sends = Array.from({ length: count }, (_, i) => {
       const cls = classes[i % classes.length] as InputClass;
-      return ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal).then((j) => recordJob(ctx, 'burst', cls.id, j, 'busy'));
+      return ctx.target
+        .runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal)
+        .then((j) => recordJob(ctx, 'burst', cls.id, j, 'busy'))
+        .finally(() => (ended += 1));
     });
     const all = Promise.allSettled(sends);
     const onPoint = (h: TimedHealth) => {
       timeline.push(healthPoint(h, startMs, ctx.timeScale));
       tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+      shown ||= h.health.jobs.inQueue + h.health.jobs.inProgress > 0;
+      idle.observe(h.health, midOf(h), shown || ended === count);
       previousMs = midOf(h);
     };
     await watchHealth(ctx, all, onPoint);
@@ -578,6 +592,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
         const h = await ctx.target.health();
         const pendingBefore = tracker.pending;
         tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+        idle.observe(h.health, midOf(h), true);
         previousMs = midOf(h);
         if (tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;
       }
