@@ -277,14 +277,17 @@ export class StartTracker {
  * went idle; the active workers (workersMin) go idle too but never stop (DEPLOYMENT-FACTS.md).
  * The stops are read against the idle starts by idleTimeoutPairs. Workers idle at the first poll
  * with nothing queued went idle in its span (one idle before then had a queued job to take); a
- * stop in that span belongs to a worker whose idle start was not seen and is left out.
+ * stop in that span belongs to a worker whose idle start was not seen and is left out. A worker
+ * that becomes ready after that (the count starting falls) was started for the batch: a flex
+ * worker, which stops.
  */
 export class IdleTracker implements IdleReading {
-  private readonly idleStarts: PollSpan[] = [];
+  private readonly idleStarts: IdleStart[] = [];
   private readonly stops: PollSpan[] = [];
   private drained = false;
   private up: number;
   private idle: number;
+  private starting: number;
 
   constructor(
     h: HealthRecord,
@@ -292,6 +295,7 @@ export class IdleTracker implements IdleReading {
   ) {
     this.up = workersUp(h);
     this.idle = h.workers.idle;
+    this.starting = startingOf(h);
   }
 
   /** One /health answer describing real instant `atMs`; `queueEmpty`: no job of ours waits to be handed out. */
@@ -299,17 +303,20 @@ export class IdleTracker implements IdleReading {
     const span = { fromMs: this.lastMs, toMs: atMs };
     const up = workersUp(h);
     const idle = h.workers.idle;
+    const starting = startingOf(h);
     const drained = queueEmpty && h.jobs.inQueue === 0;
     if (this.drained) {
       const stops = Math.max(0, this.up - up);
+      const readies = Math.max(0, this.starting - starting);
       for (let i = 0; i < stops; i += 1) this.stops.push(span);
-      for (let i = 0; i < idle - this.idle + stops; i += 1) this.idleStarts.push(span);
+      for (let i = 0; i < idle - this.idle + stops; i += 1) this.idleStarts.push({ ...span, flex: i < readies });
     } else if (drained) {
       this.drained = true;
       for (let i = 0; i < idle; i += 1) this.idleStarts.push(span);
     }
     this.up = up;
     this.idle = idle;
+    this.starting = starting;
     this.lastMs = atMs;
   }
 
@@ -319,22 +326,32 @@ export class IdleTracker implements IdleReading {
   }
 }
 
+/** Workers starting (initializing or throttled) on a /health answer. */
+const startingOf = (h: HealthRecord): number => (h.workers.initializing ?? 0) + (h.workers.throttled ?? 0);
+
+/** A worker seen going idle; `flex`: one started for the batch (it came up with nothing to run), which stops. */
+export interface IdleStart extends PollSpan {
+  readonly flex?: boolean;
+}
+
 /**
  * The idle time of each stop, real ms, from the spans workers were seen going idle in and the
  * spans workers were seen stopping in (each in time order). Every stop is a worker that went idle
  * one timeout before, in the same order as the others; the idle starts of workers that stayed up
  * (active ones) are among them. Each shift from a stop back to an idle start before it is tried:
  * the stops are matched in order to the idle starts nearest each stop less the shift, and the
- * shift that matches the most stops, then with the least distance, gives the pairs (middle of
- * span to middle of span).
+ * shift that matches the most stops, then the most flex workers' idle starts (a flex worker
+ * stops; the one left unmatched would be taken for an active worker), then with the least
+ * distance, gives the pairs (middle of span to middle of span).
  */
-export function idleTimeoutPairs(idleStarts: readonly PollSpan[], stops: readonly PollSpan[]): number[] {
+export function idleTimeoutPairs(idleStarts: readonly IdleStart[], stops: readonly PollSpan[]): number[] {
   const starts = idleStarts.map(spanMid);
   const ends = stops.map(spanMid);
   const shifts = ends.flatMap((e) => starts.filter((st) => st < e).map((st) => e - st));
-  let best: { pairs: number[]; cost: number } | undefined;
+  let best: { pairs: number[]; flex: number; cost: number } | undefined;
   for (const shift of shifts) {
     const pairs: number[] = [];
+    let flex = 0;
     let cost = 0;
     let next = 0;
     for (const e of ends) {
@@ -344,10 +361,12 @@ export function idleTimeoutPairs(idleStarts: readonly PollSpan[], stops: readonl
       }
       if (k < 0) continue;
       pairs.push(e - (starts[k] as number));
+      if (idleStarts[k]?.flex === true) flex += 1;
       cost += Math.abs(e - shift - (starts[k] as number));
       next = k + 1;
     }
-    if (best === undefined || pairs.length > best.pairs.length || (pairs.length === best.pairs.length && cost < best.cost)) best = { pairs, cost };
+    const better = best === undefined || pairs.length > best.pairs.length || (pairs.length === best.pairs.length && (flex > best.flex || (flex === best.flex && cost < best.cost)));
+    if (better) best = { pairs, flex, cost };
   }
   return best?.pairs ?? [];
 }

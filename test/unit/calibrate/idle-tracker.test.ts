@@ -31,6 +31,12 @@ describe('idleTimeoutPairs', () => {
     expect(idleTimeoutPairs([span(10), span(20), span(60)], [span(110), span(120)])).toEqual([100, 100]);
   });
 
+  it('one stop after active workers went idle and a flex worker came up later with nothing to run: the flex worker is the one that stopped', () => {
+    // Active workers idle at 10, the flex worker ready at 50; a timeout of 60 stops it at 110 (the
+    // actives, had the timeout been 100, would be as consistent, but a flex worker never stays up).
+    expect(idleTimeoutPairs([span(10), span(10), { ...span(50), flex: true }], [span(110)])).toEqual([60]);
+  });
+
   it('no stop or no idle start before it: no sample', () => {
     expect(idleTimeoutPairs([span(10)], [])).toEqual([]);
     expect(idleTimeoutPairs([span(50)], [span(40)])).toEqual([]);
@@ -71,6 +77,21 @@ describe('IdleTracker', () => {
       [health({ idle: 1 }), true],
     ];
     expect(track(health({ idle: 1 }), polls).samplesMs()).toEqual([80]);
+  });
+
+  it('a worker that comes up after the jobs have ended is a flex worker: the stop is read from its idle start, not the active workers\'', () => {
+    const polls: [HealthRecord, boolean][] = [
+      [health({ running: 2, initializing: 1 }), true],
+      // The active workers end their jobs in (10, 20); the flex worker comes up in (30, 40) and stops in (70, 80).
+      [health({ idle: 2, initializing: 1 }), true],
+      [health({ idle: 2, initializing: 1 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 2 }), true],
+    ];
+    expect(track(health({ idle: 2 }), polls).samplesMs()).toEqual([40]);
   });
 
   it('reads no idle start while a job of the batch waits in the queue (an idle worker then has one to take)', () => {
