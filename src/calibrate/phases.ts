@@ -342,13 +342,15 @@ export interface IdleStart extends PollSpan {
  * the stops are matched in order to the idle starts nearest each stop less the shift, and the
  * shift that matches the most stops, then the most flex workers' idle starts (a flex worker
  * stops; the one left unmatched would be taken for an active worker), then with the least
- * distance, gives the pairs (middle of span to middle of span).
+ * distance, then the least, gives the pairs (middle of span to middle of span). A single stop
+ * after several workers went idle fits each of them: the latest is taken, so that an active
+ * worker that went idle last can only shorten the reading (upperHalfMedian reads past that).
  */
 export function idleTimeoutPairs(idleStarts: readonly IdleStart[], stops: readonly PollSpan[]): number[] {
   const starts = idleStarts.map(spanMid);
   const ends = stops.map(spanMid);
   const shifts = ends.flatMap((e) => starts.filter((st) => st < e).map((st) => e - st));
-  let best: { pairs: number[]; flex: number; cost: number } | undefined;
+  let best: { pairs: number[]; flex: number; cost: number; shift: number } | undefined;
   for (const shift of shifts) {
     const pairs: number[] = [];
     let flex = 0;
@@ -365,8 +367,11 @@ export function idleTimeoutPairs(idleStarts: readonly IdleStart[], stops: readon
       cost += Math.abs(e - shift - (starts[k] as number));
       next = k + 1;
     }
-    const better = best === undefined || pairs.length > best.pairs.length || (pairs.length === best.pairs.length && (flex > best.flex || (flex === best.flex && cost < best.cost)));
-    if (better) best = { pairs, flex, cost };
+    const better =
+      best === undefined ||
+      pairs.length > best.pairs.length ||
+      (pairs.length === best.pairs.length && (flex > best.flex || (flex === best.flex && (cost < best.cost || (cost === best.cost && shift < best.shift)))));
+    if (better) best = { pairs, flex, cost, shift };
   }
   return best?.pairs ?? [];
 }

@@ -37,6 +37,10 @@ describe('idleTimeoutPairs', () => {
     expect(idleTimeoutPairs([span(10), span(10), { ...span(50), flex: true }], [span(110)])).toEqual([60]);
   });
 
+  it('a single stop after several workers went idle, none known to be flex: the latest idle start is taken (an active worker that went idle last can only shorten it)', () => {
+    expect(idleTimeoutPairs([span(10), span(40)], [span(140)])).toEqual([100]);
+  });
+
   it('no stop or no idle start before it: no sample', () => {
     expect(idleTimeoutPairs([span(10)], [])).toEqual([]);
     expect(idleTimeoutPairs([span(50)], [span(40)])).toEqual([]);
@@ -61,22 +65,24 @@ describe('IdleTracker', () => {
     expect(t.samplesMs()).toEqual([20, 20, 20]);
   });
 
-  it('with an active worker up, reads the flex worker by its own idle start, not the active one\'s last job', () => {
-    // One active worker and one flex worker; the flex one ends in (20, 30), the active one in (50, 60); the flex one stops in (100, 110).
+  it('with an active worker up that runs the last job, reads each flex worker from its own idle start', () => {
+    // Flex workers go idle in (20, 30) and (40, 50), the active one last in (50, 60); the flex ones stop in (100, 110) and (120, 130).
     const polls: [HealthRecord, boolean][] = [
-      [health({ running: 2, initializing: 0 }), true],
-      [health({ running: 2 }), true],
-      [health({ running: 1, idle: 1 }), true],
-      [health({ running: 1, idle: 1 }), true],
-      [health({ running: 1, idle: 1 }), true],
-      [health({ idle: 2 }), true],
-      [health({ idle: 2 }), true],
-      [health({ idle: 2 }), true],
+      [health({ running: 3 }), true],
+      [health({ running: 3 }), true],
+      [health({ running: 2, idle: 1 }), true],
+      [health({ running: 2, idle: 1 }), true],
+      [health({ running: 1, idle: 2 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 3 }), true],
+      [health({ idle: 3 }), true],
       [health({ idle: 2 }), true],
       [health({ idle: 2 }), true],
       [health({ idle: 1 }), true],
     ];
-    expect(track(health({ idle: 1 }), polls).samplesMs()).toEqual([80]);
+    expect(track(health({ idle: 1 }), polls).samplesMs()).toEqual([80, 80]);
   });
 
   it('a worker that comes up after the jobs have ended is a flex worker: the stop is read from its idle start, not the active workers\'', () => {
