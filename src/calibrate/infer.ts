@@ -454,7 +454,8 @@ export interface ColdSizing {
   readonly queueDelayMs: number | undefined;
   /**
    * `cap` is only the most workers seen, not workersMax shown (the workers up ran the burst
-   * before the scaler started any): a scaler that waits is asked for more (waitingCapShown).
+   * before the scaler started any): a scaler that waits is asked for twice as many until a batch
+   * comes back short (waitingCapShown).
    */
   readonly capUnseen?: boolean | undefined;
 }
@@ -475,10 +476,11 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
   const base = s.restWorkers * s.jobsPerWorker + flex;
   if (!s.atOnce) {
-    // Until a batch shows workersMax, one worker more than any seen (and at least the planned starts).
+    // Until a batch shows workersMax, twice the most workers seen (at least one more): a low cap
+    // costs one batch of few jobs, a high one few batches.
     if (s.capUnseen === true && waitingCapShown(scaleUps, s) === undefined) {
       const most = Math.max(s.cap, ...scaleUps.map((u) => u.workersAfter));
-      return activeShareOf(s) + Math.max(s.startsPerGap, most + 1 - s.restWorkers) * s.jobsPerWorker;
+      return activeShareOf(s) + Math.max(1, Math.max(most + 1, 2 * most) - s.restWorkers) * s.jobsPerWorker;
     }
     return activeShareOf(s) + flex;
   }

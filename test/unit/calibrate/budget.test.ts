@@ -47,8 +47,8 @@ describe('the job budget', () => {
     expect(r.phases.map((p) => `${p.phase}:${p.status}`)).toEqual(['warm:done', 'burst:done', 'cold:done', 'stream:done']);
     expect(r.notes.join(' ')).toMatch(/does not stream/);
     // The burst's one worker ran it with none starting: the cold batch asks a scaler that waits
-    // for a worker more (2 jobs) and the fake starts one, which shows workersMax. The idle gap
-    // after the burst and the wait after that batch: two idle-timeout samples.
+    // for twice that (2 jobs) and the fake starts one, which shows workersMax. The idle gap after
+    // the burst and the wait after that batch: two idle-timeout samples.
     expect(r.idleTimeoutSamplesMs.length).toBe(2);
   });
 

@@ -1,7 +1,7 @@
 // The cold batches for a scaler that waits (QUEUE_DELAY) when the burst did not show workersMax
-// (the workers up ran it before the scaler started any): each batch asks for one worker more than
-// any seen until one comes back short, which shows workersMax; then batches go back to the
-// planned starts within it.
+// (the workers up ran it before the scaler started any): each batch asks for twice the most
+// workers seen (at least one more) until one comes back short, which shows workersMax; then
+// batches go back to the planned starts within it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { coldBatchSize, waitingCapShown, type ColdSizing } from '../../../src/calibrate/infer.js';
@@ -14,7 +14,7 @@ function queueDelayUp(jobs: number, activeShare: number, s: ColdSizing, cap: num
 }
 
 describe('cold batches for a scaler that waits, workersMax not yet shown', () => {
-  it('ask for one worker more than any seen until a batch comes back short: that batch shows workersMax', () => {
+  it('ask for twice the most workers seen until a batch comes back short: that batch shows workersMax', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 2 }), (cap, jobsPerWorker, startsPerGap, restWorkers) => {
         fc.pre(restWorkers <= cap);
@@ -26,8 +26,9 @@ describe('cold batches for a scaler that waits, workersMax not yet shown', () =>
         for (let i = 0; i < 12 && waitingCapShown(ups, s) === undefined; i += 1) {
           const n = coldBatchSize(ups, s);
           const wants = (n - active) / jobsPerWorker;
-          // One more than any seen, and at least the planned starts.
-          expect(wants).toBe(Math.max(startsPerGap, Math.max(...ups.map((u) => u.workersAfter)) + 1 - restWorkers));
+          // Twice the most seen, at least one more.
+          const most = Math.max(...ups.map((u) => u.workersAfter));
+          expect(restWorkers + wants).toBe(Math.max(most + 1, 2 * most, restWorkers + 1));
           expect(wants).toBeGreaterThan(asked);
           asked = wants;
           ups.push(queueDelayUp(n, active, s, cap));
@@ -51,7 +52,8 @@ describe('cold batches for a scaler that waits, workersMax not yet shown', () =>
   it('with active workers up, only the jobs past their share of the reaction ask for workers', () => {
     // 2 active workers, 1 job each, 500 ms a job: 2 x ceil((7 s + 1 s) / 0.5 s) = 32 jobs are theirs.
     const s: ColdSizing = { restWorkers: 2, jobsPerWorker: 1, cap: 2, startsPerGap: 3, atOnce: false, jobMs: 500, queueDelayMs: undefined, capUnseen: true };
-    expect(coldBatchSize([{ source: 'burst', jobs: 40, workersBefore: 2, workersAfter: 2 }], s)).toBe(32 + 3);
+    // Twice the 2 seen: 2 flex workers.
+    expect(coldBatchSize([{ source: 'burst', jobs: 40, workersBefore: 2, workersAfter: 2 }], s)).toBe(32 + 2);
     expect(waitingCapShown([{ source: 'cold batch', jobs: 35, workersBefore: 2, workersAfter: 5 }], s)).toBeUndefined();
     expect(waitingCapShown([{ source: 'cold batch', jobs: 35, workersBefore: 2, workersAfter: 4 }], s)).toBe(4);
   });
