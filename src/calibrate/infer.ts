@@ -433,10 +433,10 @@ export function lowQuantileMs(samplesMs: readonly number[]): number {
 }
 
 /**
- * The median of the samples at or above their median. An idle-timeout sample runs from a batch's
- * last job to the fall to the count at rest: when the last flex worker to stop went idle before
- * that job (an active worker ran it), the sample falls short of the timeout, never past it
- * beyond the polls' spans.
+ * The median of the samples at or above their median. An idle-timeout sample read from the last
+ * job before a gap to the fall to the count at rest falls short of the timeout when the last flex
+ * worker to stop went idle before that job (an active worker ran it), never past it beyond the
+ * polls' spans.
  */
 export function upperHalfMedian(samples: readonly number[]): number {
   const m = median(samples);
@@ -501,6 +501,12 @@ export interface ColdSizing {
   readonly jobMs: number;
   /** The QUEUE_DELAY reaction the burst showed, target ms (undefined: none seen, the longest is assumed). */
   readonly queueDelayMs: number | undefined;
+  /**
+   * `cap` is only the most workers seen, not workersMax shown (the workers up ran the burst
+   * before the scaler started any): a scaler that waits is asked for twice as many until a batch
+   * comes back short (waitingCapShown).
+   */
+  readonly capUnseen?: boolean | undefined;
 }
 
 /** The longest QUEUE_DELAY reaction a batch must outlast when the burst showed none: a 6 s delay and its check. */
@@ -521,12 +527,13 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   const flex = Math.max(1, Math.min(s.startsPerGap, s.cap - s.restWorkers)) * s.jobsPerWorker;
   const base = s.restWorkers * s.jobsPerWorker + flex;
   if (!s.atOnce) {
-    // A scaler that waits: the idle active workers' slots must stay taken past its reaction, or
-    // they run the batch before any worker starts. Each slot works through a job every jobMs.
-    if (s.restWorkers === 0 || !(s.jobMs > 0)) return base;
-    // A second's margin past the reaction.
-    const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + SECOND_MS;
-    return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs) + flex;
+    // Until a batch shows workersMax, twice the most workers seen (at least one more): a low cap
+    // costs one batch of few jobs, a high one few batches.
+    if (s.capUnseen === true && waitingCapShown(scaleUps, s) === undefined) {
+      const most = Math.max(s.cap, ...scaleUps.map((u) => u.workersAfter));
+      return activeShareOf(s) + Math.max(1, Math.max(most + 1, 2 * most) - s.restWorkers) * s.jobsPerWorker;
+    }
+    return activeShareOf(s) + flex;
   }
   if (s.cap <= s.restWorkers) return base;
   // The (value, startOnArrival) pairs that explain every scale-up so far, as the inference reads
@@ -558,6 +565,29 @@ export function coldBatchSize(scaleUps: readonly ScaleUp[], s: ColdSizing): numb
   const starting = Number.isFinite(v) ? Math.max(base, v * Math.min(s.cap, s.restWorkers + s.startsPerGap)) : base;
   const noneStarted = s.restWorkers > 0 && cold.length > 0 && cold.every((u) => u.workersAfter <= u.workersBefore);
   return best.distinct > 1 && !noneStarted ? best.n : starting;
+}
+
+/**
+ * The jobs of a cold batch the idle active workers' slots get through before a scaler that waits
+ * reacts, the rest waiting for it: with active workers and a known job time, enough to keep their
+ * slots taken past its reaction and a second's margin (each slot works through a job every jobMs);
+ * else their slots once.
+ */
+function activeShareOf(s: ColdSizing): number {
+  if (s.restWorkers === 0 || !(s.jobMs > 0)) return s.restWorkers * s.jobsPerWorker;
+  const waitMs = (s.queueDelayMs ?? LONGEST_DELAY_MS) + SECOND_MS;
+  return s.restWorkers * s.jobsPerWorker * Math.ceil(waitMs / s.jobMs);
+}
+
+/**
+ * workersMax as the cold batches showed it to a scaler that waits, or undefined when none did: a
+ * batch's jobs beyond the active workers' share (activeShareOf) all wait past the scaler's
+ * reaction, and QUEUE_DELAY then starts a worker for each jobsPerWorker of them (within the cap:
+ * DEPLOYMENT-FACTS.md); a batch that ended with fewer workers than that reached workersMax.
+ */
+export function waitingCapShown(scaleUps: readonly ScaleUp[], s: ColdSizing): number | undefined {
+  const short = scaleUps.filter((u) => u.source === 'cold batch' && u.workersAfter - u.workersBefore < Math.ceil(Math.max(0, u.jobs - activeShareOf(s)) / s.jobsPerWorker));
+  return short.length === 0 ? undefined : Math.max(...short.map((u) => u.workersAfter));
 }
 
 export interface SecondBurstSizing {
@@ -935,7 +965,7 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
     idle.length > 0
       ? {
           value: Math.min(3600, Math.max(1, Math.round(upperHalfMedian(idle) / 1_000))),
-          detail: `the workers fell to the count at rest ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after a batch's last job (the median of the upper half, whole seconds: a worker that went idle before that job, beside an active one that ran it, stops sooner)`,
+          detail: `workers stopped ${idle.map((s) => (s / 1_000).toFixed(1)).join(', ')} s after going idle (each worker from /health showing it go idle, after a burst or a cold batch, to its stop; where no stop was read so, from the last job before the first idle gap to the fall to the count at rest). The median of the upper half, whole seconds: a worker that went idle before the last job, beside an active one that ran it, stops sooner`,
         }
       : undefined;
   const measuredMin = obs.restWorkers !== undefined && Number.isFinite(obs.restWorkers) ? { value: obs.restWorkers, detail: `workers up at rest, after the idle timeout` } : undefined;

@@ -1,7 +1,7 @@
 // What the measurement phases record, in the target's own time (emulated ms on a scaled
 // emulator, real ms on the service): one record per job, the /health timelines, idle-timeout
 // samples and the streaming chunks. Fitting and inference read only these.
-import type { JobState } from '../spec/index.js';
+import type { HealthRecord, JobState } from '../spec/index.js';
 import type { JobBody } from './target.js';
 
 export const PHASES = ['warm', 'idle', 'cold', 'burst', 'stream'] as const;
@@ -162,7 +162,7 @@ export interface Observations {
   /** The start-timing polls' gaps were uniform within ±this share of pollRealMs (absent: every gap pollRealMs). */
   readonly pollJitter?: number;
   readonly jobs: JobSample[];
-  /** Target ms from a job's end to its worker's stop, seen on /health. */
+  /** Target ms from a worker going idle (after a cold batch; else the last job's end) to its stop, seen on /health. */
   readonly idleTimeoutSamplesMs: number[];
   /**
    * Worker starts after an idle gap, target ms: from /health first showing a worker (starting)
@@ -198,9 +198,19 @@ export interface Observations {
    * burst's last job had ended: it went idle then, not at that job's end; undefined: none did.
    */
   burstLateReadyMs?: number | undefined;
+  /** The last burst's workers going idle and stopping, read on until the first idle gap's rest (IdleTracker). */
+  burstIdle?: IdleReading | undefined;
   readonly streams: StreamSample[];
   /** Classes whose first streamed job brought no chunk. */
   readonly nonStreamingClasses: string[];
   readonly phases: PhaseOutcome[];
   readonly notes: string[];
+}
+
+/** Workers going idle and stopping, read off /health answers (IdleTracker). */
+export interface IdleReading {
+  /** One /health answer describing real instant `atMs`; `queueEmpty`: no job of ours waits to be handed out. */
+  observe(h: HealthRecord, atMs: number, queueEmpty: boolean): void;
+  /** Each stop's idle time, real ms. */
+  samplesMs(): number[];
 }

@@ -105,9 +105,10 @@ export interface RestOutcome {
 
 /**
  * Wait, polling /health, until at most `floorWorkers` workers are up (the idle timeout has
- * stopped the others), for at most `maxWaitMs` real ms and never past the deadline.
+ * stopped the others), for at most `maxWaitMs` real ms and never past the deadline; `onPoll`
+ * sees every answer.
  */
-export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWaitMs: number): Promise<RestOutcome> {
+export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWaitMs: number, onPoll?: (h: TimedHealth) => void): Promise<RestOutcome> {
   const clock = ctx.target.clock;
   const cutByDeadline = ctx.deadline.remainingMs() <= maxWaitMs;
   const endMs = clock.now() + Math.min(maxWaitMs, ctx.deadline.remainingMs());
@@ -115,6 +116,7 @@ export async function waitForRest(ctx: PhaseContext, floorWorkers: number, maxWa
   let fewestUp = Infinity;
   for (;;) {
     const h = await ctx.target.health();
+    onPoll?.(h);
     const up = workersUp(h.health);
     fewestUp = Math.min(fewestUp, up);
     if (up <= floorWorkers) {

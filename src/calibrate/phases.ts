@@ -6,13 +6,14 @@
 //    timed too;
 //  - cold: wait until the idle timeout has brought the workers down to the count at rest (the
 //    active workers), then a batch sized past the idle active workers' slots: each flex worker it
-//    starts is a cold-start sample, each wait (and one after the last batch) an idle-timeout sample;
+//    starts is a cold-start sample; each wait (and one after the last batch) gives an idle-timeout
+//    sample for each worker seen stopping (the first wait, one from the last job before it);
 //  - stream: jobs read through /stream, for handlers that stream (time to first chunk, gaps).
 import type { InputClass } from './observations.js';
 import { healthPoint, midOf, nextPollMs, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
-import type { BurstObservation, ColdReaction, HealthPoint, JobSpan, PhaseOutcome, ScaleUp, TargetSpan } from './observations.js';
+import type { BurstObservation, ColdReaction, HealthPoint, IdleReading, JobSpan, PhaseOutcome, ScaleUp, TargetSpan } from './observations.js';
 
 export function warmPhase(ctx: PhaseContext, classes: readonly InputClass[], jobsPerClass: number): Promise<PhaseOutcome> {
   return runPhase(ctx, 'warm', async () => {
@@ -277,6 +278,114 @@ export class StartTracker {
   }
 }
 
+/**
+ * The idle timeout read worker by worker from /health polls after a cold batch. Once no job
+ * waits in the queue (none of the batch's is left to hand out), no worker takes another: each
+ * goes idle once, for good (the idle count rises: a worker ran its last job, or a start became
+ * ready with nothing to run), and each fall of the count up is a worker whose idle timeout ran
+ * out. An idle worker stops that timeout after it went idle, so workers stop in the order they
+ * went idle; the active workers (workersMin) go idle too but never stop (DEPLOYMENT-FACTS.md).
+ * The stops are read against the idle starts by idleTimeoutPairs. Workers idle at the first poll
+ * with nothing queued went idle in its span (one idle before then had a queued job to take); a
+ * stop in that span belongs to a worker whose idle start was not seen and is left out. A worker
+ * that becomes ready after that (the count starting falls) was started for the batch: a flex
+ * worker, which stops.
+ */
+export class IdleTracker implements IdleReading {
+  private readonly idleStarts: IdleStart[] = [];
+  private readonly stops: PollSpan[] = [];
+  private drained = false;
+  private up: number;
+  private idle: number;
+  private starting: number;
+
+  constructor(
+    h: HealthRecord,
+    private lastMs: number,
+  ) {
+    this.up = workersUp(h);
+    this.idle = h.workers.idle;
+    this.starting = startingOf(h);
+  }
+
+  /** One /health answer describing real instant `atMs`; `queueEmpty`: no job of ours waits to be handed out. */
+  observe(h: HealthRecord, atMs: number, queueEmpty: boolean): void {
+    const span = { fromMs: this.lastMs, toMs: atMs };
+    const up = workersUp(h);
+    const idle = h.workers.idle;
+    const starting = startingOf(h);
+    const drained = queueEmpty && h.jobs.inQueue === 0;
+    if (this.drained) {
+      const stops = Math.max(0, this.up - up);
+      const readies = Math.max(0, this.starting - starting);
+      for (let i = 0; i < stops; i += 1) this.stops.push(span);
+      for (let i = 0; i < idle - this.idle + stops; i += 1) this.idleStarts.push({ ...span, flex: i < readies });
+    } else if (drained) {
+      this.drained = true;
+      for (let i = 0; i < idle; i += 1) this.idleStarts.push(span);
+    }
+    this.up = up;
+    this.idle = idle;
+    this.starting = starting;
+    this.lastMs = atMs;
+  }
+
+  /** Each stop's idle time, real ms (idleTimeoutPairs). */
+  samplesMs(): number[] {
+    return idleTimeoutPairs(this.idleStarts, this.stops);
+  }
+}
+
+/** Workers starting (initializing or throttled) on a /health answer. */
+const startingOf = (h: HealthRecord): number => (h.workers.initializing ?? 0) + (h.workers.throttled ?? 0);
+
+/** A worker seen going idle; `flex`: one started for the batch (it came up with nothing to run), which stops. */
+export interface IdleStart extends PollSpan {
+  readonly flex?: boolean;
+}
+
+/**
+ * The idle time of each stop, real ms, from the spans workers were seen going idle in and the
+ * spans workers were seen stopping in (each in time order). Every stop is a worker that went idle
+ * one timeout before, in the same order as the others; the idle starts of workers that stayed up
+ * (active ones) are among them. Each shift from a stop back to an idle start before it is tried:
+ * the stops are matched in order to the idle starts nearest each stop less the shift, and the
+ * shift that matches the most stops, then the most flex workers' idle starts (a flex worker
+ * stops; the one left unmatched would be taken for an active worker), then with the least
+ * distance, then the least, gives the pairs (middle of span to middle of span). A single stop
+ * after several workers went idle fits each of them: the latest is taken, so that an active
+ * worker that went idle last can only shorten the reading (upperHalfMedian reads past that).
+ */
+export function idleTimeoutPairs(idleStarts: readonly IdleStart[], stops: readonly PollSpan[]): number[] {
+  const starts = idleStarts.map(spanMid);
+  const ends = stops.map(spanMid);
+  const shifts = ends.flatMap((e) => starts.filter((st) => st < e).map((st) => e - st));
+  let best: { pairs: number[]; flex: number; cost: number; shift: number } | undefined;
+  for (const shift of shifts) {
+    const pairs: number[] = [];
+    let flex = 0;
+    let cost = 0;
+    let next = 0;
+    for (const e of ends) {
+      let k = -1;
+      for (let i = next; i < starts.length && (starts[i] as number) < e; i += 1) {
+        if (k < 0 || Math.abs(e - shift - (starts[i] as number)) < Math.abs(e - shift - (starts[k] as number))) k = i;
+      }
+      if (k < 0) continue;
+      pairs.push(e - (starts[k] as number));
+      if (idleStarts[k]?.flex === true) flex += 1;
+      cost += Math.abs(e - shift - (starts[k] as number));
+      next = k + 1;
+    }
+    const better =
+      best === undefined ||
+      pairs.length > best.pairs.length ||
+      (pairs.length === best.pairs.length && (flex > best.flex || (flex === best.flex && (cost < best.cost || (cost === best.cost && shift < best.shift)))));
+    if (better) best = { pairs, flex, cost, shift };
+  }
+  return best?.pairs ?? [];
+}
+
 /** What one reading of worker starts adds to the observations (cold starts, waits for capacity, the counts). */
 function recordStarts(ctx: PhaseContext, tracker: StartTracker): void {
   const at = ctx.obs.workerStartsMs.length;
@@ -298,25 +407,38 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     let staggered = 0;
     let batches = 0;
     let untimed = false;
-    // The real instant the last job before this gap ended: the warm phase's last one at first,
-    // then the previous batch's last (the later of its last answer, less half a round trip, and
-    // the last /health showing a job running), or the instant its last worker came up when that
-    // was later (a slow start the fast ones beat to every job went idle when it came up): the
-    // last worker to go idle is the last to stop. Undefined: not known (no idle sample then).
-    // After a burst whose last /health still showed a worker starting, that worker went idle
-    // when it came up, after the last job: the first gap gives no idle sample then.
-    // A burst that timed its starts watched them to their end: a worker that became ready after
-    // the last job went idle then (burstLateReadyMs).
+    // Each gap's idle samples are read worker by worker (IdleTracker) from the batch before it,
+    // from its send to the rest; the first gap's from the burst. Where that reads no stop, the
+    // first gap's sample runs from the real instant the last job before it ended (the warm
+    // phase's or the burst's) to the fall to the count at rest: the last worker to go idle is the
+    // last to stop. Undefined: not known (no sample then). After a burst whose last /health still
+    // showed a worker starting, that worker went idle when it came up, after the last job: no
+    // sample then, unless the burst timed its starts and watched them to their end (a worker that
+    // became ready after the last job went idle then: burstLateReadyMs).
     const tail = ctx.obs.burst?.timeline.at(-1);
     const lateReadyMs = ctx.obs.burstLateReadyMs;
     const jobEndMs = lastJobEndMs(ctx);
-    let lastIdleFromMs = lateReadyMs !== undefined ? Math.max(lateReadyMs, jobEndMs ?? lateReadyMs) : tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : jobEndMs;
+    let firstIdleFromMs = lateReadyMs !== undefined ? Math.max(lateReadyMs, jobEndMs ?? lateReadyMs) : tail !== undefined && tail.initializing + tail.throttled > 0 ? undefined : jobEndMs;
     // A batch that started fewer workers than it had jobs (workersMax, a REQUEST_COUNT value over
     // 1, several jobs per worker) says how many one decision starts: later batches send that many.
     let batch = o.batch;
     let narrowed: { from: number; to: number } | undefined;
+    // The stops of the batch (at first, the burst) before this gap, read until the workers are at rest.
+    let idle: IdleReading | undefined = ctx.obs.burstIdle;
+    const restWait = async () => {
+      const reading = idle;
+      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs, reading === undefined ? undefined : (h) => reading.observe(h.health, midOf(h), true));
+      const samples = reading?.samplesMs() ?? [];
+      if (samples.length > 0) ctx.obs.idleTimeoutSamplesMs.push(...samples.map((ms) => ms * ctx.timeScale));
+      else if (rest.reached && rest.droppedAtMs !== undefined && firstIdleFromMs !== undefined && rest.droppedAtMs > firstIdleFromMs) {
+        ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - firstIdleFromMs) * ctx.timeScale);
+      }
+      idle = undefined;
+      firstIdleFromMs = undefined;
+      return rest;
+    };
     while (jobs < count) {
-      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+      const rest = await restWait();
       if (!rest.reached) {
         if (ctx.deadline.signal.aborted || rest.cutByDeadline) return { jobs, reason: `stopped: --max-duration of ${Math.round(ctx.deadline.maxDurationMs / 1000)} s reached while waiting for the workers to stop` };
         ctx.obs.restWorkers = rest.fewestUp;
@@ -324,9 +446,6 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         return jobs === 0 ? { jobs, reason, skipped: true } : { jobs, reason };
       }
       ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
-      if (rest.droppedAtMs !== undefined && lastIdleFromMs !== undefined && rest.droppedAtMs > lastIdleFromMs) {
-        ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
-      }
       // The batch is sent at once (each job still passes the budget's counter): one scaling
       // decision starts a worker for each, so their starts begin together. Never more than the
       // budget has left (at least one: a spent budget then says so).
@@ -354,29 +473,35 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       batches += 1;
       if (!(await ctx.target.clock.sleep(((batches * GOLDEN) % 1) * ctx.healthPollMs, ctx.deadline.signal)) && ctx.deadline.signal.aborted) throw ctx.deadline.signal.reason as Error;
       let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
+      const reading = new IdleTracker(rest.last.health, previousMs);
+      idle = reading;
       // The span each job was first seen started in (no longer IN_QUEUE), and ended in.
       const started = new Map<string, PollSpan>();
       const ended = new Map<string, PollSpan>();
-      let lastRunningMs: number | undefined;
-      let lateReadyMs: number | undefined;
       const last = new Map<string, { record: JobRecord; answeredAtMs: number }>();
       // After the jobs have ended, workers still starting are watched until they are up (a full
       // start the fast ones beat to every job is a sample too), for at most one idle wait.
       let jobsEndedAtMs: number | undefined;
+      // Whether a poll had shown every job of the batch started and nothing queued (no scaler
+      // starts a worker after that), and whether that came before the first stop was seen: a
+      // stop after it hides no start, and the workers the batch started are all counted.
+      let drained = false;
+      let drainedBeforeStop: boolean | undefined;
       for (;;) {
         const open = subs.filter((x) => !isTerminal(last.get(x.id)?.record.status ?? 'IN_QUEUE'));
         const [h, ...sts] = await Promise.all([ctx.target.health(), ...open.map((x) => ctx.target.status(x.id))]);
         const at = [h, ...sts].reduce((a, x) => a + midOf(x), 0) / (sts.length + 1);
-        const pendingBefore = tracker.pending;
         tracker.observe(h.health, { fromMs: previousMs, toMs: at });
-        if (h.health.workers.running > 0) lastRunningMs = at;
-        if (jobsEndedAtMs !== undefined && tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;
+        if (tracker.stopSeen) drainedBeforeStop ??= drained;
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
         for (const x of open) {
           const status = last.get(x.id)?.record.status;
           if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: previousMs, toMs: at });
           if (!ended.has(x.id) && status !== undefined && isTerminal(status)) ended.set(x.id, { fromMs: previousMs, toMs: at });
         }
+        const allStarted = subs.every((x) => started.has(x.id));
+        reading.observe(h.health, at, allStarted);
+        drained ||= allStarted && h.health.jobs.inQueue === 0;
         previousMs = at;
         if (jobsEndedAtMs === undefined && sts.every((st) => isTerminal(st.record.status))) jobsEndedAtMs = at;
         if (jobsEndedAtMs !== undefined && (tracker.pending === 0 || at - jobsEndedAtMs > o.maxIdleWaitMs)) break;
@@ -393,16 +518,11 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         narrowed = { from: narrowed?.from ?? batch, to: tracker.startCount };
         batch = tracker.startCount;
       }
-      // Where the batch's last worker went idle; unknown when a worker was still starting at the
-      // end of the watch, or one stopped during it (the next gap then gives no idle sample).
-      const answeredEndMs = Math.max(...subs.map((x) => (last.get(x.id) as { answeredAtMs: number }).answeredAtMs)) - ctx.obs.rttRealMs / 2;
-      const endMs = lastRunningMs === undefined ? answeredEndMs : (lastRunningMs + Math.max(lastRunningMs, answeredEndMs)) / 2;
-      lastIdleFromMs = tracker.pending > 0 || tracker.stopSeen ? undefined : Math.max(endMs, lateReadyMs ?? -Infinity);
       // The scaler's reaction (inferScaler) and how many workers it started for the batch.
       const seen = tracker.firstStart;
       const reaction = seen === undefined ? undefined : coldReaction(seen, subs.map((x) => ({ start: started.get(x.id), delayMs: last.get(x.id)?.record.delayTime })), ctx.timeScale);
       if (reaction !== undefined) ctx.obs.coldReactions.push(reaction);
-      if (!tracker.stopSeen) {
+      if (!tracker.stopSeen || drainedBeforeStop === true) {
         const spans = subs.flatMap((x): JobSpan[] => {
           const st = last.get(x.id);
           const r = st?.record;
@@ -418,11 +538,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       }
       if (refused !== undefined) return { jobs, reason: stopReason(ctx, refused.reason) };
     }
-    // The last batch's scale-down: one more wait (no job) for its workers to stop, an idle sample.
-    if (lastIdleFromMs !== undefined && !ctx.deadline.signal.aborted) {
-      const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs);
+    // The last batch's scale-down: one more wait (no job) for its workers to stop, idle samples.
+    if ((idle !== undefined || firstIdleFromMs !== undefined) && !ctx.deadline.signal.aborted) {
+      const rest = await restWait();
       if (rest.reached) ctx.obs.restWorkers = Math.min(ctx.obs.restWorkers ?? Infinity, workersUp(rest.last.health));
-      if (rest.reached && rest.droppedAtMs !== undefined && rest.droppedAtMs > lastIdleFromMs) ctx.obs.idleTimeoutSamplesMs.push((rest.droppedAtMs - lastIdleFromMs) * ctx.timeScale);
     }
     if (staggered > 0) ctx.obs.notes.push(`in ${staggered} idle gap(s) the batch's workers started over several /health polls, not on one scaling decision: their starts were paired with their ends first in, first out, then as the fitted durations make likeliest`);
     if (narrowed !== undefined) ctx.obs.notes.push(`a cold batch of ${narrowed.from} jobs started only ${narrowed.to} worker(s) at once (workersMax, the scaler or jobs per worker): later idle gaps sent ${narrowed.to} at a time`);
@@ -496,15 +615,27 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const timeline: HealthPoint[] = [];
     const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0, before.health.workers.initializing ?? 0);
     let previousMs = midOf(before);
+    // Its workers going idle and stopping, read on by the first idle gap: nothing of the burst
+    // waits to be handed out once /health has shown its jobs and then none queued, or every job
+    // has ended.
+    const idle = new IdleTracker(before.health, midOf(before));
+    ctx.obs.burstIdle = idle;
+    let ended = 0;
+    let shown = false;
     // Every job is taken from the budget as it is created: a job past the budget is never sent.
     const sends = Array.from({ length: count }, (_, i) => {
       const cls = classes[i % classes.length] as InputClass;
-      return ctx.target.runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal).then((j) => recordJob(ctx, 'burst', cls.id, j, 'busy'));
+      return ctx.target
+        .runSyncJob(cls.body, ctx.deadline.remainingMs(), ctx.deadline.signal)
+        .then((j) => recordJob(ctx, 'burst', cls.id, j, 'busy'))
+        .finally(() => (ended += 1));
     });
     const all = Promise.allSettled(sends);
     const onPoint = (h: TimedHealth) => {
       timeline.push(healthPoint(h, startMs, ctx.timeScale));
       tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+      shown ||= h.health.jobs.inQueue + h.health.jobs.inProgress > 0;
+      idle.observe(h.health, midOf(h), shown || ended === count);
       previousMs = midOf(h);
     };
     await watchHealth(ctx, all, onPoint);
@@ -519,6 +650,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
         const h = await ctx.target.health();
         const pendingBefore = tracker.pending;
         tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+        idle.observe(h.health, midOf(h), true);
         previousMs = midOf(h);
         if (tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;
       }

@@ -8,7 +8,7 @@ import { QueueClient } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { LlmEngine, seededRng, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
-import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, warmJobMs, withPeaks, type GivenSettings } from './infer.js';
+import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, waitingCapShown, warmJobMs, withPeaks, type GivenSettings } from './infer.js';
 import type { InputClass, Observations, ScaleUp } from './observations.js';
 import { POLL_JITTER, type PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase, type ColdOptions } from './phases.js';
@@ -158,6 +158,8 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
         atOnce: burstCameAtOnce(obs),
         jobMs: warmJobMs(obs),
         queueDelayMs: burstReactionMs(obs),
+        // The workers up ran the burst before the scaler started any: its peak is not workersMax.
+        capUnseen: o.given.workersMax === undefined && b !== undefined && b.peakWorkers <= b.workersBefore,
       };
       const burstUp: ScaleUp[] = [obs.absorbedBurst, b].flatMap((x): ScaleUp[] => (x === undefined ? [] : [{ source: 'burst', jobs: x.jobs, workersBefore: x.workersBefore, workersAfter: x.peakWorkers }]));
       // With no burst, nothing sizes the batches: --cold-batch, narrowed to what one gap started.
@@ -167,6 +169,12 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
       const coldJobs = Math.min(p.coldStarts, budget.left - reserved);
       coldOptions = { floorWorkers: atRest, maxIdleWaitMs, batch: p.coldBatch, batchFor, outlastsActive: b !== undefined && !sizing.atOnce };
       await coldPhase(ctx, o.classes[0] as InputClass, coldJobs, coldOptions);
+      const most = Math.max(0, ...obs.scaleUps.map((u) => u.workersAfter));
+      if (b !== undefined && sizing.capUnseen && !sizing.atOnce && most > b.peakWorkers && waitingCapShown(obs.scaleUps, sizing) === undefined) {
+        obs.notes.push(
+          `workersMax: at least ${most}: the ${b.workersBefore} worker(s) up ran the burst before the scaler started any, and every cold batch got each worker its waiting jobs asked for (up to ${most}); the twin uses ${most}; measuring it takes cold batches that ask for more workers than it (--cold-starts within --max-jobs, ${sizing.jobsPerWorker} job(s) a worker), or give --workers-max`,
+        );
+      }
     }
     if (p.precision !== undefined && !deadline.signal.aborted) await precisionPhase(o, ctx, budget, reserved, coldOptions);
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
