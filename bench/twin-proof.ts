@@ -6,10 +6,10 @@
 // delayTime p50/p90/p99, cold starts per hour and cost. Prints each truth's seed (replay one with
 // --seeds <seed>), a table of the error per figure over the truths, and the worst truth with its settings.
 // Exit code 1 when a truth fails (a setting wrong, or a figure beyond --tolerance).
-// Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--plan proof|url|large] [--tolerance 0.1] [--verbose]
+// Run: npx tsx bench/twin-proof.ts [--truths 20] [--seeds 3,17] [--fresh 5] [--named] [--plan proof|url|large|precise|thorough] [--tolerance 0.1] [--verbose]
 // (--truths N: seeds 1..N and the named truths; --fresh N: N seeds drawn at random, printed for replay.)
 import { parseArgs } from 'node:util';
-import { calibrateTruth, CONDITION_STEP, describeVerdict, FIGURES, withinInterval, judge, LARGE_PLAN_INPUT, NAMED_TRUTHS, planFlags, PRECISE_PLAN_INPUT, PROOF_PLAN_INPUT, truthOf, URL_PLAN_INPUT, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
+import { calibrateTruth, CONDITION_STEP, describeVerdict, FIGURES, withinInterval, judge, LARGE_PLAN_INPUT, NAMED_TRUTHS, planFlags, PRECISE_PLAN_INPUT, PROOF_PLAN_INPUT, THOROUGH_PLAN_INPUT, truthOf, URL_PLAN_INPUT, type Truth, type Verdict } from '../test/unit/calibrate/twin-proof.js';
 
 const { values } = parseArgs({
   options: {
@@ -23,9 +23,9 @@ const { values } = parseArgs({
   },
 });
 const tolerance = Number(values.tolerance);
-const PLANS = { proof: PROOF_PLAN_INPUT, url: URL_PLAN_INPUT, large: LARGE_PLAN_INPUT, precise: PRECISE_PLAN_INPUT } as const;
-if (values.plan !== 'proof' && values.plan !== 'url' && values.plan !== 'large' && values.plan !== 'precise') throw new Error('--plan must be proof (129 jobs of 150 planned), url (the by-URL test\'s, 85 jobs of 100 planned), large (301 jobs of 400 planned) or precise (the proof\'s 129, then up to 600 with --precision 3)');
-const planInput = PLANS[values.plan];
+const PLANS = { proof: PROOF_PLAN_INPUT, url: URL_PLAN_INPUT, large: LARGE_PLAN_INPUT, precise: PRECISE_PLAN_INPUT, thorough: THOROUGH_PLAN_INPUT } as const;
+if (!(values.plan in PLANS)) throw new Error('--plan must be proof (129 jobs of 150 planned), url (the by-URL test\'s, 85 jobs of 100 planned), large (301 jobs of 400 planned), precise (the proof\'s 129, then up to 600 with --precision 3) or thorough (the proof\'s 129, then up to 1,200 with --precision 2)');
+const planInput = PLANS[values.plan as keyof typeof PLANS];
 if (!(tolerance > 0)) throw new Error('--tolerance must be a number above 0 (0.1: 10%)');
 const keys: string[] = [];
 if (values.truths !== undefined) {

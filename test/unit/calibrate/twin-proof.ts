@@ -12,7 +12,7 @@
 //    many simulated hours on common seeds: e2e and delayTime p50/p90/p99, cold starts per hour, cost.
 import fc from 'fast-check';
 import type { CalibrationReport } from '../../../src/calibrate/report.js';
-import { estimateCost, planCalibration, type CalibrationPlan } from '../../../src/calibrate/plan.js';
+import { estimateCost, planCalibration, type CalibrationPlan, type PlanInput as CalibrationPlanInput } from '../../../src/calibrate/plan.js';
 import { runCalibration } from '../../../src/calibrate/run-calibration.js';
 import { meanMs, type DeploymentSettingsInput, type Distribution, type ScalerType } from '../../../src/deployment/index.js';
 import type { EmulatorConfig } from '../../../src/emulator/config.js';
@@ -188,13 +188,16 @@ export const LARGE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, warmJobs: 100, coldStarts
  * The proof's plan, then --precision 3: what a 600-job budget leaves spent on more warm jobs and
  * cold batches until every fitted median is known within ±3% and every share within ±6 points.
  */
-export const PRECISE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, maxJobs: Number(process.env.PJ ?? 600), precision: Number(process.env.PP ?? 0.03) } as const;
+export const PRECISE_PLAN_INPUT = { ...PROOF_PLAN_INPUT, maxJobs: 600, precision: 0.03 } as const;
 
-export type PlanInput = typeof PROOF_PLAN_INPUT | typeof URL_PLAN_INPUT | typeof LARGE_PLAN_INPUT | typeof PRECISE_PLAN_INPUT;
+/** The proof's plan, then --precision 2 within 1,200 jobs: medians within ±2%, shares within ±4 points. */
+export const THOROUGH_PLAN_INPUT = { ...PROOF_PLAN_INPUT, maxJobs: 1_200, precision: 0.02 } as const;
+
+export type PlanInput = CalibrationPlanInput;
 
 /** A plan as `qbench calibrate` flags. */
 export function planFlags(p: PlanInput): string[] {
-  const precision = 'precision' in p ? ['--precision', String(p.precision * 100)] : [];
+  const precision = p.precision !== undefined ? ['--precision', String(p.precision * 100)] : [];
   return ['--warm-jobs', String(p.warmJobs), '--cold-starts', String(p.coldStarts), '--cold-batch', String(p.coldBatch), '--burst-jobs', String(p.burstJobs), '--stream-jobs', String(p.streamJobs), '--max-jobs', String(p.maxJobs), ...precision];
 }
 
