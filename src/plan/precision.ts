@@ -1,7 +1,8 @@
 // How much a plan can be trusted: a twin's timing parts are fits of a calibration's samples, each
 // known to a 95% interval of its median (calibration.json, src/calibrate/fit.ts Precision). The
 // plan re-simulates the settings it names with every fitted part at the slow end of its interval
-// and again at the fast end (a mixture's fast share at the matching end of its own interval), on
+// and again at the fast end (a mixture's fast share, and the chance that a start waits for GPU
+// capacity, at the matching end of its own interval), on
 // the same seeds and traffic, so the chosen setting's figures come as intervals, with a warning
 // where the choice would change inside them: the chosen setting missing an SLO at the slow end,
 // or a cheaper setting meeting every SLO at the fast end.
@@ -17,7 +18,10 @@ export interface PartInterval {
   readonly classId?: string | undefined;
   readonly lowFactor: number;
   readonly highFactor: number;
-  /** A mixture's fast share and its interval. */
+  /**
+   * A mixture's fast share and its interval; for `throttle` (the wait for GPU capacity), the
+   * chance that a start waits and its interval.
+   */
   readonly share?: { readonly p: number; readonly low: number; readonly high: number } | undefined;
 }
 
@@ -32,10 +36,12 @@ const CalibrationFits = z.object({
       precision: z.object({ medianLowMs: z.number().nonnegative(), medianHighMs: z.number().nonnegative(), share: z.object({ p: z.number(), low: z.number(), high: z.number() }).optional() }),
     }),
   ),
+  /** The share of worker starts seen waiting for capacity and its 95% interval (absent: no start watched). */
+  throttle: z.object({ probability: z.number(), low: z.number(), high: z.number() }).optional(),
 });
 
 /** The timing parts of the deployment model a fit can stand for (stream parts are not simulated by the planner). */
-const SIMULATED_PARTS = new Set(['coldStart', 'dispatch', 'execution', 'overhead']);
+const SIMULATED_PARTS = new Set(['coldStart', 'dispatch', 'execution', 'overhead', 'throttle']);
 
 /** Each fitted part's interval from a calibration report's JSON. */
 export function partIntervals(report: unknown, source: string): PartInterval[] {
@@ -50,7 +56,9 @@ export function partIntervals(report: unknown, source: string): PartInterval[] {
     const d = f.dist;
     const median = d.kind === 'mixture' ? quantileMs(d.p >= 0.5 ? d.first : d.second, 0.5) : quantileMs(d, 0.5);
     if (!(median > 0)) continue;
-    out.push({ part: f.part, classId: f.classId, lowFactor: f.precision.medianLowMs / median, highFactor: f.precision.medianHighMs / median, share: f.precision.share });
+    const th = r.data.throttle;
+    const share = f.part === 'throttle' ? (th === undefined ? undefined : { p: th.probability, low: th.low, high: th.high }) : f.precision.share;
+    out.push({ part: f.part, classId: f.classId, lowFactor: f.precision.medianLowMs / median, highFactor: f.precision.medianHighMs / median, share });
   }
   return out;
 }
@@ -94,7 +102,8 @@ export type IntervalEnd = 'slow' | 'fast';
 
 /**
  * The twin with every part that has an interval at one end of it: `slow` takes each median's high
- * end and a mixture's fast share at its low end, `fast` the opposite.
+ * end, a mixture's fast share at its low end and the chance of waiting for capacity at its high
+ * end, `fast` the opposite.
  */
 export function twinAtEnd(twin: EmulatorConfig, endpointId: string, intervals: readonly PartInterval[], end: IntervalEnd): EmulatorConfig {
   const copy = JSON.parse(JSON.stringify(twin)) as { deployments: Record<string, { timing?: Record<string, unknown> }> } & Record<string, unknown>;
@@ -102,6 +111,14 @@ export function twinAtEnd(twin: EmulatorConfig, endpointId: string, intervals: r
   if (timing === undefined) return twin;
   for (const iv of intervals) {
     const f = end === 'slow' ? iv.highFactor : iv.lowFactor;
+    if (iv.part === 'throttle') {
+      // The wait at its interval's end, and the chance of waiting at the matching end of its own.
+      const t = timing['throttle'] as { probability: number; duration: Distribution } | undefined;
+      if (t === undefined) continue;
+      const chance = iv.share === undefined ? t.probability : end === 'slow' ? iv.share.high : iv.share.low;
+      timing['throttle'] = { probability: Math.min(1, Math.max(0, chance)), duration: scaleDistribution(t.duration, f) };
+      continue;
+    }
     const p = iv.share === undefined ? undefined : end === 'slow' ? iv.share.low : iv.share.high;
     const current = timing[iv.part] as (Distribution & { byInputField?: undefined }) | { byInputField: string; classes: Record<string, Distribution>; default: Distribution } | undefined;
     if (current === undefined) continue;

@@ -52,6 +52,17 @@ describe('the twin at the ends of its intervals', () => {
     }
   });
 
+  it('the wait for capacity at its interval\'s ends and the chance of waiting at the matching end of its own: high at the slow end, low at the fast', () => {
+    const throttle = { probability: 0.1, duration: { kind: 'lognormal', medianMs: 8_000, sigma: 0.3 } } as const;
+    const t = parseTwin({ endpoints: ['t'], deployments: { t: { gpuTypeId: 'L4', workersMax: 3, timing: { execution, throttle } } } });
+    const cal = { kind: 'qbench-calibration', fits: [{ part: 'throttle', dist: throttle.duration, precision: { medianLowMs: 6_000, medianHighMs: 10_000 } }], throttle: { probability: 0.1, low: 0.05, high: 0.18 } };
+    const iv = partIntervals(cal, 'calibration.json');
+    expect(iv).toEqual([{ part: 'throttle', classId: undefined, lowFactor: 0.75, highFactor: 1.25, share: { p: 0.1, low: 0.05, high: 0.18 } }]);
+    const at = (end: 'slow' | 'fast') => endpointDeployment(twinAtEnd(t, 't', iv, end), 't')?.timing?.throttle;
+    expect(at('slow')).toEqual({ probability: 0.18, duration: { kind: 'lognormal', medianMs: 10_000, sigma: 0.3 } });
+    expect(at('fast')).toEqual({ probability: 0.05, duration: { kind: 'lognormal', medianMs: 6_000, sigma: 0.3 } });
+  });
+
   it('scales every duration of a distribution, a mixture\'s share replaced', () => {
     expect(scaleDistribution(execution, 2)).toEqual({ kind: 'lognormal', medianMs: 2_000, sigma: 0.3 });
     expect(scaleDistribution(coldStart, 0.5, 0.4)).toEqual({ kind: 'mixture', p: 0.4, first: { kind: 'constant', ms: 750 }, second: { kind: 'lognormal', medianMs: 10_000, sigma: 0.2 } });
