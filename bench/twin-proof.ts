@@ -24,7 +24,7 @@ const { values } = parseArgs({
 });
 const tolerance = Number(values.tolerance);
 const PLANS = { proof: PROOF_PLAN_INPUT, url: URL_PLAN_INPUT, large: LARGE_PLAN_INPUT, precise: PRECISE_PLAN_INPUT, thorough: THOROUGH_PLAN_INPUT } as const;
-if (!(values.plan in PLANS)) throw new Error('--plan must be proof (129 jobs of 150 planned), url (the by-URL test\'s, 85 jobs of 100 planned), large (301 jobs of 400 planned), precise (the proof\'s 129, then up to 600 with --precision 3) or thorough (the proof\'s 129, then up to 1,200 with --precision 2)');
+if (!Object.hasOwn(PLANS, values.plan)) throw new Error('--plan must be proof (129 jobs of 150 planned), url (the by-URL test\'s, 85 jobs of 100 planned), large (301 jobs of 400 planned), precise (the proof\'s 129, then up to 600 with --precision 3) or thorough (the proof\'s 129, then up to 1,200 with --precision 2)');
 const planInput = PLANS[values.plan as keyof typeof PLANS];
 if (!(tolerance > 0)) throw new Error('--tolerance must be a number above 0 (0.1: 10%)');
 const keys: string[] = [];

@@ -75,10 +75,9 @@ export function goodnessOfFit(samples: readonly number[], dist: Distribution): G
 }
 
 /**
- * Goodness of fit of readings that lie within `bandMs` of the values they read (a poll's span):
- * the KS distance from the readings' ECDF to the band between F(x - band) and F(x + band), 0
- * where the ECDF lies inside it. A fit of the values themselves is judged without holding the
- * readings' own steps against it.
+ * Goodness of fit of readings whose own steps (polls) are not to count against a smooth fit: the
+ * KS distance from the readings' ECDF to the band between F(x - band) and F(x + band), 0 where
+ * the ECDF lies inside it; with a band of 0, the KS statistic.
  */
 export function goodnessOfFitWithin(samples: readonly number[], dist: Distribution, bandMs: number): GoodnessOfFit {
   const xs = [...samples].sort((a, b) => a - b);
@@ -86,7 +85,7 @@ export function goodnessOfFitWithin(samples: readonly number[], dist: Distributi
   let d = 0;
   for (let i = 0; i < n; i += 1) {
     const x = xs[i] as number;
-    d = Math.max(d, i / n - cdf(dist, x + bandMs), cdf(dist, x - bandMs) - (i + 1) / n);
+    d = Math.max(d, (i + 1) / n - cdf(dist, x + bandMs), cdf(dist, x - bandMs) - i / n);
   }
   const critical05 = ksCritical05(n);
   return { ks: Math.max(0, d), n, critical05, accepted: d <= critical05 };
@@ -234,20 +233,19 @@ export interface FitOptions {
 }
 
 /**
- * The variance of a reading's error when each end of it is seen at the first poll after it, the
- * gaps between polls `fixedMs` plus a uniform share of `jitterMs` (both ms): each end's wait for
- * its poll is the gaps' forward recurrence time, variance E[X^3] / (3 E[X]) - (E[X^2] / (2 E[X]))^2,
- * and the two ends of a reading wait independently. With no jitter, fixedMs^2 / 6.
+ * The variance of a reading's error when each end of it is placed at the middle of the span
+ * between the polls around it, the gaps between polls `fixedMs` plus a uniform share of
+ * `jitterMs` (both ms): the span an instant falls in is a gap drawn by its length (E[X^3] / E[X]
+ * for its square), the instant uniform within it, so each end is off by a variance of
+ * E[X^3] / (12 E[X]), and the two ends independently. With no jitter, fixedMs^2 / 6.
  */
 export function readingNoiseMs2(fixedMs: number, jitterMs: number): number {
   const a = fixedMs;
   const b = jitterMs;
   const m1 = a + b / 2;
   if (!(m1 > 0)) return 0;
-  const m2 = a * a + a * b + (b * b) / 3;
   const m3 = a ** 3 + (3 * a * a * b) / 2 + a * b * b + b ** 3 / 4;
-  const mean = m2 / (2 * m1);
-  return 2 * (m3 / (3 * m1) - mean * mean);
+  return m3 / (6 * m1);
 }
 
 /**
@@ -396,8 +394,9 @@ function fitKept(samples: readonly number[], o: FitOptions): Fit {
     return { dist, gof, candidates: [{ kind: 'constant', dist, gof }], why: 'every sample is equal', outliersMs: [] };
   }
   const res = o.resolutionMs ?? 0;
-  // Readings on polls are judged within a poll's span of the fit (goodnessOfFitWithin).
-  const gofOf = (d: Distribution) => (res > 0 ? goodnessOfFitWithin(samples, d, res) : goodnessOfFit(samples, d));
+  // Readings on polls are judged within half a poll's span of the fit (goodnessOfFitWithin): the
+  // steps the polls put in them are not held against a smooth fit.
+  const gofOf = (d: Distribution) => (res > 0 ? goodnessOfFitWithin(samples, d, res / 2) : goodnessOfFit(samples, d));
   const ln = fitLognormal(samples);
   const candidates: Candidate[] = [{ kind: 'lognormal', dist: ln.dist, gof: gofOf(ln.dist), bic: 2 * Math.log(n) - 2 * ln.logLik }];
   const mixed = o.mixture === true ? fitLognormalMixture(samples) : undefined;

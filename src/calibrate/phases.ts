@@ -425,6 +425,8 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
     let narrowed: { from: number; to: number } | undefined;
     // The stops of the batch (at first, the burst) before this gap, read until the workers are at rest.
     let idle: IdleReading | undefined = ctx.obs.burstIdle;
+    // Read once: a later cold phase (--precision's) starts from its own last job.
+    ctx.obs.burstIdle = undefined;
     const restWait = async () => {
       const reading = idle;
       const rest = await waitForRest(ctx, o.floorWorkers, o.maxIdleWaitMs, reading === undefined ? undefined : (h) => reading.observe(h.health, midOf(h), true));

@@ -117,7 +117,11 @@ export function formatPlan(target: string, plan: CalibrationPlan, cost: CostEsti
       ? [`  llm       ${plan.llmRequests} request(s) over /openai/v1/completions (SSE): a warm-up, ${LLM_PROBE_DEFAULTS.contextTokens}-token requests at ${(plan.llmProbe?.promptLengths ?? LLM_PROBE_DEFAULTS.promptLengths).join(', ')} prompt tokens x ${LLM_PROBE_DEFAULTS.repeats}, then ${(plan.llmProbe?.concurrency ?? LLM_PROBE_DEFAULTS.concurrency).join(', ')} streams of ${LLM_PROBE_DEFAULTS.decodeTokens} tokens at once (hold the endpoint at one worker)`]
       : []),
     ...(plan.precision !== undefined
-      ? [`  precision then up to ${plan.maxJobs - plan.totalJobs} more job(s) (what --max-jobs leaves), warm and cold, until every fitted median is known within ±${(plan.precision * 100).toFixed(0)}% and every share within ±${(plan.precision * 200).toFixed(0)} points (95%)`]
+      ? [
+          plan.maxJobs > plan.totalJobs
+            ? `  precision then up to ${plan.maxJobs - plan.totalJobs} more job(s) (what --max-jobs leaves), warm and cold, until the medians are known within ±${(plan.precision * 100).toFixed(0)}% and the shares of fast and throttled starts within ±${(plan.precision * 200).toFixed(0)} points (95%)`
+            : `  precision none: --max-jobs leaves no job beyond the plan for --precision (raise --max-jobs)`,
+        ]
       : []),
     `  budget    ${plan.totalJobs} jobs planned, never more than ${plan.maxJobs} (--max-jobs, a second burst included), at most ${s(plan.maxDurationMs)} (--max-duration)`,
     `  cost      at most ${cost.workerSecondsAtMost} worker-seconds: ${cost.basis}`,

@@ -1,9 +1,9 @@
 // What more a calibration must measure for its twin to reach a stated precision: after the
-// planned phases, `qbench calibrate --precision P` spends what --max-jobs leaves on more warm
-// jobs (dispatch, execution, overhead) and more cold batches (cold starts, throttling) until
-// every fitted part is known that well, read off the precision each fit already carries.
-//  - a median (dispatch, execution by class, overhead, a one-part cold start, the throttle's
-//    wait): its 95% interval within ±P;
+// planned queue phases, `qbench calibrate --precision P` spends what --max-jobs leaves on more
+// warm jobs (dispatch, execution, overhead) and more cold batches (cold starts, throttling) until
+// every part it targets is known that well, read off the precision each fit already carries.
+//  - a median (dispatch, execution by class, overhead, a one-part cold start): its 95% interval
+//    within ±P;
 //  - a share (the fast part of a cold-start mixture, the chance a start waits for capacity):
 //    its 95% interval within ±2P points (P 5%: ±10 points, the report's own measure).
 // A queue near capacity multiplies a service time's error in its waits (a twin 4% fast on
@@ -54,12 +54,15 @@ export interface PrecisionNeed {
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /**
- * What `fits` and `throttle` lack for `p`: warm jobs per class (a warm job is a sample of each
- * warm part), worker starts (each watched start is a cold-start sample and a throttle draw).
- * The throttle's wait is left out: it is sampled only by the starts that wait, a share of them.
+ * What `fits` and `throttle` lack for `p`: warm jobs per input class (each warm job is a sample of
+ * dispatch and overhead, and of its class's execution), worker starts (each watched start is a
+ * cold-start sample and a throttle draw). A part still short of `p` asks for one sample at least.
+ * Not targeted: the throttle's wait (sampled only by the starts that wait, a share of them) and
+ * each part's median of a cold-start mixture (its share is).
  */
-export function precisionNeed(fits: readonly PartFit[], throttle: ThrottleEstimate | undefined, p: number): PrecisionNeed {
-  let warm = 0;
+export function precisionNeed(fits: readonly PartFit[], throttle: ThrottleEstimate | undefined, p: number, classes = 1): PrecisionNeed {
+  let warmTotal = 0;
+  let warmPerClass = 0;
   let cold = 0;
   const short: string[] = [];
   for (const f of fits) {
@@ -67,21 +70,20 @@ export function precisionNeed(fits: readonly PartFit[], throttle: ThrottleEstima
     const label = f.classId === undefined ? f.part : `${f.part} (${f.classId})`;
     if (f.part === 'dispatch' || f.part === 'execution' || f.part === 'overhead') {
       if (f.precision.medianRelative <= p) continue;
-      const need = samplesForRelative(f.precision.samplesFor5Percent, p) - n;
-      if (need <= 0) continue;
-      warm = Math.max(warm, need);
+      const need = Math.max(1, samplesForRelative(f.precision.samplesFor5Percent, p) - n);
+      if (f.part === 'execution' && classes > 1) warmPerClass = Math.max(warmPerClass, need);
+      else warmTotal = Math.max(warmTotal, need);
       short.push(`${label} median ±${pct(f.precision.medianRelative)} from ${n} samples: ${need} more`);
     } else if (f.part === 'coldStart') {
       const share = f.precision.share;
       if (share !== undefined) {
         const half = shareHalfWidth(share.p, n);
-        const need = drawsForShare(share.p, 2 * p) - n;
-        if (half <= 2 * p || need <= 0) continue;
+        if (half <= 2 * p) continue;
+        const need = Math.max(1, drawsForShare(share.p, 2 * p) - n);
         cold = Math.max(cold, need);
         short.push(`cold-start fast share ${pct(share.p)} ±${pct(half)} from ${n} starts: ${need} more`);
       } else if (f.fit.dist.kind !== 'constant' && f.precision.medianRelative > p) {
-        const need = samplesForRelative(f.precision.samplesFor5Percent, p) - n;
-        if (need <= 0) continue;
+        const need = Math.max(1, samplesForRelative(f.precision.samplesFor5Percent, p) - n);
         cold = Math.max(cold, need);
         short.push(`cold-start median ±${pct(f.precision.medianRelative)} from ${n} starts: ${need} more`);
       }
@@ -90,13 +92,13 @@ export function precisionNeed(fits: readonly PartFit[], throttle: ThrottleEstima
   // None seen throttled still leaves a chance up to the interval's top (3 starts in 100 would move the tail).
   if (throttle !== undefined && throttle.starts > 0) {
     const half = shareHalfWidth(throttle.probability, throttle.starts);
-    const need = drawsForShare(throttle.probability, 2 * p) - throttle.starts;
-    if (half > 2 * p && need > 0) {
+    if (half > 2 * p) {
+      const need = Math.max(1, drawsForShare(throttle.probability, 2 * p) - throttle.starts);
       cold = Math.max(cold, need);
       short.push(`throttle probability ${pct(throttle.probability)} ±${pct(half)} from ${throttle.starts} starts: ${need} more`);
     }
   }
-  return { warmJobsPerClass: warm, coldStarts: cold, short };
+  return { warmJobsPerClass: Math.max(warmPerClass, Math.ceil(warmTotal / classes)), coldStarts: cold, short };
 }
 
 /**

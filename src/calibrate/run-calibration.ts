@@ -176,8 +176,9 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
         );
       }
     }
-    if (p.precision !== undefined && !deadline.signal.aborted) await precisionPhase(o, ctx, budget, reserved, coldOptions);
     if (p.streamJobs > 0 && !deadline.signal.aborted) await streamPhase(ctx, o.classes, p.streamJobs);
+    // Last of the queue phases (what it spends is kept from none of them); the LLM probe's jobs are kept back.
+    if (p.precision !== undefined && !deadline.signal.aborted) await precisionPhase(o, ctx, budget, p.llmRequests ?? 0, coldOptions);
     if ((p.llmRequests ?? 0) > 0) llm = await llmPhase(o, budget, deadline, obs, clock);
   } finally {
     cancelledAtEnd = await target.cancelOpen();
@@ -217,7 +218,7 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
 const PRECISION_ROUNDS = 3;
 
 /**
- * After the planned phases, what --max-jobs leaves (less the phases still to come) spent where
+ * After the planned queue phases, what --max-jobs leaves (less the LLM probe's jobs) spent where
  * the fits fall short of --precision (precision-target.ts): warm jobs, then cold batches (the
  * latter only when the cold phase timed worker starts), in rounds, each re-reading the fits.
  */
@@ -230,7 +231,7 @@ async function precisionPhase(o: CalibrationOptions, ctx: PhaseContext, budget: 
   let last: PrecisionNeed | undefined;
   for (let round = 0; round < PRECISION_ROUNDS && !ctx.deadline.signal.aborted; round += 1) {
     const inferred = infer();
-    last = precisionNeed(inferred.fits, inferred.throttle, target);
+    last = precisionNeed(inferred.fits, inferred.throttle, target, o.classes.length);
     const starts = inferred.fits.find((f) => f.part === 'coldStart')?.samplesMs.length ?? 0;
     // A start's cost in jobs: the cold jobs sent per start watched so far.
     const canCold = cold !== undefined && starts > 0;
@@ -251,13 +252,16 @@ async function precisionPhase(o: CalibrationOptions, ctx: PhaseContext, budget: 
     }
   }
   const now = infer();
-  const after = precisionNeed(now.fits, now.throttle, target);
+  const after = precisionNeed(now.fits, now.throttle, target, o.classes.length);
   const pctOf = `±${(target * 100).toFixed(0)}%`;
   const sent = sentWarm + sentCold > 0 ? `${sentWarm} warm and ${sentCold} cold job(s) beyond the plan were sent` : 'no job beyond the plan was sent';
-  if (after.short.length === 0) ctx.obs.notes.push(`precision ${pctOf} (--precision): ${sent}; every fitted part reached it (medians ${pctOf}, shares ±${(2 * target * 100).toFixed(0)} points, at 95%)`);
+  const targets = `medians of dispatch, execution, overhead and a one-part cold start ${pctOf}, shares of fast and throttled starts ±${(2 * target * 100).toFixed(0)} points, at 95%`;
+  if (after.short.length === 0) ctx.obs.notes.push(`precision ${pctOf} (--precision): ${sent}; every part it targets reached it (${targets})`);
   else {
-    const noCold = cold === undefined && after.coldStarts > 0 ? '; no cold batch could be sent (the cold phase timed no worker start)' : '';
-    ctx.obs.notes.push(`precision ${pctOf} (--precision): ${sent}; short of it: ${after.short.join('; ')}${noCold}; raise --max-jobs (and --max-duration) or give the settings you know`);
+    const startsSeen = now.fits.find((f) => f.part === 'coldStart')?.samplesMs.length ?? 0;
+    const noCold =
+      after.coldStarts === 0 ? '' : cold === undefined ? '; no cold batch could be sent: the cold phase did not run (--cold-starts 0, or its idle gaps were skipped)' : startsSeen === 0 ? '; no cold batch could be sent: the cold phase timed no worker start' : '';
+    ctx.obs.notes.push(`precision ${pctOf} (--precision): ${sent}; short of it (${targets}): ${after.short.join('; ')}${noCold}; raise --max-jobs (and --max-duration) or give the settings you know`);
   }
 }
 

@@ -22,8 +22,8 @@ export const CALIBRATE_DEFAULTS = { maxJobs: 100, maxDuration: '10m', warmJobs: 
 const count = (max: number) => wholeNumber(0, max);
 const positive = (max: number) => wholeNumber(1, max);
 const DURATION_RANGE = 'must be from 1s to 24h';
-/** --precision, in %: a median within ±1% takes thousands of samples; ±50% says little. */
-const PRECISION_PCT = { min: 1, max: 50 } as const;
+/** --precision, whole %: a median within ±1% takes thousands of samples; shares at ±2x25 points say little. */
+const PRECISION_PCT = { min: 1, max: 25 } as const;
 
 export const CALIBRATE_OPTIONS = {
     ...targetOptions({ urlOnly: true }),
@@ -39,7 +39,7 @@ export const CALIBRATE_OPTIONS = {
     coldBatch: option({ flag: 'cold-batch', kind: 'number', schema: positive(100), default: CALIBRATE_DEFAULTS.coldBatch, help: 'Cold-start jobs sent at once after each idle gap: every worker they start is a sample (fewer gaps, less wall time); narrowed to the workers one gap started' }),
     burstJobs: option({ flag: 'burst-jobs', kind: 'number', schema: count(400), default: CALIBRATE_DEFAULTS.burstJobs, help: 'Jobs sent at once to watch the scaler (0: no burst)' }),
     streamJobs: option({ flag: 'stream-jobs', kind: 'number', schema: count(200), default: CALIBRATE_DEFAULTS.streamJobs, help: 'Jobs per class read through /stream (the first tells whether the handler streams)' }),
-    precision: option({ flag: 'precision', kind: 'number', schema: z.number({ error: 'must be a percentage' }).min(PRECISION_PCT.min, { error: `must be ${PRECISION_PCT.min} to ${PRECISION_PCT.max} (%)` }).max(PRECISION_PCT.max, { error: `must be ${PRECISION_PCT.min} to ${PRECISION_PCT.max} (%)` }).optional(), help: 'After the phases, spend what --max-jobs leaves on more warm jobs and cold batches until every fitted median is known within ±this % and every share (fast cold starts, throttling) within ±2x this in points, at 95%; the report says what was reached. A queue near capacity multiplies a service time\'s error in its waits: 3 keeps the twin\'s delay figures near 10% on most deployments' }),
+    precision: option({ flag: 'precision', kind: 'number', schema: wholeNumber(PRECISION_PCT.min, PRECISION_PCT.max).optional(), help: "After the queue phases, spend what --max-jobs leaves on more warm jobs and cold batches until the medians of dispatch, execution, overhead and a one-part cold start are known within ±this % and the shares of fast and throttled starts within ±2x this in points, at 95%; the report says what was reached. A queue near capacity multiplies a service time's error in its waits: 3 keeps the twin's delay figures near 10% on most deployments" }),
     timeScale: option({ flag: 'time-scale', kind: 'number', schema: z.number({ error: 'must be a number' }).positive({ error: 'must be above 0' }).max(100_000, { error: 'must be at most 100000' }).optional(), help: "The target's ms per real ms: for an emulator started with --time-scale (default 1, the service)" }),
     healthPollMs: option({ flag: 'health-poll-ms', kind: 'number', schema: z.number({ error: 'must be a number' }).min(1, { error: 'must be 1 to 60000' }).max(60_000, { error: 'must be 1 to 60000' }).optional(), help: 'Real ms between /health polls while watching workers (default 250 / time scale, at least 5)' }),
     llm: option({ flag: 'llm', kind: 'boolean', schema: z.boolean(), default: false, help: "Also fit the endpoint's LLM engine: a probe over /openai/v1/completions (SSE; 25 requests with the default --llm-prompt-tokens and --llm-streams) after the other phases, within --max-jobs; the twin gets deployments.<id>.engine (for qbench plan --llm). Hold the endpoint at one worker" }),

@@ -28,8 +28,6 @@ describe('samples for a stated precision', () => {
         const n = drawsForShare(p, h);
         expect(shareHalfWidth(p, n)).toBeLessThanOrEqual(h);
         if (n > 1) expect(shareHalfWidth(p, n - 1)).toBeGreaterThan(h);
-        const w = wilson95(p, n);
-        expect(Math.max(w.high - p, p - w.low)).toBeCloseTo(shareHalfWidth(p, n), 12);
       }),
       { seed: 7, numRuns: 200 },
     );
@@ -95,7 +93,11 @@ describe('a calibration with --precision', () => {
     expect(precise.report.budget.jobsSent).toBeLessThanOrEqual(PRECISE_PLAN_INPUT.maxJobs);
     expect(precise.report.budget.jobsSent).toBeGreaterThan(plain.report.budget.jobsSent);
     const note = precise.report.notes.find((n) => n.startsWith('precision ±3% (--precision)'));
+    // The note tells the truth: short parts named when any fit is still short, none otherwise.
     expect(note, precise.report.notes.join('\n')).toMatch(/\d+ warm and \d+ cold job\(s\) beyond the plan were sent/);
+    const medianShort = precise.report.fits.filter((f) => ['dispatch', 'execution', 'overhead'].includes(f.part) && f.precision.medianRelative > 0.03).map((f) => f.part);
+    if (note?.includes('every part it targets reached it') === true) expect(medianShort).toEqual([]);
+    else for (const part of medianShort) expect(note).toContain(`${part} median`);
     const rel = (c: typeof plain, p: string) => c.report.fits.find((f) => f.part === p)?.precision.medianRelative ?? NaN;
     expect(rel(precise, 'dispatch')).toBeLessThan(rel(plain, 'dispatch'));
     expect(rel(precise, 'dispatch')).toBeLessThanOrEqual(0.03 * 1.3);
