@@ -145,7 +145,7 @@ export interface PhaseOutcome {
   readonly status: 'done' | 'partial' | 'skipped';
   readonly jobs: number;
   readonly realMs: number;
-  /** Why it was cut short or skipped. */
+  /** Why it was cut short or skipped; for a phase --precision added, that first. */
   readonly reason?: string;
 }
 

@@ -75,10 +75,10 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
 }
 
 /**
- * Poll /health every healthPollMs until `until` settles (or the deadline), calling `onPoint`
- * with each answer. Polls are sequential: one /health in flight at a time.
+ * Poll /health every `gapMs()` (healthPollMs unless given) until `until` settles (or the
+ * deadline), calling `onPoint` with each answer. Polls are sequential: one /health in flight at a time.
  */
-export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, onPoint: (h: TimedHealth) => void): Promise<void> {
+export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, onPoint: (h: TimedHealth) => void, gapMs: () => number = () => ctx.healthPollMs): Promise<void> {
   let settled = false;
   const done = until.then(
     () => (settled = true),
@@ -87,7 +87,7 @@ export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, on
   while (!settled && !ctx.deadline.signal.aborted) {
     onPoint(await ctx.target.health());
     if (settled) break;
-    await Promise.race([done, ctx.target.clock.sleep(ctx.healthPollMs, ctx.deadline.signal)]);
+    await Promise.race([done, ctx.target.clock.sleep(gapMs(), ctx.deadline.signal)]);
   }
 }
 

@@ -640,7 +640,8 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
       idle.observe(h.health, midOf(h), shown || ended === count);
       previousMs = midOf(h);
     };
-    await watchHealth(ctx, all, onPoint);
+    // Its workers' starts are timed on these polls too (a second burst's are cold-start samples).
+    await watchHealth(ctx, all, onPoint, () => nextPollMs(ctx));
     const settled = await all;
     ctx.obs.burst = summarizeBurst(count, workersUp(before.health), timeline);
     if (o.timeStartsWithinMs !== undefined) {

@@ -9,7 +9,7 @@ import { VERSION } from '../version.js';
 import { LlmEngine, seededRng, type StreamBatch } from '../deployment/index.js';
 import { Deadline, JobBudget } from './budget.js';
 import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, inferDeployment, secondBurstSize, waitingCapShown, warmJobMs, withPeaks, type GivenSettings } from './infer.js';
-import type { InputClass, Observations, ScaleUp } from './observations.js';
+import type { InputClass, Observations, PhaseOutcome, ScaleUp } from './observations.js';
 import { POLL_JITTER, type PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase, type ColdOptions } from './phases.js';
 import { precisionNeed, splitBudget, type PrecisionNeed } from './precision-target.js';
@@ -241,6 +241,7 @@ async function precisionPhase(o: CalibrationOptions, ctx: PhaseContext, budget: 
     const perClass = Math.floor(split.warm / o.classes.length);
     if (perClass === 0 && split.cold === 0) break;
     o.log(`precision: ${last.short.join('; ')}; sending ${perClass * o.classes.length} warm and ${split.cold} cold job(s)`);
+    const phasesBefore = ctx.obs.phases.length;
     if (perClass > 0) {
       await warmPhase(ctx, o.classes, perClass);
       sentWarm += perClass * o.classes.length;
@@ -249,6 +250,11 @@ async function precisionPhase(o: CalibrationOptions, ctx: PhaseContext, budget: 
       const before = coldJobsOf();
       await coldPhase(ctx, o.classes[0] as InputClass, split.cold, cold);
       sentCold += coldJobsOf() - before;
+    }
+    // The report's phase table says which warm and cold phases --precision added.
+    for (let i = phasesBefore; i < ctx.obs.phases.length; i += 1) {
+      const ph = ctx.obs.phases[i] as PhaseOutcome;
+      ctx.obs.phases[i] = { ...ph, reason: `--precision ${(target * 100).toFixed(0)}%, round ${round + 1}${ph.reason !== undefined ? `; ${ph.reason}` : ''}` };
     }
   }
   const now = infer();

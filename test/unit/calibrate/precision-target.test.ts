@@ -98,6 +98,9 @@ describe('a calibration with --precision', () => {
     const medianShort = precise.report.fits.filter((f) => ['dispatch', 'execution', 'overhead'].includes(f.part) && f.precision.medianRelative > 0.03).map((f) => f.part);
     if (note?.includes('every part it targets reached it') === true) expect(medianShort).toEqual([]);
     else for (const part of medianShort) expect(note).toContain(`${part} median`);
+    // The phases it added are labelled so in the report's phase table.
+    expect(precise.report.phases.filter((ph) => ph.reason?.startsWith('--precision 3%, round 1') === true).length).toBeGreaterThan(0);
+    expect(plain.report.phases.some((ph) => ph.reason?.startsWith('--precision') === true)).toBe(false);
     const rel = (c: typeof plain, p: string) => c.report.fits.find((f) => f.part === p)?.precision.medianRelative ?? NaN;
     expect(rel(precise, 'dispatch')).toBeLessThan(rel(plain, 'dispatch'));
     expect(rel(precise, 'dispatch')).toBeLessThanOrEqual(0.03 * 1.3);
