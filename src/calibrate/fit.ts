@@ -77,7 +77,7 @@ export function goodnessOfFit(samples: readonly number[], dist: Distribution): G
 /**
  * Goodness of fit of readings whose own steps (polls) are not to count against a smooth fit: the
  * KS distance from the readings' ECDF to the band between F(x - band) and F(x + band), 0 where
- * the ECDF lies inside it; with a band of 0, the KS statistic.
+ * the ECDF lies inside it; with a band of 0 and no ties, the KS statistic.
  */
 export function goodnessOfFitWithin(samples: readonly number[], dist: Distribution, bandMs: number): GoodnessOfFit {
   const xs = [...samples].sort((a, b) => a - b);
@@ -94,6 +94,12 @@ export function goodnessOfFitWithin(samples: readonly number[], dist: Distributi
 const logs = (samples: readonly number[]): number[] => samples.map((x) => Math.log(Math.max(FLOOR_MS, x)));
 const mean = (v: readonly number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
 const clampSigma = (s: number): number => Math.min(MAX_SIGMA, Math.max(MIN_SIGMA, s));
+
+/** ln(e^a + e^b), without overflow. */
+export function logAdd(a: number, b: number): number {
+  const m = Math.max(a, b);
+  return m + Math.log(Math.exp(a - m) + Math.exp(b - m));
+}
 
 export function normalLogPdf(y: number, mu: number, sigma: number): number {
   const z = (y - mu) / sigma;
@@ -152,8 +158,7 @@ export function fitLognormalMixture(samples: readonly number[], maxIterations = 
       const v = y[i] as number;
       const a = Math.log(p) + normalLogPdf(v, lo.mu, lo.sigma);
       const b = Math.log(1 - p) + normalLogPdf(v, hi.mu, hi.sigma);
-      const m = Math.max(a, b);
-      const total = m + Math.log(Math.exp(a - m) + Math.exp(b - m));
+      const total = logAdd(a, b);
       r[i] = Math.exp(a - total);
       ll += total;
     }
@@ -307,10 +312,10 @@ export function spreadTies(samples: readonly number[], resolutionMs: number): nu
 
 /**
  * A fit to readings taken on polls `resolutionMs` apart holds the reading's own spread: each end
- * of a reading lies anywhere in its span (variance res^2/6 for the two), and ties spread across
- * their span add res^2/12. Each log-normal part's log variance loses that variance relative to its
- * median squared (floored at a sigma of 0.02), so the twin draws the deployment's spread, not the
- * polls'.
+ * of a reading lies anywhere in its span (`readingNoise` for the two, readingNoiseMs2; absent,
+ * res^2/6 on a fixed grid), and ties spread across their span add res^2/12. Each log-normal part
+ * (floored at a sigma of 0.02) loses that spread, so the twin draws the deployment's spread, not
+ * the polls'.
  */
 function withoutReadingNoise(fit: Fit, res: number, spread: boolean, samples: readonly number[], readingNoise?: number): Fit {
   const noise = (readingNoise ?? (res * res) / 6) + (spread ? (res * res) / 12 : 0);

@@ -12,7 +12,7 @@ import { burstCameAtOnce, burstJobsPerWorker, burstReactionMs, coldBatchSize, in
 import type { InputClass, Observations, PhaseOutcome, ScaleUp } from './observations.js';
 import { POLL_JITTER, type PhaseContext } from './phase-context.js';
 import { burstPhase, coldPhase, streamPhase, warmPhase, type ColdOptions } from './phases.js';
-import { precisionNeed, splitBudget, type PrecisionNeed } from './precision-target.js';
+import { precisionNeed, splitBudget } from './precision-target.js';
 import type { CalibrationPlan, CostEstimate } from './plan.js';
 import { CALIBRATION_SCHEMA_VERSION, fitEntry, jobCounts, type CalibrationReport } from './report.js';
 import { renderCalibrationHtml } from './report-html.js';
@@ -228,19 +228,18 @@ async function precisionPhase(o: CalibrationOptions, ctx: PhaseContext, budget: 
   const coldJobsOf = () => ctx.obs.jobs.filter((j) => j.phase === 'cold').length;
   let sentWarm = 0;
   let sentCold = 0;
-  let last: PrecisionNeed | undefined;
   for (let round = 0; round < PRECISION_ROUNDS && !ctx.deadline.signal.aborted; round += 1) {
     const inferred = infer();
-    last = precisionNeed(inferred.fits, inferred.throttle, target, o.classes.length);
+    const need = precisionNeed(inferred.fits, inferred.throttle, target, o.classes.length);
     const starts = inferred.fits.find((f) => f.part === 'coldStart')?.samplesMs.length ?? 0;
     // A start's cost in jobs: the cold jobs sent per start watched so far.
     const canCold = cold !== undefined && starts > 0;
-    const warmJobs = last.warmJobsPerClass * o.classes.length;
-    const coldJobs = canCold ? Math.ceil((last.coldStarts * coldJobsOf()) / starts) : 0;
+    const warmJobs = need.warmJobsPerClass * o.classes.length;
+    const coldJobs = canCold ? Math.ceil((need.coldStarts * coldJobsOf()) / starts) : 0;
     const split = splitBudget(budget.left - reserved, warmJobs, coldJobs);
     const perClass = Math.floor(split.warm / o.classes.length);
     if (perClass === 0 && split.cold === 0) break;
-    o.log(`precision: ${last.short.join('; ')}; sending ${perClass * o.classes.length} warm and ${split.cold} cold job(s)`);
+    o.log(`precision: ${need.short.join('; ')}; sending ${perClass * o.classes.length} warm and ${split.cold} cold job(s)`);
     const phasesBefore = ctx.obs.phases.length;
     if (perClass > 0) {
       await warmPhase(ctx, o.classes, perClass);

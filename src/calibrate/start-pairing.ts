@@ -4,7 +4,7 @@
 // fast long). Given a fit of the durations, each such reading is paired again the way the fit
 // finds likeliest: the permutation of its ready spans with the highest likelihood, ready never
 // before begun, first in, first out kept on a tie.
-import { normalLogPdf } from './fit.js';
+import { logAdd, normalLogPdf } from './fit.js';
 import type { Distribution } from '../deployment/index.js';
 import type { StaggeredStarts, TargetSpan } from './observations.js';
 
@@ -35,12 +35,7 @@ export function readingLogDensity(dist: Distribution, noiseMs2: number): ((ms: n
     const a = part(dist.first.medianMs, dist.first.sigma);
     const b = part(dist.second.medianMs, dist.second.sigma);
     const p = dist.p;
-    return (ms: number) => {
-      const x = Math.log(p) + a(ms);
-      const y = Math.log(1 - p) + b(ms);
-      const m = Math.max(x, y);
-      return m + Math.log(Math.exp(x - m) + Math.exp(y - m));
-    };
+    return (ms: number) => logAdd(Math.log(p) + a(ms), Math.log(1 - p) + b(ms));
   }
   return undefined;
 }

@@ -117,24 +117,23 @@ function writeValue(out: ByteSink, v: GgufValue): void {
       out.str(v.value);
       return;
     case 'strings':
-      out.u32(GGUF_TYPE.array);
-      out.u32(GGUF_TYPE.string);
-      out.u64(v.value.length);
-      for (const s of v.value) out.str(s);
+      writeArray(out, GGUF_TYPE.string, v.value, (s) => out.str(s));
       return;
     case 'float32s':
-      out.u32(GGUF_TYPE.array);
-      out.u32(GGUF_TYPE.float32);
-      out.u64(v.value.length);
-      for (const x of v.value) out.f32(x);
+      writeArray(out, GGUF_TYPE.float32, v.value, (x) => out.f32(x));
       return;
     case 'int32s':
-      out.u32(GGUF_TYPE.array);
-      out.u32(GGUF_TYPE.int32);
-      out.u64(v.value.length);
-      for (const x of v.value) out.i32(x);
+      writeArray(out, GGUF_TYPE.int32, v.value, (x) => out.i32(x));
       return;
   }
+}
+
+/** An array value: its type tag, its element type, its length, then each element. */
+function writeArray<T>(out: ByteSink, elementType: number, values: readonly T[], write: (x: T) => void): void {
+  out.u32(GGUF_TYPE.array);
+  out.u32(elementType);
+  out.u64(values.length);
+  for (const x of values) write(x);
 }
 
 /** IEEE half precision of `x` (round to nearest even), as its 16 bits. */
