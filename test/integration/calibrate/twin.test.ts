@@ -249,6 +249,37 @@ describe('qbench calibrate builds a twin of an opaque deployment (time scale 60)
 
 
 
+describe.runIf(BY_URL)('qbench calibrate --precision by URL (time scale 60)', () => {
+  it('spends what --max-jobs leaves past the plan on the parts short of the target, never past it, and says so in the report and its phase table', { timeout: 150_000 }, async () => {
+    if (dir === '') dir = await mkdtemp(path.join(tmpdir(), 'qbench-twin-'));
+    const gt = await emulator(emulatorConfigOf(groundTruth(7)), 'precision.json');
+    const opaque = await startProxy({ upstream: gt.url, delayMs: 1, jitterMs: 1, opaque: true });
+    try {
+      const out = path.join(dir, 'precise');
+      const maxJobs = TEST_PLAN_JOBS + 60;
+      const flags = [...TEST_PLAN.slice(0, -2), '--max-jobs', String(maxJobs), '--precision', '5'];
+      const cal = await calibrate(opaque.url, out, ['--time-scale', String(SCALE), '--health-poll-ms', '5', ...flags]);
+      expect(cal.code, cal.out).toBe(0);
+      expect(cal.out).toMatch(/precision then up to 60 more job\(s\)/);
+      const report = await readJson<CalibrationReport>(path.join(out, 'calibration.json'));
+      // A dispatch of sigma 0.3 from the plan's 24 warm jobs is known to about ±13%: more are sent.
+      expect(report.budget.jobsSent, cal.out).toBeGreaterThan(TEST_PLAN_JOBS);
+      expect(report.budget.jobsSent, cal.out).toBeLessThanOrEqual(maxJobs);
+      const note = report.notes.find((n) => n.startsWith('precision ±5% (--precision)'));
+      expect(note, report.notes.join('\n')).toBeDefined();
+      // A part named short is one whose interval is still wider than ±5%, and one within it is not named.
+      for (const f of report.fits.filter((x) => x.part === 'dispatch' || x.part === 'execution' || x.part === 'overhead')) {
+        if (f.precision.medianRelative > 0.05) expect(note, `${f.part} ±${f.precision.medianRelative}`).toContain(`${f.part} median`);
+        else expect(note).not.toContain(`${f.part} median ±`);
+      }
+      expect(note).toMatch(/[1-9]\d* warm and \d+ cold job\(s\) beyond the plan were sent/);
+      expect(report.phases.some((ph) => ph.reason?.startsWith('--precision 5%') === true), JSON.stringify(report.phases)).toBe(true);
+    } finally {
+      await opaque.close();
+    }
+  });
+});
+
 describe.runIf(BY_URL)('qbench calibrate by URL on the issue\'s deployment with an active worker (time scale 60)', () => {
   // The in-process proof (test/unit/calibrate/twin-proof.test.ts) judges this truth on the
   // calibration's own code; here the built CLI measures it by URL behind the opaque proxy, so
