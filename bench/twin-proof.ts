@@ -2,7 +2,8 @@
 // truth is calibrated in-process by the calibration's own code (public queue operations only, time
 // scale 60, the proof plan: 129 jobs of a 150-job budget, up to all 150 with a second burst), then judged: every scaling setting against
 // the truth's, and the written twin against the truth simulated on the truth's own settings under
-// traffic sized from its capacity (8 seeds, about 32,000 jobs per config, common seeds): e2e and
+// traffic sized from its capacity (8 to 128 seeds of about 4,000 jobs, as many as put the truth's
+// own figures within 1% by their standard error, common seeds; quantiles over the seeds' jobs pooled): e2e and
 // delayTime p50/p90/p99, cold starts per hour and cost. Prints each truth's seed (replay one with
 // --seeds <seed>), a table of the error per figure over the truths, and the worst truth with its settings.
 // Exit code 1 when a truth fails (a setting wrong, or a figure beyond --tolerance).

@@ -29,6 +29,8 @@ export interface SimulateOptions {
    * scaling or billing figure, only memory and timer events (a test compares the two).
    */
   readonly retainEndedJobs?: boolean | undefined;
+  /** Return every completed job's e2e and delayTime (sorted), to pool the jobs of several seeds. */
+  readonly keepLatencies?: boolean | undefined;
 }
 
 /** The emulator config of one simulated point: the twin's endpoint with `settings` and `seed` in its deployment. */
@@ -180,10 +182,10 @@ export function simulate(o: SimulateOptions): SimulationFigures {
   clock.run(Infinity, drained);
   if (errors.length > 0) throw internalError(`the simulation hit ${errors.length} internal error(s); the first: ${errors[0]?.trim() ?? ''}`);
   if (!drained()) throw internalError(`the simulation stopped with ${arrivals.next - ended()} job(s) not ended and no timer pending`);
-  return figuresOf(ep, arrivals.next, figures, clock);
+  return figuresOf(ep, arrivals.next, figures, clock, o.keepLatencies === true);
 }
 
-function figuresOf(ep: QueueEndpoint, arrived: number, f: JobFigures, clock: VirtualClock): SimulationFigures {
+function figuresOf(ep: QueueEndpoint, arrived: number, f: JobFigures, clock: VirtualClock, keepLatencies: boolean): SimulationFigures {
   const completed = f.completed;
   const nowMs = clock.now();
   const meter = ep.model.meter;
@@ -195,14 +197,16 @@ function figuresOf(ep: QueueEndpoint, arrived: number, f: JobFigures, clock: Vir
   // Billed seconds beyond the worked ones are idle: the idle time itself and each worker's rounding up.
   const idleS = Math.max(0, b.billedS - b.runningS);
   const idleRawS = idleRaw.activeS + idleRaw.flexS;
+  const e2e = f.e2eMs.subarray(0, completed);
+  const delay = f.delayMs.subarray(0, completed);
   const roundingS = Math.max(0, idleS - idleRawS);
   const meanPricePerS = b.billedS > 0 ? b.costUsd / b.billedS : 0;
   return {
     seed: ep.model.deployment.seed,
     simulatedMs: nowMs,
     jobs: { arrived, completed, notCompleted: arrived - completed },
-    e2e: quantiles(f.e2eMs.subarray(0, completed)),
-    delay: quantiles(f.delayMs.subarray(0, completed)),
+    e2e: quantiles(e2e),
+    delay: quantiles(delay),
     coldStarts: b.coldStarts,
     coldStartJobShare: arrived === 0 ? 0 : f.coldJobs / arrived,
     peakWorkers: b.peakWorkers,
@@ -214,5 +218,6 @@ function figuresOf(ep: QueueEndpoint, arrived: number, f: JobFigures, clock: Vir
       idle: (idleRaw.activeS * price.activePerS + idleRaw.flexS * price.flexPerS) * gpus + roundingS * meanPricePerS,
     },
     events: clock.events,
+    ...(keepLatencies ? { latencies: { e2eMs: e2e, delayMs: delay } } : {}),
   };
 }

@@ -54,4 +54,6 @@ export interface SimulationFigures {
   readonly cost: { readonly total: number; readonly active: number; readonly flex: number; readonly idle: number };
   /** Events the simulation processed (arrivals, timer firings): its unit of work for benches. */
   readonly events: number;
+  /** Each completed job's e2e and delayTime in ms, each sorted ascending (only with `keepLatencies`). */
+  readonly latencies?: { readonly e2eMs: Float64Array; readonly delayMs: Float64Array };
 }

@@ -9,7 +9,9 @@
 //  - `judge`: (a) each scaling setting against the truth's (or, where the twin's value differs,
 //    whether the difference changes anything the truth does), (b) the written config and the
 //    truth simulated (src/sim) on the truth's own settings under traffic sized from its capacity,
-//    many simulated hours on common seeds: e2e and delayTime p50/p90/p99, cold starts per hour, cost.
+//    many simulated hours on common seeds: e2e and delayTime p50/p90/p99 (each over every seed's
+//    jobs pooled), cold starts and cost per hour, on as many seeds as put the truth's own figures
+//    within 1% by their standard error (judgedSeeds, up to 128).
 import fc from 'fast-check';
 import type { CalibrationReport } from '../../../src/calibrate/report.js';
 import { estimateCost, planCalibration, type CalibrationPlan, type PlanInput as CalibrationPlanInput } from '../../../src/calibrate/plan.js';
@@ -320,6 +322,8 @@ export interface FigureError {
    * included; judge's `condition` option. The calibration's own account of how far off it may be.
    */
   readonly interval?: readonly [number, number];
+  /** The truth's figure's own standard error on the seeds judged, relative to it (judgedSeeds). */
+  readonly noise?: number;
 }
 
 /** The truth's execution time moved by ±0.5%: far inside what any calibration's samples place it to. */
@@ -367,9 +371,9 @@ export function proofTraffic(truth: Truth, seeds = 8, jobsPerSeed = 4_000): Proo
 
 export type Summary = Readonly<Record<FigureName, number>>;
 
-/** `config` (its own settings) on each seed of `traffic`: quantiles averaged over seeds, cold starts per hour and cost summed. */
-export function simulatedSummary(config: EmulatorConfig, settings: OwnSettings, traffic: ProofTraffic): Summary {
-  const runs: SimulationFigures[] = traffic.seeds.map((seed) =>
+/** One simulation per seed, each keeping its jobs' latencies (to pool them). */
+function simulatedRuns(config: EmulatorConfig, settings: OwnSettings, traffic: ProofTraffic, seeds: readonly number[]): SimulationFigures[] {
+  return seeds.map((seed) =>
     simulate({
       twin: config,
       endpointId: ENDPOINT,
@@ -377,20 +381,92 @@ export function simulatedSummary(config: EmulatorConfig, settings: OwnSettings, 
       traffic: traffic.profile,
       seed,
       schedule: arrivalSchedule(traffic.profile, seed),
+      keepLatencies: true,
     }),
   );
-  const mean = (pick: (r: SimulationFigures) => number | null) => runs.reduce((acc, r) => acc + (pick(r) ?? NaN), 0) / runs.length;
+}
+
+/** Nearest-rank quantile of the jobs of every run pooled (as the simulation takes one run's). */
+function pooledQuantile(arrays: readonly Float64Array[], q: number): number {
+  const n = arrays.reduce((acc, a) => acc + a.length, 0);
+  const all = new Float64Array(n);
+  let at = 0;
+  for (const a of arrays) {
+    all.set(a, at);
+    at += a.length;
+  }
+  all.sort();
+  return n === 0 ? NaN : (all[Math.max(0, Math.ceil(q * n) - 1)] as number);
+}
+
+/**
+ * The figures of `runs`: each quantile over the jobs of every run pooled (a mean of per-seed
+ * quantiles flips with each seed where a share of jobs that meet a cold start sits at the
+ * quantile), cold starts and cost (USD) per simulated hour over every run.
+ */
+function summaryOf(runs: readonly SimulationFigures[]): Summary {
+  const lat = (r: SimulationFigures) => r.latencies as NonNullable<SimulationFigures['latencies']>;
+  const e2e = runs.map((r) => lat(r).e2eMs);
+  const delay = runs.map((r) => lat(r).delayMs);
   const hours = runs.reduce((acc, r) => acc + r.simulatedMs, 0) / 3_600_000;
   return {
-    'e2e p50': mean((r) => r.e2e.p50Ms),
-    'e2e p90': mean((r) => r.e2e.p90Ms),
-    'e2e p99': mean((r) => r.e2e.p99Ms),
-    'delay p50': mean((r) => r.delay.p50Ms),
-    'delay p90': mean((r) => r.delay.p90Ms),
-    'delay p99': mean((r) => r.delay.p99Ms),
+    'e2e p50': pooledQuantile(e2e, 0.5),
+    'e2e p90': pooledQuantile(e2e, 0.9),
+    'e2e p99': pooledQuantile(e2e, 0.99),
+    'delay p50': pooledQuantile(delay, 0.5),
+    'delay p90': pooledQuantile(delay, 0.9),
+    'delay p99': pooledQuantile(delay, 0.99),
     'cold starts/h': runs.reduce((acc, r) => acc + r.coldStarts, 0) / hours,
-    cost: runs.reduce((acc, r) => acc + r.cost.total, 0),
+    cost: runs.reduce((acc, r) => acc + r.cost.total, 0) / hours,
   };
+}
+
+/** Groups the seeds are split into to estimate a summary's own noise. */
+const NOISE_GROUPS = 8;
+
+/**
+ * The standard error of each figure of `summaryOf(runs)`, relative to the figure (its floor
+ * below it): the seeds split into NOISE_GROUPS groups, the spread of the figure over the groups
+ * (each from 1/NOISE_GROUPS of the jobs) over sqrt(NOISE_GROUPS).
+ */
+function noiseOf(runs: readonly SimulationFigures[], whole: Summary): Summary {
+  const groups = Array.from({ length: NOISE_GROUPS }, (_, g) => summaryOf(runs.filter((_, i) => i % NOISE_GROUPS === g)));
+  const out = {} as Record<FigureName, number>;
+  for (const name of FIGURES) {
+    const xs = groups.map((g) => g[name]);
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1));
+    out[name] = sd / Math.sqrt(NOISE_GROUPS) / Math.max(Math.abs(whole[name]), FIGURE_FLOOR[name]);
+  }
+  return out;
+}
+
+/** `config` (its own settings) on each of `seeds` (the traffic's own by default): the figures of every seed's jobs pooled. */
+export function simulatedSummary(config: EmulatorConfig, settings: OwnSettings, traffic: ProofTraffic, seeds: readonly number[] = traffic.seeds): Summary {
+  return summaryOf(simulatedRuns(config, settings, traffic, seeds));
+}
+
+/**
+ * The judge's own noise: each figure of the truth is taken from enough seeds that its standard
+ * error is at most JUDGE_NOISE of it (1%: twin and truth, each simulated apart, then differ by
+ * noise alone by under 2.8% at 95%), doubling the seeds from the traffic's own up to JUDGE_MAX_SEEDS.
+ * A figure still noisier at the cap sits where a share of jobs that meet a cold start gives way to
+ * those that do not; the verdict reports its noise beside its error.
+ */
+export const JUDGE_NOISE = 0.01;
+export const JUDGE_MAX_SEEDS = 128;
+
+function judgedSeeds(config: EmulatorConfig, settings: OwnSettings, traffic: ProofTraffic, maxSeeds: number): { seeds: number[]; summary: Summary; noise: Summary } {
+  let seeds = [...traffic.seeds];
+  let runs = simulatedRuns(config, settings, traffic, seeds);
+  for (;;) {
+    const summary = summaryOf(runs);
+    const noise = noiseOf(runs, summary);
+    if (seeds.length * 2 > maxSeeds || FIGURES.every((f) => noise[f] <= JUDGE_NOISE)) return { seeds, summary, noise };
+    const more = seeds.map((s) => s + seeds.length);
+    runs = [...runs, ...simulatedRuns(config, settings, traffic, more)];
+    seeds = [...seeds, ...more];
+  }
 }
 
 export function compare(truth: Summary, twin: Summary): FigureError[] {
@@ -404,6 +480,8 @@ export interface Verdict {
   readonly figures: readonly FigureError[];
   readonly jobsSimulated: number;
   readonly traffic: ProofTraffic;
+  /** The seeds every config was simulated on (judgedSeeds: the truth's figures within JUDGE_NOISE). */
+  readonly seeds: readonly number[];
 }
 
 /** The truth's execution time scaled by `f` (unchanged where it has none of its own or is by input field). */
@@ -417,16 +495,18 @@ function executionScaled(truth: Truth, f: number): DeploymentSettingsInput | und
  * Judge a calibration of `truth`: its settings (a) and its simulated figures (b); with
  * `condition`, each figure's sensitivity too (two more simulations of the truth).
  */
-export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTraffic = proofTraffic(truth), o: { readonly condition?: boolean } = {}): Verdict {
+export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTraffic = proofTraffic(truth), o: { readonly condition?: boolean; readonly maxSeeds?: number } = {}): Verdict {
   const own = resolvedTruth(truth);
   const truthCfg = truthConfig(truth, truth.model);
   const twinCfg = parseTwin(report.emulatorConfig, 'the written twin');
   const twinDeployment = (report.emulatorConfig['deployments'] as Record<string, DeploymentSettingsInput>)[ENDPOINT] as DeploymentSettingsInput;
-  const truthSummary = simulatedSummary(truthCfg, own, traffic);
+  const judged = judgedSeeds(truthCfg, own, traffic, o.maxSeeds ?? JUDGE_MAX_SEEDS);
+  const { seeds, summary: truthSummary, noise } = judged;
+  const sim = (config: EmulatorConfig, settings: OwnSettings) => simulatedSummary(config, settings, traffic, seeds);
   const value = (n: ScalingSetting) => report.settings.find((s) => s.name === n)?.value;
   // The twin's scaler on the truth: behaviourally the same when the truth's figures do not move.
   const scalerSwap = { ...own, scalerType: twinDeployment.scalerType ?? own.scalerType, scalerValue: twinDeployment.scalerValue ?? own.scalerValue };
-  const sameAs = (d: DeploymentSettingsInput, settings: OwnSettings) => compare(truthSummary, simulatedSummary(truthConfig(truth, d), settings, traffic)).every((f) => f.error <= EQUIVALENT);
+  const sameAs = (d: DeploymentSettingsInput, settings: OwnSettings) => compare(truthSummary, sim(truthConfig(truth, d), settings)).every((f) => f.error <= EQUIVALENT);
   let swapped: boolean | undefined;
   const sameBehaviour = () => {
     swapped ??= sameAs({ ...truth.model, scalerType: scalerSwap.scalerType, scalerValue: scalerSwap.scalerValue, startOnArrival: twinDeployment.startOnArrival ?? false }, scalerSwap);
@@ -444,22 +524,22 @@ export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTra
     return { name, truth: t, twin: w, verdict: report.notes.some((n) => n.startsWith(`${name}: `)) ? 'named' : 'wrong' };
   });
   const twinOwn = { ...own, workersMin: twinDeployment.workersMin ?? 0, workersMax: twinDeployment.workersMax ?? 3, idleTimeoutS: twinDeployment.idleTimeoutS ?? 5, scalerType: twinDeployment.scalerType ?? 'QUEUE_DELAY', scalerValue: twinDeployment.scalerValue ?? 4 };
-  const twinSummary = simulatedSummary(twinCfg, twinOwn, traffic);
-  const jobsSimulated = traffic.seeds.reduce((acc, seed) => acc + arrivalSchedule(traffic.profile, seed).timesMs.length, 0);
-  const figures = compare(truthSummary, twinSummary);
-  if (o.condition !== true) return { truth, report, settings, figures, jobsSimulated, traffic };
+  const twinSummary = sim(twinCfg, twinOwn);
+  const jobsSimulated = seeds.reduce((acc, seed) => acc + arrivalSchedule(traffic.profile, seed).timesMs.length, 0);
+  const figures = compare(truthSummary, twinSummary).map((f) => ({ ...f, noise: noise[f.name] }));
+  if (o.condition !== true) return { truth, report, settings, figures, jobsSimulated, traffic, seeds };
   const moved = [1 - CONDITION_STEP, 1 + CONDITION_STEP].flatMap((f) => {
     const d = executionScaled(truth, f);
-    return d === undefined ? [] : [compare(truthSummary, simulatedSummary(truthConfig(truth, d), own, traffic))];
+    return d === undefined ? [] : [compare(truthSummary, sim(truthConfig(truth, d), own))];
   });
   const sensitivity = (i: number) => Math.max(0, ...moved.map((m) => (m[i] as FigureError).error));
   const intervals = partIntervals(report, 'the calibration');
-  const ends = (['slow', 'fast'] as const).map((end) => simulatedSummary(twinAtEnd(twinCfg, ENDPOINT, intervals, end), twinOwn, traffic));
+  const ends = (['slow', 'fast'] as const).map((end) => sim(twinAtEnd(twinCfg, ENDPOINT, intervals, end), twinOwn));
   const interval = (f: FigureError): readonly [number, number] => {
     const xs = [f.twin, ...ends.map((e) => e[f.name])];
     return [Math.min(...xs), Math.max(...xs)];
   };
-  return { truth, report, settings, figures: figures.map((f, i) => ({ ...f, ...(moved.length > 0 ? { sensitivity: sensitivity(i) } : {}), interval: interval(f) })), jobsSimulated, traffic };
+  return { truth, report, settings, figures: figures.map((f, i) => ({ ...f, ...(moved.length > 0 ? { sensitivity: sensitivity(i) } : {}), interval: interval(f) })), jobsSimulated, traffic, seeds };
 }
 
 /** The truth's figure within the twin's interval (undefined: no interval taken). */
@@ -473,8 +553,8 @@ export function describeVerdict(v: Verdict): string {
   const lines = [
     `truth ${v.truth.name}: ${JSON.stringify(v.truth.workers ?? {})} ${JSON.stringify(v.truth.deployment)}`,
     ...v.settings.map((s) => `  ${s.name.padEnd(15)} truth ${String(s.truth).padStart(12)}  twin ${String(s.twin).padStart(12)}  ${s.verdict}`),
-    `  simulated ${v.jobsSimulated} jobs per config (${v.traffic.seeds.length} seeds x ${v.traffic.hours.toFixed(1)} h)`,
-    ...v.figures.map((f) => `  ${f.name.padEnd(15)} truth ${num(f.truth).padStart(10)}  twin ${num(f.twin).padStart(10)}  error ${(f.error * 100).toFixed(1).padStart(5)}%${f.sensitivity === undefined ? '' : `  (the truth moves ${(f.sensitivity / CONDITION_STEP).toFixed(1)}% per 1% of its execution time)`}${f.interval === undefined ? '' : `  twin's interval ${num(f.interval[0])}-${num(f.interval[1])}${withinInterval(f) ? '' : ' (truth outside)'}`}`),
+    `  simulated ${v.jobsSimulated} jobs per config (${v.seeds.length} seeds x ${v.traffic.hours.toFixed(1)} h)`,
+    ...v.figures.map((f) => `  ${f.name.padEnd(15)} truth ${num(f.truth).padStart(10)}  twin ${num(f.twin).padStart(10)}  error ${(f.error * 100).toFixed(1).padStart(5)}%${f.noise === undefined ? '' : ` (the truth's own noise ±${(f.noise * 100).toFixed(1)}%)`}${f.sensitivity === undefined ? '' : `  (the truth moves ${(f.sensitivity / CONDITION_STEP).toFixed(1)}% per 1% of its execution time)`}${f.interval === undefined ? '' : `  twin's interval ${num(f.interval[0])}-${num(f.interval[1])}${withinInterval(f) ? '' : ' (truth outside)'}`}`),
     ...v.report.notes.map((n) => `  note: ${n}`),
   ];
   return lines.join('\n');

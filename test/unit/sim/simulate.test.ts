@@ -110,6 +110,21 @@ describe('simulate: determinism and seeds', () => {
     }
   });
 
+  it('keepLatencies returns every completed job\'s e2e and delayTime, sorted, whose nearest-rank quantiles are the run\'s own, and changes no other figure', () => {
+    const { latencies, ...kept } = simulate({ twin, settings, traffic, seed: 5, keepLatencies: true });
+    const plain = simulate({ twin, settings, traffic, seed: 5 });
+    expect(kept).toEqual(plain);
+    if (latencies === undefined) throw new Error('no latencies returned');
+    expect(plain.latencies).toBeUndefined();
+    for (const [xs, q] of [[latencies.e2eMs, plain.e2e], [latencies.delayMs, plain.delay]] as const) {
+      expect(xs.length).toBe(plain.jobs.completed);
+      for (let i = 1; i < xs.length; i += 1) expect(xs[i] as number).toBeGreaterThanOrEqual(xs[i - 1] as number);
+      expect(xs[Math.ceil(0.5 * xs.length) - 1]).toBe(q.p50Ms);
+      expect(xs[Math.ceil(0.99 * xs.length) - 1]).toBe(q.p99Ms);
+      expect(xs[xs.length - 1]).toBe(q.maxMs);
+    }
+  });
+
   it('a queue-bound setting (one worker at most) has a higher p99 e2e than a roomy one', () => {
     const tight = simulate({ twin, settings: { ...settings, workersMax: 1 }, traffic, seed: 42 });
     const roomy = simulate({ twin, settings, traffic, seed: 42 });
