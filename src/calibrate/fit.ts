@@ -2,7 +2,7 @@
 // log-normal by maximum likelihood, a mixture of two log-normals by EM (cold starts: a fast
 // start from kept state and a full start), a constant when every sample is equal, and the
 // empirical quantiles when no parametric fit passes its goodness-of-fit test (Kolmogorov-Smirnov).
-import { cdf, quantileMs, type Distribution, type LognormalDist, type MixtureDist } from '../deployment/index.js';
+import { cdf, quantileMs, seededRng, type Distribution, type LognormalDist, type MixtureDist } from '../deployment/index.js';
 
 /** Kolmogorov-Smirnov goodness of fit of one distribution to its samples. */
 export interface GoodnessOfFit {
@@ -235,6 +235,54 @@ export interface FitOptions {
    * Absent: resolutionMs^2 / 6, two ends each uniform within a fixed grid's span.
    */
   readonly readingNoiseMs2?: number;
+  /**
+   * A reading's error as a function of the duration read (readingError): its mean and variance.
+   * Takes the place of readingNoiseMs2 where a duration spans few polls.
+   */
+  readonly readingError?: (durationMs: number) => ReadingError;
+}
+
+/** The mean and variance of a reading's error (reading less the duration), ms and ms^2. */
+export interface ReadingError {
+  readonly biasMs: number;
+  readonly varianceMs2: number;
+}
+
+/** Readings drawn to place readingError's mean and variance (their standard errors about 1%). */
+const READING_DRAWS = 20_000;
+
+/**
+ * The error of a duration `durationMs` read as StartTracker reads it: polls a stationary renewal
+ * process with gaps of `fixedMs` plus a uniform share of `jitterMs` (firstPollAfterSend), each end
+ * placed at the middle of the span it fell in, an end in the same span as the beginning read as
+ * half that span. Over about three of the longest gaps the two ends fall in spans apart, each
+ * off independently: mean 0 and the variance readingNoiseMs2. Shorter, they share spans: such a
+ * reading is long on average (a 300 ms start on gaps of 210-510 ms reads 345 ms) and spreads less
+ * (a 500 ms one by 9% less in variance); drawn here, from a fixed seed, so that a calibration
+ * gives the same fit every time.
+ */
+export function readingError(fixedMs: number, jitterMs: number, durationMs: number): ReadingError {
+  const longest = fixedMs + jitterMs;
+  if (!(longest > 0)) return { biasMs: 0, varianceMs2: 0 };
+  if (durationMs >= 3 * longest) return { biasMs: 0, varianceMs2: readingNoiseMs2(fixedMs, jitterMs) };
+  const rng = seededRng(0x5eed);
+  const gap = () => fixedMs + jitterMs * rng.next();
+  let sum = 0;
+  let sum2 = 0;
+  for (let i = 0; i < READING_DRAWS; i += 1) {
+    // Polls from well before the beginning (at 0): by then the renewal process is stationary.
+    let before = -(10 + 10 * rng.next()) * longest;
+    let poll = before;
+    while (poll < 0) [before, poll] = [poll, poll + gap()];
+    const seenFrom = before;
+    const seenTo = poll;
+    while (poll < durationMs) [before, poll] = [poll, poll + gap()];
+    const read = poll > seenTo ? (before + poll) / 2 - (seenFrom + seenTo) / 2 : (seenTo - seenFrom) / 2;
+    sum += read - durationMs;
+    sum2 += (read - durationMs) ** 2;
+  }
+  const biasMs = sum / READING_DRAWS;
+  return { biasMs, varianceMs2: Math.max(0, sum2 / READING_DRAWS - biasMs * biasMs) };
 }
 
 /**
@@ -277,7 +325,13 @@ export function fitSamples(raw: readonly number[], o: FitOptions = {}): Fit {
   const back = split.outliers.filter((x) => keepSide(x > mid));
   const kept = back.length > 0 ? [...split.kept, ...back] : split.kept;
   const outliers = back.length > 0 ? split.outliers.filter((x) => !back.includes(x)) : split.outliers;
-  const fit = res > 0 ? tailChecked(withoutReadingNoise(fitKept(kept, o), res, samples.some((x, i) => x !== raw[i]), kept, o.readingNoiseMs2), kept) : fitKept(kept, o);
+  // What spreading the ties added to each sample's square (its own variance beside the reading's).
+  const spreadMs2 = new Map<number, number>();
+  samples.forEach((x, i) => {
+    if (x !== raw[i]) spreadMs2.set(x, (x - (raw[i] as number)) ** 2);
+  });
+  const error = o.readingError ?? ((): ReadingError => ({ biasMs: 0, varianceMs2: o.readingNoiseMs2 ?? (res * res) / 6 }));
+  const fit = res > 0 ? tailChecked(withoutReadingNoise(fitKept(kept, o), kept, error, spreadMs2), kept) : fitKept(kept, o);
   if (outliers.length === 0) return fit;
   return { ...fit, outliersMs: outliers, why: `${fit.why}; ${outliers.length} far outlier(s) left out (${outliers.map((x) => Math.round(x)).join(', ')} ms: beyond ${FENCE_IQR} IQR of ln x from the quartiles)` };
 }
@@ -311,29 +365,38 @@ export function spreadTies(samples: readonly number[], resolutionMs: number): nu
 }
 
 /**
- * A fit to readings taken on polls `resolutionMs` apart holds the reading's own spread: each end
- * of a reading lies anywhere in its span (`readingNoise` for the two, readingNoiseMs2; absent,
- * res^2/6 on a fixed grid), and ties spread across their span add res^2/12. Each log-normal part
- * (floored at a sigma of 0.02) loses that spread, so the twin draws the deployment's spread, not
- * the polls'.
+ * A fit to readings taken on polls holds the reading's own error (`error`, by the duration read:
+ * readingError, or a constant variance with mean 0), and ties spread across their span add what
+ * spreading them moved each (`spreadMs2`). Each log-normal part (floored at a sigma of 0.02) is
+ * matched to the mean and variance of its readings less that error, so the twin draws the
+ * deployment's durations and spread, not the polls'.
  */
-function withoutReadingNoise(fit: Fit, res: number, spread: boolean, samples: readonly number[], readingNoise?: number): Fit {
-  const noise = (readingNoise ?? (res * res) / 6) + (spread ? (res * res) / 12 : 0);
-  // A reading's error has mean 0 (each end's poll phase is uniform) and the variance `noise`, so
-  // the readings' mean is the part's own and their variance the part's plus the noise: where the
-  // noise is large beside the part, a log-normal of that mean and variance (a 500 ms start read
-  // as 360 or 720 has a log mean near 470 and a mean of 500).
+function withoutReadingNoise(fit: Fit, samples: readonly number[], error: (durationMs: number) => ReadingError, spreadMs2: ReadonlyMap<number, number>): Fit {
+  // A part's readings have the mean of its durations plus the error's mean at that duration (0
+  // over a few polls; a short start reads long), and their variance plus the error's and the
+  // spread's: where that is large beside the part, a log-normal of the mean and variance left (a
+  // 500 ms start read as 360 or 720 has a log mean near 470 and a mean of 500).
   const matched = (d: LognormalDist, weights: readonly number[]): LognormalDist => {
     const w = weights.reduce((a, x) => a + x, 0);
     if (!(w > 1)) return d;
-    const m = weights.reduce((a, x, i) => a + x * (samples[i] as number), 0) / w;
-    const v = (weights.reduce((a, x, i) => a + x * ((samples[i] as number) - m) ** 2, 0) / w) * (w / (w - 1));
+    const readMean = weights.reduce((a, x, i) => a + x * (samples[i] as number), 0) / w;
+    const v = (weights.reduce((a, x, i) => a + x * ((samples[i] as number) - readMean) ** 2, 0) / w) * (w / (w - 1));
+    const spread = weights.reduce((a, x, i) => a + x * (spreadMs2.get(samples[i] as number) ?? 0), 0) / w;
+    // The duration whose readings average readMean (the error's mean shrinks as the duration grows).
+    let m = readMean;
+    for (let k = 0; k < 8; k += 1) m = Math.max(1, readMean - error(m).biasMs);
     if (!(m > 0)) return d;
+    const noise = error(m).varianceMs2 + spread;
+    // A reading moves by (1 + the error's mean's slope) per ms of duration: under a poll or so
+    // that is well below 1 (longer starts share fewer spans), and the readings hold the part's
+    // variance times its square.
+    const h = Math.max(1, 0.1 * m);
+    const slope = Math.min(1, Math.max(0.25, 1 + (error(m + h).biasMs - error(Math.max(1, m - h)).biasMs) / (m + h - Math.max(1, m - h))));
     // Where the polls' spread is small beside the part (under a tenth of its mean), the log-normal
     // fitted to the readings keeps its shape and loses that spread from its log variance (its log
     // mean is then off by under 0.5%).
-    if (noise / (m * m) < 0.01) return { ...d, sigma: Math.max(0.02, Math.sqrt(Math.max(0, d.sigma ** 2 - noise / d.medianMs ** 2))) };
-    const sigma = Math.max(0.02, Math.sqrt(Math.log(1 + Math.max(0, v - noise) / (m * m))));
+    if (noise / (m * m) < 0.01 && Math.abs(m - readMean) < 0.005 * m && slope > 0.99) return { ...d, sigma: Math.max(0.02, Math.sqrt(Math.max(0, d.sigma ** 2 - noise / d.medianMs ** 2))) };
+    const sigma = Math.max(0.02, Math.sqrt(Math.log(1 + Math.max(0, v - noise) / (slope * slope) / (m * m))));
     return { kind: 'lognormal', medianMs: m / Math.exp((sigma * sigma) / 2), sigma };
   };
   const d = fit.dist;

@@ -6,7 +6,7 @@
 //  - end to end less delayTime, executionTime and the /health round trip is the service's overhead.
 import { SERVICE_DEFAULTS, seededRng, type DeploymentSettings, type Distribution, type ExecutionTiming, type ScalerType, type TimingModel } from '../deployment/index.js';
 import { SECOND_MS } from '../spec/index.js';
-import { fitLognormal, fitSamples, precisionOf, readingNoiseMs2 } from './fit.js';
+import { fitLognormal, fitSamples, precisionOf, readingError, readingNoiseMs2, type ReadingError } from './fit.js';
 import { repairStarts } from './start-pairing.js';
 import type { BurstObservation, ColdReaction, JobSample, JobSpan, Observations, ScaleUp } from './observations.js';
 import { throttleEstimate, throttleNote, type ThrottleEstimate } from './throttle.js';
@@ -359,9 +359,9 @@ function pick<T extends number | string | boolean>(name: keyof DeploymentSetting
   return { name, value: fallback, source: 'service default', detail: 'not measured, not given' };
 }
 
-function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string, resolutionMs?: number, readingNoiseMs2?: number): PartFit | undefined {
+function partFit(part: TimingPart, samplesMs: number[], derivation: string, mixture = false, classId?: string, resolutionMs?: number, error?: (durationMs: number) => ReadingError): PartFit | undefined {
   if (samplesMs.length === 0) return undefined;
-  const fit = fitSamples(samplesMs, { mixture, ...(resolutionMs !== undefined ? { resolutionMs } : {}), ...(readingNoiseMs2 !== undefined ? { readingNoiseMs2 } : {}) });
+  const fit = fitSamples(samplesMs, { mixture, ...(resolutionMs !== undefined ? { resolutionMs } : {}), ...(error !== undefined ? { readingError: error } : {}) });
   const out = new Set(fit.outliersMs);
   return { part, samplesMs, fit, precision: precisionOf(fit.dist, samplesMs.filter((x) => !out.has(x))), derivation, ...(classId !== undefined ? { classId } : {}) };
 }
@@ -896,8 +896,15 @@ export function inferDeployment(obs: Observations, o: InferOptions): Inferred {
   const pollMs = (obs.pollRealMs ?? 0) * obs.timeScale;
   const jitter = obs.pollJitter ?? 0;
   const startNoise = readingNoiseMs2(rttTargetMs + pollMs * (1 - jitter), 2 * jitter * pollMs);
+  const errors = new Map<number, ReadingError>();
+  const startError = (ms: number): ReadingError => {
+    const key = Math.round(ms);
+    let e = errors.get(key);
+    if (e === undefined) errors.set(key, (e = readingError(rttTargetMs + pollMs * (1 - jitter), 2 * jitter * pollMs, key)));
+    return e;
+  };
   const startsFit = (xs: readonly number[]) =>
-    partFit('coldStart', [...xs], `${xs.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true, undefined, pollMs + rttTargetMs, startNoise);
+    partFit('coldStart', [...xs], `${xs.length} workers started by cold batches or a second burst (${obs.coldReactions.length} idle gap(s) read): from /health first showing each worker starting (or, one that waited for capacity, leaving the throttled count) to it no longer starting`, true, undefined, pollMs + rttTargetMs, startError);
   // Starts that began over several polls are paired again as the fit of all of them makes likeliest, twice (each pairing moves the fit).
   let starts: readonly number[] = obs.workerStartsMs;
   let coldFit = startsFit(starts);

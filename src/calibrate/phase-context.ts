@@ -23,6 +23,8 @@ export interface PhaseContext {
    * mean 0, start by start.
    */
   readonly pollGapMs?: () => number;
+  /** Uniform draws in [0, 1) that place the first poll after a send (firstPollAfterSend); absent: the middle. */
+  readonly pollPhase?: () => number;
   readonly obs: Observations;
   readonly log: (line: string) => void;
 }
@@ -32,6 +34,31 @@ export const POLL_JITTER = 0.5;
 
 /** The next start-timing poll's gap, real ms. */
 export const nextPollMs = (ctx: PhaseContext): number => ctx.pollGapMs?.() ?? ctx.healthPollMs;
+
+/**
+ * When to take the first start-timing poll after a send, and the span that poll closes (both
+ * real ms), so that the polls are a stationary renewal process from the earliest instant a poll
+ * could describe (a round trip's half after the sleep would begin): the span covering that
+ * instant is drawn by its length (a poll's round trip `rttMs` plus a gap of nextPollMs), the
+ * instant uniform within it, and the first poll ends that span. A change after that instant that
+ * the polls do not cause (a worker begun on the send, one begun at a scaler's check, each ready a
+ * cold start later) then lies uniformly within the span it is seen in, so the middle of that span
+ * is right on average: the reading noise of readingNoiseMs2, with mean 0. A first poll at a fixed
+ * share of a poll after the send, its span from the send, instead reads a worker begun a fixed
+ * time after the send, and its readiness soon after, off by up to a tenth of a poll, the same way
+ * every time.
+ */
+export function firstPollAfterSend(ctx: PhaseContext, rttMs: number): { readonly sleepMs: number; readonly spanMs: number } {
+  const jitter = ctx.pollGapMs === undefined ? 0 : POLL_JITTER;
+  const a = Math.max(0, rttMs) + ctx.healthPollMs * (1 - jitter);
+  const b = 2 * jitter * ctx.healthPollMs;
+  const u = ctx.pollPhase?.() ?? 0.5;
+  const at = ctx.pollPhase?.() ?? 0.5;
+  // A gap a + b v, v uniform, drawn by its length: density (a + b v) / (a + b / 2) on [0, 1].
+  const v = b > 0 ? (-a + Math.sqrt(a * a + 2 * b * u * (a + b / 2))) / b : 0;
+  const spanMs = a + b * v;
+  return { sleepMs: (1 - at) * spanMs, spanMs };
+}
 
 /** The real instant a /health answer describes: the middle of its round trip. */
 export const midOf = (h: { readonly sentAtMs: number; readonly answeredAtMs: number }): number => (h.sentAtMs + h.answeredAtMs) / 2;
@@ -78,12 +105,13 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
  * Poll /health every `gapMs()` (healthPollMs unless given) until `until` settles (or the
  * deadline), calling `onPoint` with each answer. Polls are sequential: one /health in flight at a time.
  */
-export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, onPoint: (h: TimedHealth) => void, gapMs: () => number = () => ctx.healthPollMs): Promise<void> {
+export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, onPoint: (h: TimedHealth) => void, gapMs: () => number = () => ctx.healthPollMs, firstSleepMs = 0): Promise<void> {
   let settled = false;
   const done = until.then(
     () => (settled = true),
     () => (settled = true),
   );
+  if (firstSleepMs > 0) await Promise.race([done, ctx.target.clock.sleep(firstSleepMs, ctx.deadline.signal)]);
   while (!settled && !ctx.deadline.signal.aborted) {
     onPoint(await ctx.target.health());
     if (settled) break;

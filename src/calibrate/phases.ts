@@ -10,7 +10,7 @@
 //    sample for each worker seen stopping (the first wait, one from the last job before it);
 //  - stream: jobs read through /stream, for handlers that stream (time to first chunk, gaps).
 import type { InputClass } from './observations.js';
-import { healthPoint, midOf, nextPollMs, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
+import { firstPollAfterSend, healthPoint, midOf, nextPollMs, poolBefore, recordJob, runPhase, stopReason, waitForRest, watchHealth, type PhaseContext } from './phase-context.js';
 import { workersUp, type TimedHealth } from './target.js';
 import { isTerminal, type HealthRecord, type JobRecord } from '../spec/index.js';
 import type { BurstObservation, ColdReaction, HealthPoint, IdleReading, JobSpan, PhaseOutcome, ScaleUp, TargetSpan } from './observations.js';
@@ -50,9 +50,6 @@ export function startDuring(points: readonly TimedHealth[]): { readonly readyAtM
   const next = points[last + 1];
   return { readyAtMs: next === undefined ? undefined : (midOf(points[last] as TimedHealth) + midOf(next)) / 2 };
 }
-
-/** The golden ratio's fraction: successive multiples spread evenly over [0, 1). */
-const GOLDEN = 0.6180339887498949;
 
 export interface ColdOptions {
   /** Workers that stay up at rest (workersMin, given or assumed 0). */
@@ -405,7 +402,6 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
   return runPhase(ctx, 'cold', async () => {
     let jobs = 0;
     let staggered = 0;
-    let batches = 0;
     let untimed = false;
     // Each gap's idle samples are read worker by worker (IdleTracker) from the batch before it,
     // from its send to the rest; the first gap's from the burst. Where that reads no stop, the
@@ -468,14 +464,14 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // slow client or network moves every mark alike. Each change happened between the last poll
       // without it and the first with it.
       const tracker = new StartTracker(workersUp(rest.last.health), readyOf(rest.last.health), rest.last.health.workers.throttled ?? 0, rest.last.health.workers.initializing ?? 0);
-      // The polls start a fraction of a poll after the send, a different one each batch (golden-
-      // ratio steps): a worker's start, a fixed time after the send (the service's overhead), then
-      // falls at every phase of the poll grid over the batches, and the middle of the span it is
-      // seen in is right on average instead of off by the same amount every time.
-      batches += 1;
-      if (!(await ctx.target.clock.sleep(((batches * GOLDEN) % 1) * ctx.healthPollMs, ctx.deadline.signal)) && ctx.deadline.signal.aborted) throw ctx.deadline.signal.reason as Error;
-      let previousMs = Math.min(...subs.map((x) => x.sentAtMs));
-      const reading = new IdleTracker(rest.last.health, previousMs);
+      // The polls from the send on are a stationary renewal process (firstPollAfterSend): a worker
+      // begun a fixed time after the send (the service's overhead) or at a scaler's check, and its
+      // readiness, each lie anywhere within the span they are seen in, and its middle is right on average.
+      const first = firstPollAfterSend(ctx, ctx.obs.rttRealMs);
+      if (!(await ctx.target.clock.sleep(first.sleepMs, ctx.deadline.signal)) && ctx.deadline.signal.aborted) throw ctx.deadline.signal.reason as Error;
+      const sentMs = Math.min(...subs.map((x) => x.sentAtMs));
+      let previousMs: number | undefined;
+      const reading = new IdleTracker(rest.last.health, sentMs);
       idle = reading;
       // The span each job was first seen started in (no longer IN_QUEUE), and ended in.
       const started = new Map<string, PollSpan>();
@@ -493,6 +489,8 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         const open = subs.filter((x) => !isTerminal(last.get(x.id)?.record.status ?? 'IN_QUEUE'));
         const [h, ...sts] = await Promise.all([ctx.target.health(), ...open.map((x) => ctx.target.status(x.id))]);
         const at = [h, ...sts].reduce((a, x) => a + midOf(x), 0) / (sts.length + 1);
+        // The first span is the one drawn to cover the earliest instant a poll could describe.
+        previousMs ??= at - first.spanMs;
         tracker.observe(h.health, { fromMs: previousMs, toMs: at });
         if (tracker.stopSeen) drainedBeforeStop ??= drained;
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
@@ -616,7 +614,10 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const startMs = ctx.target.clock.now();
     const timeline: HealthPoint[] = [];
     const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0, before.health.workers.initializing ?? 0);
-    let previousMs = midOf(before);
+    // As in the cold batches: the polls a stationary renewal process from the sends on, the first
+    // span the one drawn to cover the earliest instant a poll could describe.
+    const first = firstPollAfterSend(ctx, ctx.obs.rttRealMs);
+    let previousMs: number | undefined;
     // Its workers going idle and stopping, read on by the first idle gap: nothing of the burst
     // waits to be handed out once /health has shown its jobs and then none queued, or every job
     // has ended.
@@ -635,13 +636,14 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const all = Promise.allSettled(sends);
     const onPoint = (h: TimedHealth) => {
       timeline.push(healthPoint(h, startMs, ctx.timeScale));
+      previousMs ??= midOf(h) - first.spanMs;
       tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
       shown ||= h.health.jobs.inQueue + h.health.jobs.inProgress > 0;
       idle.observe(h.health, midOf(h), shown || ended === count);
       previousMs = midOf(h);
     };
     // Its workers' starts are timed on these polls too (a second burst's are cold-start samples).
-    await watchHealth(ctx, all, onPoint, () => nextPollMs(ctx));
+    await watchHealth(ctx, all, onPoint, () => nextPollMs(ctx), first.sleepMs);
     const settled = await all;
     ctx.obs.burst = summarizeBurst(count, workersUp(before.health), timeline);
     if (o.timeStartsWithinMs !== undefined) {
@@ -652,7 +654,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
       while (tracker.pending > 0 && ctx.target.clock.now() < endMs && (await ctx.target.clock.sleep(nextPollMs(ctx), ctx.deadline.signal))) {
         const h = await ctx.target.health();
         const pendingBefore = tracker.pending;
-        tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+        tracker.observe(h.health, { fromMs: previousMs ?? startMs, toMs: midOf(h) });
         idle.observe(h.health, midOf(h), true);
         previousMs = midOf(h);
         if (tracker.pending < pendingBefore) lateReadyMs = tracker.lastReadyMs;

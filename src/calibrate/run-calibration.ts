@@ -106,7 +106,8 @@ export async function runCalibration(o: CalibrationOptions): Promise<Calibration
     const atRest = o.given.workersMin ?? (first === undefined || busyAtStart ? 0 : workersUp(first));
     const gaps = seededRng(o.seed);
     const pollGapMs = () => o.healthPollMs * (1 - POLL_JITTER + 2 * POLL_JITTER * gaps.next());
-    const ctx: PhaseContext = { target, deadline, timeScale: o.timeScale.value, originMs: deadline.startedAtMs, healthPollMs: o.healthPollMs, pollGapMs, obs, log: o.log };
+    const pollPhase = () => gaps.next();
+    const ctx: PhaseContext = { target, deadline, timeScale: o.timeScale.value, originMs: deadline.startedAtMs, healthPollMs: o.healthPollMs, pollGapMs, pollPhase, obs, log: o.log };
     const p = o.plan;
     const idleS = o.given.idleTimeoutS;
     const maxIdleWaitMs = Math.max(MIN_IDLE_WAIT_MS, idleS === undefined ? 0 : (3 * idleS * 1000) / o.timeScale.value);

@@ -2,8 +2,9 @@
 // fits recover the parameters within their sampling error, the KS statistic is right on a case
 // worked by hand, and the choice between log-normal, mixture and empirical follows the data.
 import { describe, expect, it } from 'vitest';
-import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, precisionOf, readingNoiseMs2, splitOutliers, spreadTies, t975 } from '../../../src/calibrate/fit.js';
+import { empiricalOf, fitLognormal, fitLognormalMixture, fitSamples, goodnessOfFit, ksCritical05, ksStatistic, precisionOf, readingError, readingNoiseMs2, splitOutliers, spreadTies, t975 } from '../../../src/calibrate/fit.js';
 import { cdf, quantileMs, sampleMs, seededRng, type Distribution } from '../../../src/deployment/index.js';
+import { spanGap } from '../../../src/calibrate/phases.js';
 
 function draw(d: Distribution, n: number, seed: number): number[] {
   const rng = seededRng(seed);
@@ -291,6 +292,53 @@ describe('readings on polls whose gaps vary', () => {
     expect(Math.abs(m)).toBeLessThan(10);
     expect(v / readingNoiseMs2(240, 240)).toBeGreaterThan(0.92);
     expect(v / readingNoiseMs2(240, 240)).toBeLessThan(1.08);
+  });
+
+  // As StartTracker reads a duration (spanGap): polls from a random phase, a stationary renewal
+  // process by the time the start begins; the spans it began and became ready in.
+  const trackerReader = (seed: number, fixed: number, jitter: number) => {
+    const rng = seededRng(seed);
+    const gap = () => fixed + jitter * rng.next();
+    return (durationMs: number): number => {
+      let before = -rng.next() * (fixed + jitter);
+      let poll = before + gap();
+      const begin = rng.next() * 10_000;
+      while (poll < begin) [before, poll] = [poll, poll + gap()];
+      const seen = { fromMs: before, toMs: poll };
+      while (poll < begin + durationMs) [before, poll] = [poll, poll + gap()];
+      return spanGap(seen, { fromMs: before, toMs: poll });
+    };
+  };
+
+  it('readingError: over three of the longest gaps the ends are off apart (mean 0, readingNoiseMs2); shorter, a reading drawn as StartTracker reads it is long and spreads less, as drawn (8,000 readings each: within 4 standard errors)', () => {
+    expect(readingError(210, 300, 3_000)).toEqual({ biasMs: 0, varianceMs2: readingNoiseMs2(210, 300) });
+    const read = trackerReader(5, 210, 300);
+    for (const d of [150, 300, 500, 900]) {
+      const errors = Array.from({ length: 8_000 }, () => read(d) - d);
+      const m = errors.reduce((a, x) => a + x, 0) / errors.length;
+      const v = errors.reduce((a, x) => a + (x - m) ** 2, 0) / (errors.length - 1);
+      const e = readingError(210, 300, d);
+      expect(Math.abs(m - e.biasMs), `${d} ms: mean error ${m.toFixed(1)} drawn, ${e.biasMs.toFixed(1)} given`).toBeLessThan(4 * Math.sqrt(v / errors.length) + 2);
+      expect(Math.abs(v / e.varianceMs2 - 1), `${d} ms: variance ${v.toFixed(0)} drawn, ${e.varianceMs2.toFixed(0)} given`).toBeLessThan(0.07);
+    }
+    // A 300 ms start reads about 45 ms long; a 500 ms one about right, with 9% less variance than far apart.
+    expect(readingError(210, 300, 300).biasMs).toBeGreaterThan(30);
+    expect(readingError(210, 300, 500).varianceMs2 / readingNoiseMs2(210, 300)).toBeLessThan(0.95);
+  });
+
+  it('short starts of their own spread, read on polls: the fit with readingError finds their median within 5% and, from about 1.4 mean gaps on, their sigma within 0.05 (400 readings each)', () => {
+    // Under that the readings' spread is nearly all the polls' (a 300 ms start of sigma 0.1 adds
+    // under 3% to a reading variance of about 9,000 ms^2, less than its standard error): only the median is placed.
+    for (const [seed, median, sigma] of [[6, 300, 0.1], [7, 500, 0.15], [8, 800, 0.2]] as const) {
+      const read = trackerReader(seed, 210, 300);
+      const rng = seededRng(seed + 100);
+      const readings = Array.from({ length: 400 }, () => read(median * Math.exp(sigma * Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next()))));
+      const f = fitSamples(readings, { resolutionMs: 510, readingError: (ms) => readingError(210, 300, ms) });
+      expect(f.dist.kind, f.why).toBe('lognormal');
+      if (f.dist.kind !== 'lognormal') continue;
+      expect(Math.abs(f.dist.medianMs / median - 1), `${median} ms: ${f.why}`).toBeLessThan(0.05);
+      if (median >= 500) expect(Math.abs(f.dist.sigma - sigma), `${median} ms sigma ${sigma}: ${f.why}`).toBeLessThan(0.05);
+    }
   });
 
   it('a start shorter than two polls keeps its mean: 300 readings of a constant 500 ms on 360 ms jittered polls fit a median within 5%', () => {
