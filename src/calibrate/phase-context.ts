@@ -105,13 +105,12 @@ export function recordJob(ctx: PhaseContext, phase: PhaseName, classId: string, 
  * Poll /health every `gapMs()` (healthPollMs unless given) until `until` settles (or the
  * deadline), calling `onPoint` with each answer. Polls are sequential: one /health in flight at a time.
  */
-export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, onPoint: (h: TimedHealth) => void, gapMs: () => number = () => ctx.healthPollMs, firstSleepMs = 0): Promise<void> {
+export async function watchHealth(ctx: PhaseContext, until: Promise<unknown>, onPoint: (h: TimedHealth) => void, gapMs: () => number = () => ctx.healthPollMs): Promise<void> {
   let settled = false;
   const done = until.then(
     () => (settled = true),
     () => (settled = true),
   );
-  if (firstSleepMs > 0) await Promise.race([done, ctx.target.clock.sleep(firstSleepMs, ctx.deadline.signal)]);
   while (!settled && !ctx.deadline.signal.aborted) {
     onPoint(await ctx.target.health());
     if (settled) break;

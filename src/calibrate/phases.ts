@@ -496,8 +496,9 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
         for (const x of open) {
           const status = last.get(x.id)?.record.status;
-          if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: previousMs, toMs: at });
-          if (!ended.has(x.id) && status !== undefined && isTerminal(status)) ended.set(x.id, { fromMs: previousMs, toMs: at });
+          // A job's spans bound when it started and ended, and it did neither before it was sent.
+          if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: Math.max(previousMs, sentMs), toMs: at });
+          if (!ended.has(x.id) && status !== undefined && isTerminal(status)) ended.set(x.id, { fromMs: Math.max(previousMs, sentMs), toMs: at });
         }
         const allStarted = subs.every((x) => started.has(x.id));
         reading.observe(h.health, at, allStarted);
@@ -519,7 +520,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         batch = tracker.startCount;
       }
       // The scaler's reaction (inferScaler) and how many workers it started for the batch.
-      const seen = tracker.firstStart;
+      // The reaction is bounded by spans (no worker of the batch began before its send), the
+      // starts' durations read at the middles of the stationary spans.
+      const firstSeen = tracker.firstStart;
+      const seen = firstSeen === undefined ? undefined : { fromMs: Math.max(firstSeen.fromMs, sentMs), toMs: firstSeen.toMs };
       const reaction = seen === undefined ? undefined : coldReaction(seen, subs.map((x) => ({ start: started.get(x.id), delayMs: last.get(x.id)?.record.delayTime })), ctx.timeScale);
       if (reaction !== undefined) ctx.obs.coldReactions.push(reaction);
       if (!tracker.stopSeen || drainedBeforeStop === true) {
@@ -614,10 +618,13 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const startMs = ctx.target.clock.now();
     const timeline: HealthPoint[] = [];
     const tracker = new StartTracker(workersUp(before.health), readyOf(before.health), before.health.workers.throttled ?? 0, before.health.workers.initializing ?? 0);
-    // As in the cold batches: the polls a stationary renewal process from the sends on, the first
-    // span the one drawn to cover the earliest instant a poll could describe.
+    // The first poll goes with the sends (the scaler's first reaction is timed from it); from the
+    // next on the polls are, as in the cold batches, a stationary renewal process from the earliest
+    // instant a poll could describe, and the starts are read on those alone, the first span the
+    // one drawn to cover that instant.
     const first = firstPollAfterSend(ctx, ctx.obs.rttRealMs);
     let previousMs: number | undefined;
+    let polls = 0;
     // Its workers going idle and stopping, read on by the first idle gap: nothing of the burst
     // waits to be handed out once /health has shown its jobs and then none queued, or every job
     // has ended.
@@ -636,14 +643,18 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     const all = Promise.allSettled(sends);
     const onPoint = (h: TimedHealth) => {
       timeline.push(healthPoint(h, startMs, ctx.timeScale));
-      previousMs ??= midOf(h) - first.spanMs;
-      tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+      polls += 1;
+      if (polls > 1) {
+        previousMs ??= midOf(h) - first.spanMs;
+        tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
+        previousMs = midOf(h);
+      }
       shown ||= h.health.jobs.inQueue + h.health.jobs.inProgress > 0;
       idle.observe(h.health, midOf(h), shown || ended === count);
-      previousMs = midOf(h);
     };
     // Its workers' starts are timed on these polls too (a second burst's are cold-start samples).
-    await watchHealth(ctx, all, onPoint, () => nextPollMs(ctx), first.sleepMs);
+    let gaps = 0;
+    await watchHealth(ctx, all, onPoint, () => (gaps++ === 0 ? Math.max(0, first.sleepMs - ctx.obs.rttRealMs) : nextPollMs(ctx)));
     const settled = await all;
     ctx.obs.burst = summarizeBurst(count, workersUp(before.health), timeline);
     if (o.timeStartsWithinMs !== undefined) {
