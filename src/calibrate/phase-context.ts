@@ -38,15 +38,14 @@ export const nextPollMs = (ctx: PhaseContext): number => ctx.pollGapMs?.() ?? ct
 /**
  * When to take the first start-timing poll after a send, and the span that poll closes (both
  * real ms), so that the polls are a stationary renewal process from the earliest instant a poll
- * could describe (a round trip's half after the sleep would begin): the span covering that
- * instant is drawn by its length (a poll's round trip `rttMs` plus a gap of nextPollMs), the
- * instant uniform within it, and the first poll ends that span. A change after that instant that
- * the polls do not cause (a worker begun on the send, one begun at a scaler's check, each ready a
- * cold start later) then lies uniformly within the span it is seen in, so the middle of that span
- * is right on average: the reading noise of readingNoiseMs2, with mean 0. A first poll at a fixed
- * share of a poll after the send, its span from the send, instead reads a worker begun a fixed
- * time after the send, and its readiness soon after, off by up to a tenth of a poll, the same way
- * every time.
+ * could describe (half a round trip after the sleep would begin): the span covering that instant
+ * is drawn by its length (a poll's round trip `rttMs` plus a gap of nextPollMs), the instant
+ * uniform within it, and the first poll, `sleepMs` later, ends that span. A change after that
+ * instant that the polls do not cause (a worker begun a fixed time after the send, one begun at a
+ * scaler's check, each ready a cold start later) then lies uniformly within the span it is seen
+ * in, so the middle of that span is right on average: the reading noise of readingNoiseMs2, with
+ * mean 0. A change before that instant (within the round trips before the first poll could go) is
+ * read up to that much late.
  */
 export function firstPollAfterSend(ctx: PhaseContext, rttMs: number): { readonly sleepMs: number; readonly spanMs: number } {
   const jitter = ctx.pollGapMs === undefined ? 0 : POLL_JITTER;

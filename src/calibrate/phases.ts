@@ -468,9 +468,15 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
       // begun a fixed time after the send (the service's overhead) or at a scaler's check, and its
       // readiness, each lie anywhere within the span they are seen in, and its middle is right on average.
       const first = firstPollAfterSend(ctx, ctx.obs.rttRealMs);
+      // The first span is the one drawn to cover the earliest instant a poll could describe, placed
+      // where the poll was planned (a late timer or a slow answer does not move it).
+      const firstFromMs = ctx.target.clock.now() + ctx.obs.rttRealMs / 2 + first.sleepMs - first.spanMs;
       if (!(await ctx.target.clock.sleep(first.sleepMs, ctx.deadline.signal)) && ctx.deadline.signal.aborted) throw ctx.deadline.signal.reason as Error;
       const sentMs = Math.min(...subs.map((x) => x.sentAtMs));
       let previousMs: number | undefined;
+      // Spans that bound when something happened (a job's start or end, the scaler's reaction)
+      // run from the send on the first poll: nothing of the batch happened before it.
+      const boundFrom = (fromMs: number) => (fromMs === firstFromMs ? sentMs : fromMs);
       const reading = new IdleTracker(rest.last.health, sentMs);
       idle = reading;
       // The span each job was first seen started in (no longer IN_QUEUE), and ended in.
@@ -489,16 +495,14 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         const open = subs.filter((x) => !isTerminal(last.get(x.id)?.record.status ?? 'IN_QUEUE'));
         const [h, ...sts] = await Promise.all([ctx.target.health(), ...open.map((x) => ctx.target.status(x.id))]);
         const at = [h, ...sts].reduce((a, x) => a + midOf(x), 0) / (sts.length + 1);
-        // The first span is the one drawn to cover the earliest instant a poll could describe.
-        previousMs ??= at - first.spanMs;
+        previousMs ??= firstFromMs;
         tracker.observe(h.health, { fromMs: previousMs, toMs: at });
         if (tracker.stopSeen) drainedBeforeStop ??= drained;
         sts.forEach((st, i) => last.set((open[i] as { id: string }).id, st));
         for (const x of open) {
           const status = last.get(x.id)?.record.status;
-          // A job's spans bound when it started and ended, and it did neither before it was sent.
-          if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: Math.max(previousMs, sentMs), toMs: at });
-          if (!ended.has(x.id) && status !== undefined && isTerminal(status)) ended.set(x.id, { fromMs: Math.max(previousMs, sentMs), toMs: at });
+          if (!started.has(x.id) && status !== undefined && status !== 'IN_QUEUE') started.set(x.id, { fromMs: boundFrom(previousMs), toMs: at });
+          if (!ended.has(x.id) && status !== undefined && isTerminal(status)) ended.set(x.id, { fromMs: boundFrom(previousMs), toMs: at });
         }
         const allStarted = subs.every((x) => started.has(x.id));
         reading.observe(h.health, at, allStarted);
@@ -520,10 +524,10 @@ export function coldPhase(ctx: PhaseContext, cls: InputClass, count: number, o: 
         batch = tracker.startCount;
       }
       // The scaler's reaction (inferScaler) and how many workers it started for the batch.
-      // The reaction is bounded by spans (no worker of the batch began before its send), the
-      // starts' durations read at the middles of the stationary spans.
+      // The reaction within the bounding spans; the starts' durations are read at the middles of
+      // the stationary spans.
       const firstSeen = tracker.firstStart;
-      const seen = firstSeen === undefined ? undefined : { fromMs: Math.max(firstSeen.fromMs, sentMs), toMs: firstSeen.toMs };
+      const seen = firstSeen === undefined ? undefined : { fromMs: boundFrom(firstSeen.fromMs), toMs: firstSeen.toMs };
       const reaction = seen === undefined ? undefined : coldReaction(seen, subs.map((x) => ({ start: started.get(x.id), delayMs: last.get(x.id)?.record.delayTime })), ctx.timeScale);
       if (reaction !== undefined) ctx.obs.coldReactions.push(reaction);
       if (!tracker.stopSeen || drainedBeforeStop === true) {
@@ -645,7 +649,7 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
       timeline.push(healthPoint(h, startMs, ctx.timeScale));
       polls += 1;
       if (polls > 1) {
-        previousMs ??= midOf(h) - first.spanMs;
+        previousMs ??= startMs + ctx.obs.rttRealMs / 2 + first.sleepMs - first.spanMs;
         tracker.observe(h.health, { fromMs: previousMs, toMs: midOf(h) });
         previousMs = midOf(h);
       }
@@ -654,7 +658,8 @@ export function burstPhase(ctx: PhaseContext, classes: readonly InputClass[], co
     };
     // Its workers' starts are timed on these polls too (a second burst's are cold-start samples).
     let gaps = 0;
-    await watchHealth(ctx, all, onPoint, () => (gaps++ === 0 ? Math.max(0, first.sleepMs - ctx.obs.rttRealMs) : nextPollMs(ctx)));
+    // The second poll is sent when planned from the sends (the first span placed there too).
+    await watchHealth(ctx, all, onPoint, () => (gaps++ === 0 ? Math.max(0, startMs + first.sleepMs - ctx.target.clock.now()) : nextPollMs(ctx)));
     const settled = await all;
     ctx.obs.burst = summarizeBurst(count, workersUp(before.health), timeline);
     if (o.timeStartsWithinMs !== undefined) {
