@@ -387,17 +387,19 @@ function simulatedRuns(config: EmulatorConfig, settings: OwnSettings, traffic: P
 }
 
 /** Nearest-rank quantile of the jobs of every run pooled (as the simulation takes one run's). */
-function pooledQuantile(arrays: readonly Float64Array[], q: number): number {
-  const n = arrays.reduce((acc, a) => acc + a.length, 0);
-  const all = new Float64Array(n);
+/** The jobs of every run pooled, sorted ascending. */
+function pooled(arrays: readonly Float64Array[]): Float64Array {
+  const all = new Float64Array(arrays.reduce((acc, a) => acc + a.length, 0));
   let at = 0;
   for (const a of arrays) {
     all.set(a, at);
     at += a.length;
   }
-  all.sort();
-  return n === 0 ? NaN : (all[Math.max(0, Math.ceil(q * n) - 1)] as number);
+  return all.sort();
 }
+
+/** Nearest-rank quantile of ascending `sorted` (as the simulation takes one run's). */
+const nearestRank = (sorted: Float64Array, q: number): number => (sorted.length === 0 ? NaN : (sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] as number));
 
 /**
  * The figures of `runs`: each quantile over the jobs of every run pooled (a mean of per-seed
@@ -406,16 +408,16 @@ function pooledQuantile(arrays: readonly Float64Array[], q: number): number {
  */
 function summaryOf(runs: readonly SimulationFigures[]): Summary {
   const lat = (r: SimulationFigures) => r.latencies as NonNullable<SimulationFigures['latencies']>;
-  const e2e = runs.map((r) => lat(r).e2eMs);
-  const delay = runs.map((r) => lat(r).delayMs);
+  const e2e = pooled(runs.map((r) => lat(r).e2eMs));
+  const delay = pooled(runs.map((r) => lat(r).delayMs));
   const hours = runs.reduce((acc, r) => acc + r.simulatedMs, 0) / 3_600_000;
   return {
-    'e2e p50': pooledQuantile(e2e, 0.5),
-    'e2e p90': pooledQuantile(e2e, 0.9),
-    'e2e p99': pooledQuantile(e2e, 0.99),
-    'delay p50': pooledQuantile(delay, 0.5),
-    'delay p90': pooledQuantile(delay, 0.9),
-    'delay p99': pooledQuantile(delay, 0.99),
+    'e2e p50': nearestRank(e2e, 0.5),
+    'e2e p90': nearestRank(e2e, 0.9),
+    'e2e p99': nearestRank(e2e, 0.99),
+    'delay p50': nearestRank(delay, 0.5),
+    'delay p90': nearestRank(delay, 0.9),
+    'delay p99': nearestRank(delay, 0.99),
     'cold starts/h': runs.reduce((acc, r) => acc + r.coldStarts, 0) / hours,
     cost: runs.reduce((acc, r) => acc + r.cost.total, 0) / hours,
   };
@@ -456,13 +458,13 @@ export function simulatedSummary(config: EmulatorConfig, settings: OwnSettings, 
 export const JUDGE_NOISE = 0.01;
 export const JUDGE_MAX_SEEDS = 128;
 
-function judgedSeeds(config: EmulatorConfig, settings: OwnSettings, traffic: ProofTraffic, maxSeeds: number): { seeds: number[]; summary: Summary; noise: Summary } {
+function judgedSeeds(config: EmulatorConfig, settings: OwnSettings, traffic: ProofTraffic, maxSeeds: number): { seeds: number[]; summary: Summary; noise: Summary; jobs: number } {
   let seeds = [...traffic.seeds];
   let runs = simulatedRuns(config, settings, traffic, seeds);
   for (;;) {
     const summary = summaryOf(runs);
     const noise = noiseOf(runs, summary);
-    if (seeds.length * 2 > maxSeeds || FIGURES.every((f) => noise[f] <= JUDGE_NOISE)) return { seeds, summary, noise };
+    if (seeds.length * 2 > maxSeeds || FIGURES.every((f) => noise[f] <= JUDGE_NOISE)) return { seeds, summary, noise, jobs: runs.reduce((acc, r) => acc + r.jobs.arrived, 0) };
     const more = seeds.map((s) => s + seeds.length);
     runs = [...runs, ...simulatedRuns(config, settings, traffic, more)];
     seeds = [...seeds, ...more];
@@ -525,7 +527,7 @@ export function judge(truth: Truth, report: CalibrationReport, traffic: ProofTra
   });
   const twinOwn = { ...own, workersMin: twinDeployment.workersMin ?? 0, workersMax: twinDeployment.workersMax ?? 3, idleTimeoutS: twinDeployment.idleTimeoutS ?? 5, scalerType: twinDeployment.scalerType ?? 'QUEUE_DELAY', scalerValue: twinDeployment.scalerValue ?? 4 };
   const twinSummary = sim(twinCfg, twinOwn);
-  const jobsSimulated = seeds.reduce((acc, seed) => acc + arrivalSchedule(traffic.profile, seed).timesMs.length, 0);
+  const jobsSimulated = judged.jobs;
   const figures = compare(truthSummary, twinSummary).map((f) => ({ ...f, noise: noise[f.name] }));
   if (o.condition !== true) return { truth, report, settings, figures, jobsSimulated, traffic, seeds };
   const moved = [1 - CONDITION_STEP, 1 + CONDITION_STEP].flatMap((f) => {
